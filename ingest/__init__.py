@@ -1,0 +1,1 @@
+"""Offline ingestion: crawl the document portal, extract text with layout, chunk, index."""

@@ -1,0 +1,3 @@
+from mitra.cli import main
+
+main()

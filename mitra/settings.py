@@ -1,0 +1,166 @@
+"""One settings object for the whole system.
+
+Values come, highest priority first, from: keyword arguments, ``MITRA_*``
+environment variables, a ``.env`` file, the TOML or YAML file named by
+``MITRA_CONFIG`` (or ``mitra.toml`` / ``mitra.yaml`` in the working directory),
+then the defaults below.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+    YamlConfigSettingsSource,
+)
+
+
+def _config_file() -> Path | None:
+    named = os.environ.get("MITRA_CONFIG")
+    if named:
+        path = Path(named)
+        if not path.is_file():
+            raise FileNotFoundError(f"MITRA_CONFIG points to {path}, which does not exist")
+        return path
+    for candidate in ("mitra.toml", "mitra.yaml", "mitra.yml"):
+        if Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MITRA_", env_file=".env", extra="ignore", validate_default=True
+    )
+
+    # --- storage -----------------------------------------------------------
+    data_dir: Path = Field(Path(".mitra"), description="Chroma, BM25 indexes, catalog, manifest")
+    chroma_host: str | None = Field(None, description="Chroma server host; unset = embedded PersistentClient")
+    chroma_port: int = 8000
+
+    # --- embedder ----------------------------------------------------------
+    embedder: Literal["sentence-transformers", "dpr"] = "sentence-transformers"
+    # A model name (loaded from a local path, the packaged copy, or the HF cache) or a path.
+    embedder_model: str = "all-MiniLM-L6-v2"
+    # DPR: the paper's question encoder; passages use the matching context encoder
+    # unless dpr_shared_encoder is set (the paper's "same encoder for both").
+    dpr_question_model: str = "facebook/dpr-question_encoder-multiset-base"
+    dpr_context_model: str = "facebook/dpr-ctx_encoder-multiset-base"
+    dpr_shared_encoder: bool = False
+    embed_batch_size: int = 32
+    device: str = "cpu"
+
+    # --- reranker ----------------------------------------------------------
+    reranker: str = Field("cross-encoder/ms-marco-MiniLM-L-6-v2", description='"none" disables reranking')
+    # A MiniLM cross-encoder costs ~55 ms a passage on 2 cores: 20 keeps rerank near 1 s.
+    rerank_top_n: int = 20
+    rerank_max_length: int = 256
+
+    # --- tier 2 retrieval --------------------------------------------------
+    dense_k: int = 50
+    bm25_k: int = 50
+    final_k: int = 8
+    rrf_k: int = 60
+    weight_dense: float = 1.0
+    weight_bm25: float = 1.0
+    include_superseded: bool = False
+
+    # --- tier 1 routing ----------------------------------------------------
+    route_top_n: int = 3
+    route_k: int = 50
+    route_weight_dense: float = 1.0
+    route_weight_bm25: float = 1.0
+
+    # --- chunking ----------------------------------------------------------
+    chunk_min_chars: int = 200
+    chunk_max_chars: int = 1200
+
+    # --- answerer (mitra/llm.py, mitra/answer.py) ---------------------------
+    llm_backend: Literal["auto", "ollama", "openai", "embedded"] = "auto"
+    ollama_host: str = Field(
+        default_factory=lambda: os.environ.get("OLLAMA_HOST", "http://127.0.0.1:11434"),
+        description="defaults to $OLLAMA_HOST like the ollama CLI",
+    )
+    ollama_model: str = "mistral:7b-instruct-q4_K_M"
+    openai_base_url: str | None = None
+    openai_model: str = "default"
+    openai_api_key: str = "not-needed"
+    # Embedded llama.cpp server: a GGUF path, or empty for the packaged model.
+    gguf_path: Path | None = None
+    llm_context_tokens: int = 4096
+    llm_max_tokens: int = 512
+    llm_temperature: float = 0.1
+    llm_timeout_s: float = 120.0
+    # Below this rerank/fused relevance no passage is trusted and the LLM is not called.
+    relevance_floor: float | None = None
+
+    # --- ingestion (ingest/) --------------------------------------------------
+    ocr_backend: Literal["auto", "tesseract", "surya"] = "auto"
+    ocr_dpi: int = 300
+    ocr_language: str = "eng"
+    crawl_timeout_s: float = 30.0
+    crawl_retries: int = 3
+    crawl_delay_s: float = 0.5
+
+    @model_validator(mode="after")
+    def _check(self) -> "Settings":
+        for name in ("dense_k", "bm25_k", "final_k", "route_top_n", "route_k", "rrf_k"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        if self.weight_dense < 0 or self.weight_bm25 < 0 or self.weight_dense + self.weight_bm25 == 0:
+            raise ValueError("fusion weights must be >= 0 and not both 0")
+        if self.chunk_min_chars >= self.chunk_max_chars:
+            raise ValueError("chunk_min_chars must be smaller than chunk_max_chars")
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings, dotenv_settings]
+        path = _config_file()
+        if path is not None:
+            if path.suffix == ".toml":
+                sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+            else:
+                sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=path))
+        return tuple(sources)
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def bm25_dir(self) -> Path:
+        return self.data_dir / "bm25"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.data_dir / "manifest.sqlite"
+
+    @property
+    def downloads_dir(self) -> Path:
+        return self.data_dir / "downloads"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (tests build their own ``Settings`` instead)."""
+    return Settings()

@@ -1,0 +1,121 @@
+"""Typed records passed between pipeline stages."""
+
+from __future__ import annotations
+
+import hashlib
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+
+class ChunkKind(str, Enum):
+    body = "body"
+    caption = "caption"
+    table = "table"
+    equation = "equation"
+
+
+class Analysis(BaseModel):
+    """One analysis: the unit a conversation locks on (tier 1 entry)."""
+
+    id: str
+    title: str
+    abstract: str = ""
+    experiment: str | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def routing_text(self) -> str:
+        return f"{self.title}\n{self.abstract}".strip()
+
+
+class Document(BaseModel):
+    """One version of one document of an analysis."""
+
+    analysis_id: str
+    doc_id: str
+    version: str = "1"
+    title: str = ""
+    source: str = ""  # URL or path the text came from
+    sha256: str = ""
+    pages: int | None = None
+
+
+class Chunk(BaseModel):
+    """A retrievable passage with its provenance."""
+
+    id: str
+    analysis_id: str
+    doc_id: str
+    version: str
+    position: int
+    section: list[str] = Field(default_factory=list)
+    page_start: int | None = None
+    page_end: int | None = None
+    kind: ChunkKind = ChunkKind.body
+    text: str
+    superseded: bool = False
+
+    @property
+    def section_path(self) -> str:
+        return " > ".join(self.section)
+
+    @property
+    def page_label(self) -> str:
+        if self.page_start is None:
+            return ""
+        if self.page_end in (None, self.page_start):
+            return f"p. {self.page_start}"
+        return f"pp. {self.page_start}-{self.page_end}"
+
+    @property
+    def index_text(self) -> str:
+        """What the embedder and BM25 see: the section path gives a paragraph its context
+        ("Systematic uncertainties > ..."), which generic questions lean on."""
+        return f"{self.section_path}\n{self.text}" if self.section else self.text
+
+
+def chunk_id(doc_id: str, version: str, position: int, text: str) -> str:
+    """Deterministic: the same paragraph of the same version always gets the same id,
+    so re-running ingestion upserts instead of duplicating."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:10]
+    return f"{doc_id}@{version}#{position:05d}-{digest}"
+
+
+class Hit(BaseModel):
+    """A chunk as returned by retrieval, with the score and rank of every stage it went through."""
+
+    chunk: Chunk
+    rank: int = 0
+    scores: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        for stage in ("rerank", "fused", "dense", "bm25"):
+            if stage in self.scores:
+                return self.scores[stage]
+        return 0.0
+
+
+class RoutedAnalysis(BaseModel):
+    analysis: Analysis
+    score: float
+    scores: dict[str, float] = Field(default_factory=dict)
+
+
+class RoutingResult(BaseModel):
+    """Tier 1 output: the most likely analyses for a question."""
+
+    question: str
+    candidates: list[RoutedAnalysis]
+
+    @property
+    def top(self) -> RoutedAnalysis | None:
+        return self.candidates[0] if self.candidates else None
+
+    @property
+    def margin(self) -> float:
+        """Score gap between first and second candidate: small means ask the user."""
+        if len(self.candidates) < 2:
+            return self.candidates[0].score if self.candidates else 0.0
+        return self.candidates[0].score - self.candidates[1].score
