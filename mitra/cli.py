@@ -8,18 +8,222 @@ commands so that ``mitra --help`` is instant.
 
 from __future__ import annotations
 
+import functools
 import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Callable, Optional
 
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from mitra.errors import MitraError
 
 app = typer.Typer(
     name="mitra",
     help="MITRA: private question answering over a collaboration's analysis documents.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    add_completion=False,
 )
-
+console = Console(stderr=True)
 _COMMAND_MODULES: list[str] = []
+
+JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
+
+
+def user_errors(command: Callable) -> Callable:
+    """Show a MitraError as one red line and exit 2, instead of a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except MitraError as error:
+            console.print(f"[bold red]error:[/] {error}", highlight=False)
+            raise typer.Exit(2) from None
+
+    return wrapper
+
+
+def print_json(data) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def pipeline(with_reranker: bool = True):
+    from mitra.retrieval import build_pipeline
+
+    with console.status("loading models and stores…"):
+        return build_pipeline(with_reranker=with_reranker)
+
+
+@app.command("index-jsonl")
+@user_errors
+def index_jsonl_command(
+    file: Annotated[Path, typer.Argument(help="JSONL: one analysis per line with its documents' text.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Index analyses (abstract tier + full-text tier) from a JSONL file; each analysis is replaced atomically."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from mitra.indexing import load_analyses
+
+    load_analyses(file)  # fail on a malformed file before loading any model
+    from mitra.indexing import index_jsonl
+
+    p = pipeline(with_reranker=False)
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, disable=as_json,
+    ) as progress:
+
+        def on_analysis(analysis_id: str, n_chunks: int):
+            task = progress.add_task(f"embedding {analysis_id}", total=n_chunks)
+            return lambda n: progress.advance(task, n)
+
+        done = index_jsonl(p.kb, file, on_analysis)
+    if as_json:
+        print_json({"indexed": [{"analysis_id": a, "chunks": n} for a, n in done], "stats": p.kb.stats()})
+    else:
+        console.print(f"indexed {len(done)} analyses, {sum(n for _, n in done)} chunks")
+
+
+@app.command()
+@user_errors
+def route(
+    question: Annotated[str, typer.Argument(help="A question; the analyses it is most likely about are listed.")],
+    top: Annotated[int, typer.Option(help="How many candidate analyses.")] = 3,
+    as_json: JsonOption = False,
+) -> None:
+    """Tier 1: which analyses is this question about?"""
+    result = pipeline(with_reranker=False).router.route(question, top_n=top)
+    if as_json:
+        print_json(
+            {
+                "question": question,
+                "margin": result.margin,
+                "candidates": [
+                    {"analysis_id": c.analysis.id, "title": c.analysis.title, "score": c.score, "scores": c.scores}
+                    for c in result.candidates
+                ],
+            }
+        )
+        return
+    table = Table("#", "analysis", "title", "score")
+    for i, c in enumerate(result.candidates, start=1):
+        table.add_row(str(i), c.analysis.id, c.analysis.title, f"{c.score:.3f}")
+    Console().print(table)
+    console.print(f"margin between first and second: {result.margin:.3f}")
+
+
+@app.command()
+@user_errors
+def search(
+    question: Annotated[Optional[str], typer.Argument(help="The question (omit with --queries).")] = None,
+    analysis: Annotated[Optional[str], typer.Option(help="Analysis id; without it the question is routed first.")] = None,
+    queries: Annotated[Optional[Path], typer.Option(help='Batch: JSONL lines {"qid", "query", "analysis_id"?}.')] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Batch output JSONL.")] = None,
+    system: Annotated[str, typer.Option(help="bm25 | dense | hybrid | rerank")] = "rerank",
+    k: Annotated[Optional[int], typer.Option(help="Passages to return (default: settings.final_k).")] = None,
+    version: Annotated[Optional[str], typer.Option(help="Search this document version, superseded or not.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Tier 2: retrieve passages of one analysis (routing first when no analysis is given)."""
+    from mitra.search import SearchRequest, load_queries, run_search
+
+    if (question is None) == (queries is None):
+        raise typer.BadParameter("give either a QUESTION or --queries FILE")
+    if queries is not None and out is None:
+        raise typer.BadParameter("--queries needs --out")
+    requests = load_queries(queries) if queries else [SearchRequest(qid="q1", query=question, analysis_id=analysis)]
+    p = pipeline(with_reranker=system == "rerank")
+    rows = [run_search(p, r, system=system, k=k, version=version) for r in requests]
+    if queries is not None:
+        from mitra.jsonl import write_jsonl
+
+        write_jsonl(out, rows)
+        console.print(f"wrote {len(rows)} results to {out}")
+    elif as_json:
+        print_json(rows[0])
+    else:
+        _print_hits(rows[0])
+
+
+def _print_hits(row: dict) -> None:
+    if row["routed"]:
+        top = row["routed"][0]
+        console.print(f"routed to [bold]{top['analysis_id']}[/] (score {top['score']:.3f})")
+    out = Console()
+    for hit in row["hits"]:
+        where = " · ".join(x for x in (f"{hit['doc_id']} v{hit['version']}", hit["section"], hit["page"]) if x)
+        scores = ", ".join(f"{k}={v:.3f}" for k, v in hit["scores"].items() if not k.endswith("_rank"))
+        out.rule(f"[{hit['rank']}] {where}", align="left")
+        out.print(hit["text"], highlight=False)
+        out.print(f"[dim]{scores}[/]")
+
+
+@app.command("eval")
+@user_errors
+def eval_command(
+    gold: Annotated[Path, typer.Option(help='Gold JSONL: {"qid","query","analysis_id","relevant_chunk_ids"|"evidence",...}.')],
+    systems: Annotated[str, typer.Option(help="Comma-separated systems to compare.")] = "bm25,dense,hybrid,rerank",
+    out: Annotated[Optional[Path], typer.Option(help="Also write the JSON report here.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Retrieval quality per system: P@k, R@k, MRR@10, NDCG@3/5 and routing accuracy."""
+    from mitra.evaluation import GoldQuery, evaluate, save_report, to_markdown
+    from mitra.jsonl import read_jsonl
+    from mitra.retrieval import SYSTEMS
+
+    names = [s.strip() for s in systems.split(",") if s.strip()]
+    unknown = sorted(set(names) - set(SYSTEMS))
+    if unknown:
+        raise typer.BadParameter(f"unknown systems {unknown}; choose from {', '.join(SYSTEMS)}")
+    queries = read_jsonl(gold, GoldQuery)
+    report = evaluate(pipeline(with_reranker="rerank" in names), queries, names, gold_name=str(gold))
+    if out:
+        save_report(report, out)
+    if as_json:
+        print_json(report.model_dump())
+    else:
+        Console().print(to_markdown(report), highlight=False)
+
+
+@app.command()
+@user_errors
+def stats(as_json: JsonOption = False) -> None:
+    """What the knowledge base holds."""
+    from mitra.settings import get_settings
+    from mitra.store import KnowledgeBase
+
+    kb = KnowledgeBase(get_settings())
+    data = kb.stats()
+    data["per_analysis"] = [
+        {
+            "analysis_id": a.id,
+            "title": a.title,
+            "documents": [
+                {"doc_id": d.document.doc_id, "version": d.document.version, "chunks": d.n_chunks, "superseded": d.superseded}
+                for d in kb.documents(a.id)
+            ],
+        }
+        for a in kb.analyses()
+    ]
+    if as_json:
+        print_json(data)
+        return
+    table = Table("analysis", "title", "documents (version: chunks)")
+    for row in data["per_analysis"]:
+        docs = ", ".join(
+            f"{d['doc_id']} v{d['version']}: {d['chunks']}" + (" (superseded)" if d["superseded"] else "")
+            for d in row["documents"]
+        )
+        table.add_row(row["analysis_id"], row["title"][:60], docs)
+    out = Console()
+    out.print(table)
+    out.print({k: v for k, v in data.items() if k != "per_analysis"})
 
 
 def main() -> None:
