@@ -56,7 +56,8 @@ def resolve_model_path(name: str) -> str:
 
 def _missing(what: str, name: str, error: Exception) -> ModelUnavailable:
     return ModelUnavailable(
-        f"{what} '{name}' is not available on this machine ({type(error).__name__}: {error}). "
+        f"{what} '{name}' is not available on this machine "
+        f"({type(error).__name__}: {str(error).splitlines()[0] if str(error) else 'not found'}). "
         f"On a machine with internet run `huggingface-cli download {name}` and copy the "
         "Hugging Face cache here (~/.cache/huggingface), or point the setting at a local "
         "directory holding the model."

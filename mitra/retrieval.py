@@ -188,9 +188,11 @@ class Pipeline:
     reranker_note: str
 
 
-def build_pipeline(settings: Settings | None = None, *, with_reranker: bool = True) -> Pipeline:
+def build_pipeline(
+    settings: Settings | None = None, *, embedder: Embedder | None = None, with_reranker: bool = True
+) -> Pipeline:
     settings = settings or get_settings()
-    embedder = load_embedder(settings)
+    embedder = embedder or load_embedder(settings)
     kb = KnowledgeBase(settings, embedder)
     reranker, note = load_reranker(settings) if with_reranker else (None, "reranker not loaded")
     return Pipeline(

@@ -1,0 +1,82 @@
+from mitra.chunking import Paragraph, chunk_text, pack_paragraphs, parse_text
+from mitra.text import clean_latex, split_sentences, tokenize
+from mitra.types import ChunkKind, Document
+
+
+def test_clean_latex_keeps_words_and_particle_names():
+    text = r"The \PW boson mass $m_W = 80354 \pm 23\,\mev$~\cite{PDG}. % a comment"
+    assert clean_latex(text) == "The W boson mass m W = 80354 +- 23 MeV ."
+    assert "tabular" not in clean_latex(r"\begin{tabular}{lcr} a & b \\ \end{tabular}")
+
+
+def test_split_sentences_respects_abbreviations():
+    text = "See Fig. 3 and Eq. 2 here. Smith et al. agree. J. Doe disagrees! Then 5 events remain."
+    assert split_sentences(text) == [
+        "See Fig. 3 and Eq. 2 here.",
+        "Smith et al. agree.",
+        "J. Doe disagrees!",
+        "Then 5 events remain.",
+    ]
+
+
+def test_tokenize_keeps_physics_terms_and_stems():
+    tokens = tokenize("The dominant backgrounds are B0 -> K*0 mu mu decays at 13 TeV with pT > 5 GeV")
+    assert {"b0", "13", "tev", "pt", "gev", "background"} <= set(tokens)
+    assert "the" not in tokens and "are" not in tokens
+
+
+def test_markdown_sections_and_kinds():
+    paragraphs = parse_text(
+        "# Selection\nMuons need pT > 20 GeV.\n\n## Trigger\nSingle-muon trigger.\n\n"
+        "Table 2: Event yields.\n\n| a | b |\n\n# References\n[1] Someone, 2020."
+    )
+    assert [(p.section, p.kind) for p in paragraphs] == [
+        (("Selection",), ChunkKind.body),
+        (("Selection", "Trigger"), ChunkKind.body),
+        (("Selection", "Trigger"), ChunkKind.table),
+        (("Selection", "Trigger"), ChunkKind.table),
+    ]  # the References section is dropped
+
+
+def test_latex_sections_captions_tables_and_author_list():
+    latex = r"""\author{A. One$^{1}$, B. Two$^{2}$, C. Three$^{3}$} \maketitle
+\section{Introduction} The $\PW$ mass is measured.
+
+\begin{figure}\includegraphics{f.pdf}\caption{The muon $\pt$ spectrum.}\label{fig:pt}\end{figure}
+\subsection{Method} Templates are fitted.
+\begin{table}\caption{Systematic uncertainties.}\begin{tabular}{ll} PDF & 9 \\ \end{tabular}\end{table}
+\section*{Acknowledgements} We thank the funding agencies."""
+    got = [(p.section, p.kind, p.text) for p in parse_text(latex)]
+    assert got == [
+        (("Introduction",), ChunkKind.body, "The W mass is measured."),
+        (("Introduction",), ChunkKind.caption, "The muon pT spectrum."),
+        (("Introduction", "Method"), ChunkKind.body, "Templates are fitted."),
+        (("Introduction", "Method"), ChunkKind.table, "Systematic uncertainties.\nPDF | 9"),
+    ]
+
+
+def test_pack_merges_tiny_and_splits_huge_at_sentences():
+    tiny = [Paragraph("Short one.", ("S",)), Paragraph("Short two.", ("S",)), Paragraph("Other section.", ("T",))]
+    packed = pack_paragraphs(tiny, min_chars=50, max_chars=200)
+    assert [p.text for p in packed] == ["Short one.\nShort two.", "Other section."]
+
+    huge = Paragraph(" ".join(f"Sentence number {i} is here." for i in range(40)), ("S",))
+    pieces = pack_paragraphs([huge], min_chars=50, max_chars=200)
+    assert len(pieces) > 1 and all(len(p.text) <= 200 for p in pieces)
+    assert all(p.text.endswith(".") for p in pieces)
+    assert " ".join(p.text for p in pieces) == huge.text
+
+
+def test_captions_are_never_merged_into_body():
+    paragraphs = [Paragraph("Body.", ("S",)), Paragraph("Figure 1: x.", ("S",), ChunkKind.caption)]
+    assert len(pack_paragraphs(paragraphs, 100, 500)) == 2
+
+
+def test_chunk_ids_are_deterministic_and_carry_provenance():
+    doc = Document(analysis_id="A", doc_id="note", version="2")
+    first = chunk_text(doc, "# Intro\nSome text here.\n\n# Results\nMore text.", 5, 100)
+    again = chunk_text(doc, "# Intro\nSome text here.\n\n# Results\nMore text.", 5, 100)
+    assert [c.id for c in first] == [c.id for c in again]
+    assert first[0].id.startswith("note@2#00000-")
+    assert first[1].section == ["Results"] and first[1].analysis_id == "A"
+    assert first[1].index_text == "Results\nMore text."
