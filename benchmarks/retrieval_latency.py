@@ -1,0 +1,132 @@
+"""Per-stage retrieval latency (p50/p95, ms) at 10k and 100k chunks in one analysis.
+
+Passages are real LHCb paragraphs (cycled to reach the size); their vectors are
+random unit vectors, because embedding 100k passages on 2 cores takes ~20 min
+and vector-search cost does not depend on what the vectors mean. Queries are
+embedded by the real packaged MiniLM. The reranker is a randomly initialised
+cross-encoder with exactly the architecture of cross-encoder/ms-marco-MiniLM-L-6-v2
+(6 layers, 384 hidden, 12 heads): same runtime, no weights needed.
+
+    python benchmarks/retrieval_latency.py [--sizes 10000,100000] [--queries 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from itertools import cycle, islice
+from pathlib import Path
+from statistics import quantiles
+
+import numpy as np
+
+from mitra.chunking import chunk_text
+from mitra.embedders import SentenceTransformerEmbedder, resolve_model_path
+from mitra.lhcb import expert_questions, iter_papers, shared_dir
+from mitra.rerank import CrossEncoderReranker
+from mitra.retrieval import Retriever
+from mitra.settings import Settings
+from mitra.store import KnowledgeBase
+from mitra.types import Analysis, Document
+
+
+class RandomPassageEmbedder:
+    """Real query embeddings, random passage vectors (see module docstring)."""
+
+    def __init__(self, real: SentenceTransformerEmbedder):
+        self.real, self.name, self.dim = real, real.name, real.dim
+        self.rng = np.random.default_rng(0)
+
+    def embed_queries(self, texts):
+        return self.real.embed_queries(texts)
+
+    def embed_passages(self, texts, show_progress=False):
+        v = self.rng.standard_normal((len(texts), self.dim)).astype(np.float32)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def minilm_cross_encoder(directory: Path) -> CrossEncoderReranker:
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
+
+    torch.manual_seed(0)
+    config = BertConfig(hidden_size=384, num_hidden_layers=6, num_attention_heads=12, intermediate_size=1536, num_labels=1)
+    BertForSequenceClassification(config).save_pretrained(directory)
+    AutoTokenizer.from_pretrained(resolve_model_path("all-MiniLM-L6-v2")).save_pretrained(directory)
+    return CrossEncoderReranker(str(directory))
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    cuts = quantiles(values, n=20)
+    return {"p50": round(cuts[9], 2), "p95": round(cuts[18], 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="10000,100000")
+    parser.add_argument("--queries", type=int, default=30)
+    args = parser.parse_args()
+    root = shared_dir()
+    if root is None:
+        sys.exit("../shared/data not found (set MITRA_SHARED_DIR): this benchmark needs the LHCb corpus")
+
+    sizes = [int(s) for s in args.sizes.split(",")]
+    paragraphs: list[str] = []
+    for paper in iter_papers(root):
+        paragraphs += [c.text for c in chunk_text(Document(analysis_id="x", doc_id=paper.arxiv_id), paper.text, 200, 1200)]
+        if len(paragraphs) >= max(sizes):
+            break
+    questions = [q.question for q in expert_questions(root)]
+    queries = list(islice(cycle(questions), args.queries))
+    work = Path(tempfile.mkdtemp(prefix="mitra-latency-"))
+    embedder = RandomPassageEmbedder(SentenceTransformerEmbedder("all-MiniLM-L6-v2"))
+    reranker = minilm_cross_encoder(work / "cross-encoder")
+
+    results = {}
+    for size in sizes:
+        settings = Settings(data_dir=work / f"kb-{size}", reranker="none")
+        kb = KnowledgeBase(settings, embedder)
+        analysis = Analysis(id=f"BENCH-{size}", title="latency benchmark")
+        document = Document(analysis_id=analysis.id, doc_id="corpus")
+        texts = list(islice(cycle(paragraphs), size))
+        chunks = [
+            c.model_copy(update={"position": i, "id": f"c{i}"})
+            for i, c in enumerate(chunk_text(document, "\n\n".join(texts), 1, 10**9))
+        ]
+        start = time.perf_counter()
+        kb.replace_analysis(analysis, [document], chunks)
+        index_s = time.perf_counter() - start
+        retriever = Retriever(kb, embedder, reranker, settings)
+        retriever.search(analysis.id, queries[0])  # warm caches (BM25 load, model)
+        stages: dict[str, list[float]] = {}
+        for query in queries:
+            result = retriever.search(analysis.id, query, system="rerank")
+            for stage, ms in result.timings_ms.items():
+                stages.setdefault(stage, []).append(ms)
+            stages.setdefault("total", []).append(sum(result.timings_ms.values()))
+        results[str(size)] = {
+            "chunks": len(chunks),
+            "index_seconds": round(index_s, 1),
+            "stages_ms": {stage: percentiles(v) for stage, v in stages.items()},
+        }
+        print(json.dumps({size: results[str(size)]}), file=sys.stderr)
+    print(
+        json.dumps(
+            {
+                "benchmark": "retrieval_latency",
+                "queries": len(queries),
+                "dense_k": settings.dense_k,
+                "bm25_k": settings.bm25_k,
+                "rerank_top_n": settings.rerank_top_n,
+                "results": results,
+            },
+            indent=2,
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
