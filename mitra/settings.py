@@ -156,6 +156,10 @@ class Settings(BaseSettings):
         return self.data_dir / "manifest.sqlite"
 
     @property
+    def feedback_path(self) -> Path:
+        return self.data_dir / "feedback.sqlite"
+
+    @property
     def downloads_dir(self) -> Path:
         return self.data_dir / "downloads"
 
