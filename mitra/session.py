@@ -1,0 +1,261 @@
+"""One conversation as a UI-free state machine; the web app and ``mitra chat`` only render it.
+
+    NEW --submit(question)--> CHOOSING (top analyses for the question)
+    CHOOSING --confirm(id)--> LOCKED, and the pending question is answered at once
+    CHOOSING --none_of_these()--> SEARCHING --submit(text)--> matches by id/title
+                                              (or, with no match, the text is routed again)
+    CHOOSING --submit(text)--> CHOOSING (a rephrase is routed again)
+    LOCKED --submit(follow-up)--> LOCKED (condensed with the history, answered in the lock)
+    any --switch()--> NEW (lock and history dropped)      any --new_conversation()--> NEW, empty
+
+Every action appends typed events to ``transcript`` and returns them; an answer is an
+``AnswerTurn`` whose tokens are produced only when the renderer iterates it. State lives
+on the instance, so two browser sessions never share a lock.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable, Iterator, Protocol, Union
+
+from mitra.catalog import DocumentRecord
+from mitra.errors import MitraError
+from mitra.retrieval import Pipeline
+from mitra.types import Analysis, Hit, RoutedAnalysis
+
+
+class Phase(str, Enum):
+    new = "new"
+    choosing = "choosing"
+    searching = "searching"
+    locked = "locked"
+
+
+class SessionError(MitraError):
+    """An action that does not fit the conversation's current state."""
+
+
+class EmptyKnowledgeBase(MitraError):
+    def __str__(self) -> str:
+        return (
+            "The knowledge base is empty. Index analyses first, for example "
+            "`mitra index-jsonl analyses.jsonl` or an ingestion run, then ask again."
+        )
+
+
+# ---------------------------------------------------------------- answerer interface
+class AnswerLike(Protocol):
+    text: str
+    sources: list[Hit]
+
+
+class AnswererLike(Protocol):
+    """What the session needs from ``mitra.answer.Answerer``."""
+
+    def stream(self, analysis: Analysis, question: str, history: list) -> Iterator[Union[str, AnswerLike]]: ...
+
+    def condense(self, history: list, question: str) -> str: ...
+
+
+# ---------------------------------------------------------------- events
+@dataclass
+class UserSaid:
+    text: str
+
+
+@dataclass
+class Candidates:
+    """The analyses a question most likely refers to, best first, for the user to confirm."""
+
+    question: str
+    options: list[RoutedAnalysis]
+    margin: float
+
+
+@dataclass
+class SearchPrompt:
+    """After "none of these": the user names the analysis, or rephrases the question."""
+
+    question: str
+
+
+@dataclass
+class SearchResults:
+    query: str
+    matches: list[Analysis]
+
+
+@dataclass
+class Locked:
+    analysis: Analysis
+    documents: list[DocumentRecord]
+
+
+@dataclass
+class Notice:
+    text: str
+
+
+@dataclass
+class Exchange:
+    """One answered turn, as the answerer's history."""
+
+    question: str
+    answer: str
+
+
+@dataclass
+class AnswerTurn:
+    """An answer in the locked analysis. Iterate ``tokens()`` once to produce it; then
+    ``answer`` is set, or ``error`` (with the retrieved ``passages`` when there were some)."""
+
+    analysis: Analysis
+    question: str
+    history: list[Exchange]
+    answerer: AnswererLike
+    standalone: str | None = None
+    answer: AnswerLike | None = None
+    error: str | None = None
+    passages: list[Hit] = field(default_factory=list)
+    done: bool = False
+    on_answer: Callable[["AnswerTurn"], None] | None = None
+
+    def tokens(self) -> Iterator[str]:
+        if self.done:
+            return
+        try:
+            # A follow-up is rewritten into a standalone query first: retrieval sees no history.
+            self.standalone = (
+                self.answerer.condense(self.history, self.question) if self.history else self.question
+            )
+            for item in self.answerer.stream(self.analysis, self.standalone, self.history):
+                if isinstance(item, str):
+                    yield item
+                else:
+                    self.answer = item
+                    self.passages = list(item.sources)
+                    if self.on_answer:
+                        self.on_answer(self)
+        except MitraError as error:
+            self.error = str(error)
+            self.passages = list(getattr(error, "passages", None) or getattr(error, "hits", None) or [])
+        finally:
+            self.done = True
+
+
+Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, Notice, AnswerTurn]
+
+
+def source_label(n: int, hit: Hit) -> str:
+    """How a cited passage is named everywhere: "[2] AN-2024-001 v3 · Backgrounds · p. 12"."""
+    c = hit.chunk
+    return f"[{n}] " + " · ".join(p for p in (f"{c.doc_id} v{c.version}", c.section_path, c.page_label) if p)
+
+
+# ---------------------------------------------------------------- catalog search
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def find_analyses(text: str, analyses: list[Analysis]) -> list[Analysis]:
+    """Analyses whose id or title match ``text``: the exact id first, then id or title
+    substrings, then those where every word starts a word of the id or title ("muon"
+    finds "muons"). Precise on purpose: a vaguer text is routed as a question instead."""
+    query = text.strip().lower()
+    words = _tokens(query)
+    if not words:
+        return []
+
+    def rank(a: Analysis) -> int:
+        if query == a.id.lower():
+            return 3
+        if query in a.id.lower() or query in a.title.lower():
+            return 2
+        own = _tokens(f"{a.id} {a.title}")
+        return int(all(any(w.startswith(q) for w in own) for q in words))
+
+    ranked = [(rank(a), a) for a in analyses]
+    return [a for r, a in sorted(ranked, key=lambda p: -p[0]) if r > 0]
+
+
+# ---------------------------------------------------------------- the conversation
+class Session:
+    def __init__(self, pipeline: Pipeline, answerer: AnswererLike):
+        self.pipeline = pipeline
+        self.answerer = answerer
+        self.phase = Phase.new
+        self.transcript: list[Event] = []
+        self.pending_question: str | None = None  # the question waiting for an analysis
+        self.choices: list[Analysis] = []  # what confirm() may pick besides any catalog id
+        self.analysis: Analysis | None = None
+        self.history: list[Exchange] = []
+
+    # -------------------------------------------------------------- actions
+    def submit(self, text: str) -> list[Event]:
+        """What the user typed: a question, a rephrase, a search for an analysis, or a follow-up."""
+        text = text.strip()
+        if not text:
+            raise SessionError("Type a question first.")
+        if self.phase is Phase.locked:
+            return self._emit(UserSaid(text), self._answer(text))
+        if self.phase is Phase.searching:
+            matches = find_analyses(text, self.pipeline.kb.analyses())
+            if matches:
+                self.choices = matches
+                return self._emit(UserSaid(text), SearchResults(text, matches))
+        return self._emit(UserSaid(text), *self._route(text))
+
+    def confirm(self, analysis_id: str) -> list[Event]:
+        """Lock on an analysis (a proposed one or any other) and answer the pending question."""
+        if self.phase not in (Phase.choosing, Phase.searching) or self.pending_question is None:
+            raise SessionError("There is no question waiting for an analysis: ask one first.")
+        analysis = next((a for a in self.choices if a.id == analysis_id), None) or self.pipeline.kb.get_analysis(
+            analysis_id
+        )
+        if analysis is None:
+            raise SessionError(f"No analysis '{analysis_id}' in the knowledge base.")
+        self.phase, self.analysis, self.history, self.choices = Phase.locked, analysis, [], []
+        question, self.pending_question = self.pending_question, None
+        return self._emit(Locked(analysis, self.pipeline.kb.documents(analysis.id)), self._answer(question))
+
+    def none_of_these(self) -> list[Event]:
+        if self.phase is not Phase.choosing:
+            raise SessionError("There are no proposed analyses to reject.")
+        self.phase, self.choices = Phase.searching, []
+        return self._emit(SearchPrompt(self.pending_question or ""))
+
+    def switch(self) -> list[Event]:
+        """Leave the locked analysis; the next question is routed afresh."""
+        left = self.analysis
+        self.phase, self.analysis, self.history, self.choices, self.pending_question = Phase.new, None, [], [], None
+        text = f"Left {left.id}. Ask a question to choose another analysis." if left else "Ask a question to choose an analysis."
+        return self._emit(Notice(text))
+
+    def new_conversation(self) -> list[Event]:
+        self.__init__(self.pipeline, self.answerer)
+        return []
+
+    # -------------------------------------------------------------- internals
+    def _emit(self, *events: Event) -> list[Event]:
+        self.transcript.extend(events)
+        return list(events)
+
+    def _route(self, question: str) -> list[Event]:
+        routing = self.pipeline.router.route(question, top_n=self.pipeline.settings.route_top_n)
+        if not routing.candidates:
+            raise EmptyKnowledgeBase()
+        self.phase, self.pending_question = Phase.choosing, question
+        self.choices = [c.analysis for c in routing.candidates]
+        return [Candidates(question, routing.candidates, routing.margin)]
+
+    def _answer(self, question: str) -> AnswerTurn:
+        assert self.analysis is not None
+        # Bound to this lock's history list: switch() and confirm() start a new list, so a
+        # turn still streaming from an old lock can never leak into the new one.
+        history = self.history
+        return AnswerTurn(
+            self.analysis, question, list(history), self.answerer,
+            on_answer=lambda turn: history.append(Exchange(turn.question, turn.answer.text)),
+        )
