@@ -50,3 +50,26 @@ def pipeline(settings, embedder, corpus_jsonl):
     built = build_pipeline(settings, embedder=embedder)
     index_jsonl(built.kb, corpus_jsonl)
     return built
+
+
+# ---------------------------------------------------------------- portal: demo corpus + local document portal
+@pytest.fixture(scope="session")
+def demo_corpus(tmp_path_factory):
+    """The ORION demo corpus rendered once per session (about 5 s: one note is scanned)."""
+    from demo.make_corpus import build_corpus
+
+    return build_corpus(tmp_path_factory.mktemp("demo-corpus"))
+
+
+@pytest.fixture(scope="module")
+def portal(demo_corpus):
+    """The local portal serving the demo corpus with its fault documents, on a free port.
+    One per test module, so its counters (logins, downloads) start at zero in each."""
+    from ingest.portal import PortalConfig, serve_portal
+
+    config = PortalConfig(
+        corpus_dir=demo_corpus.root, username="physicist", password="test-password-4711",
+        faults=True, slow_s=8.0, render_delay_ms=100,
+    )
+    with serve_portal(config) as running:
+        yield running
