@@ -109,6 +109,10 @@ class Settings(BaseSettings):
     crawl_timeout_s: float = 30.0
     crawl_retries: int = 3
     crawl_delay_s: float = 0.5
+    crawl_backoff_s: float = Field(1.0, description="first retry waits this long, then doubles")
+    # Debian's chromium and chromium-driver: no driver download at run time.
+    chromium_binary: Path = Path("/usr/bin/chromium")
+    chromedriver_binary: Path = Path("/usr/bin/chromedriver")
 
     @model_validator(mode="after")
     def _check(self) -> "Settings":
