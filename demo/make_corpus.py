@@ -17,14 +17,13 @@ import hashlib
 import io
 import math
 import re
-import subprocess
 import sys
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 import numpy as np
+import pypdfium2 as pdfium
 import yaml
 from PIL import Image, ImageFilter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -648,20 +647,12 @@ class _Renderer:
 def scan(pdf: bytes, seed: int, date: dt.date) -> tuple[bytes, int]:
     """Rasterise ``pdf`` like a photocopy: grey, slightly rotated, noisy, JPEG, no text layer."""
     rng = np.random.default_rng(seed)
-    with tempfile.TemporaryDirectory() as tmp:
-        source = Path(tmp) / "source.pdf"
-        source.write_bytes(pdf)
-        try:
-            subprocess.run(["pdftoppm", "-r", str(SCAN_DPI), "-gray", "-png", str(source), f"{tmp}/page"],
-                           check=True, capture_output=True)
-        except FileNotFoundError as exc:
-            raise RuntimeError("pdftoppm not found: install poppler-utils to build the scanned document") from exc
-        pages = []
-        for path in sorted(Path(tmp).glob("page-*.png")):
-            image = Image.open(path).convert("L")
-            image = image.rotate(float(rng.uniform(-0.9, 0.9)), resample=Image.Resampling.BICUBIC, fillcolor=255)
-            pixels = np.asarray(image, dtype=np.float32) + rng.normal(0, 7, (image.height, image.width))
-            pages.append(Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)).filter(ImageFilter.GaussianBlur(0.5)))
+    pages = []
+    for page in pdfium.PdfDocument(pdf):
+        image = page.render(scale=SCAN_DPI / 72, grayscale=True).to_pil().convert("L")
+        image = image.rotate(float(rng.uniform(-0.9, 0.9)), resample=Image.Resampling.BICUBIC, fillcolor=255)
+        pixels = np.asarray(image, dtype=np.float32) + rng.normal(0, 7, (image.height, image.width))
+        pages.append(Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8)).filter(ImageFilter.GaussianBlur(0.5)))
     out = io.BytesIO()
     # Pillow writes greyscale pages as JPEG streams; fixed dates keep the file reproducible.
     stamp = dt.datetime.combine(date, dt.time(9, 0)).timetuple()
