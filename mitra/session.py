@@ -18,10 +18,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Iterator, Protocol, Union
+from typing import Callable, Iterator, Protocol, Sequence, Union
 
+from mitra.answer import Answer, build_answerer
 from mitra.catalog import DocumentRecord
 from mitra.errors import MitraError
+from mitra.llm import LLMError
 from mitra.retrieval import Pipeline
 from mitra.types import Analysis, Hit, RoutedAnalysis
 
@@ -45,18 +47,46 @@ class EmptyKnowledgeBase(MitraError):
         )
 
 
-# ---------------------------------------------------------------- answerer interface
-class AnswerLike(Protocol):
-    text: str
-    sources: list[Hit]
+# ---------------------------------------------------------------- the answerer
+@dataclass
+class Exchange:
+    """One answered turn, as the answerer's history."""
+
+    question: str
+    answer: str
 
 
 class AnswererLike(Protocol):
     """What the session needs from ``mitra.answer.Answerer``."""
 
-    def stream(self, analysis: Analysis, question: str, history: list) -> Iterator[Union[str, AnswerLike]]: ...
+    def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange]) -> Iterator[str | Answer]: ...
 
-    def condense(self, history: list, question: str) -> str: ...
+    def condense(self, history: Sequence[Exchange], question: str) -> str: ...
+
+
+class RetrievalOnly:
+    """Stands in for the answerer when no chat model could be loaded: every question still
+    retrieves its passages, and the turn says why there is no generated answer."""
+
+    def __init__(self, pipeline: Pipeline, error: MitraError):
+        self.pipeline = pipeline
+        self.error = error
+
+    def condense(self, history: Sequence[Exchange], question: str) -> str:
+        return question
+
+    def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange]) -> Iterator[str | Answer]:
+        hits = self.pipeline.retriever.search(analysis.id, question).hits
+        raise LLMError(str(self.error), passages=hits)
+        yield  # a generator like Answerer.stream: nothing runs before iteration
+
+
+def load_answerer(pipeline: Pipeline) -> AnswererLike:
+    """The configured answerer, or retrieval only (with the reason) when its model cannot load."""
+    try:
+        return build_answerer(pipeline)
+    except MitraError as error:
+        return RetrievalOnly(pipeline, error)
 
 
 # ---------------------------------------------------------------- events
@@ -99,14 +129,6 @@ class Notice:
 
 
 @dataclass
-class Exchange:
-    """One answered turn, as the answerer's history."""
-
-    question: str
-    answer: str
-
-
-@dataclass
 class AnswerTurn:
     """An answer in the locked analysis. Iterate ``tokens()`` once to produce it; then
     ``answer`` is set, or ``error`` (with the retrieved ``passages`` when there were some)."""
@@ -116,20 +138,27 @@ class AnswerTurn:
     history: list[Exchange]
     answerer: AnswererLike
     standalone: str | None = None
-    answer: AnswerLike | None = None
+    answer: Answer | None = None
     error: str | None = None
     passages: list[Hit] = field(default_factory=list)
     done: bool = False
     on_answer: Callable[["AnswerTurn"], None] | None = None
 
+    def _standalone(self) -> str:
+        """A follow-up is rewritten into a standalone query first: retrieval sees no history.
+        If the model is down the question goes as typed, so its passages are still found."""
+        if not self.history:
+            return self.question
+        try:
+            return self.answerer.condense(self.history, self.question)
+        except LLMError:
+            return self.question
+
     def tokens(self) -> Iterator[str]:
         if self.done:
             return
         try:
-            # A follow-up is rewritten into a standalone query first: retrieval sees no history.
-            self.standalone = (
-                self.answerer.condense(self.history, self.question) if self.history else self.question
-            )
+            self.standalone = self._standalone()
             for item in self.answerer.stream(self.analysis, self.standalone, self.history):
                 if isinstance(item, str):
                     yield item
@@ -138,9 +167,10 @@ class AnswerTurn:
                     self.passages = list(item.sources)
                     if self.on_answer:
                         self.on_answer(self)
+        except LLMError as error:
+            self.error, self.passages = str(error), error.passages
         except MitraError as error:
             self.error = str(error)
-            self.passages = list(getattr(error, "passages", None) or getattr(error, "hits", None) or [])
         finally:
             self.done = True
 

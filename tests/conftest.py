@@ -73,3 +73,90 @@ def portal(demo_corpus):
     )
     with serve_portal(config) as running:
         yield running
+
+
+# ---------------------------------------------------------------- chat: session, app and browser
+CHAT_LLM = {"llm_backend": "embedded", "llm_max_tokens": 24, "llm_context_tokens": 2048}
+
+
+def closed_port() -> int:
+    """A port nothing listens on (bound, then released): an LLM server that is down."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def answerer(pipeline):
+    """The real answerer on the packaged SmolLM2 in the embedded llama.cpp server (started
+    once per process), with few tokens: the tests check the flow, not the prose."""
+    from mitra.answer import build_answerer
+
+    return build_answerer(pipeline, pipeline.settings.model_copy(update=CHAT_LLM))
+
+
+@pytest.fixture
+def unreachable_answerer(pipeline):
+    """The real answerer pointed at an OpenAI-compatible server that is not running."""
+    from mitra.answer import build_answerer
+
+    down = {"llm_backend": "openai", "openai_base_url": f"http://127.0.0.1:{closed_port()}/v1"}
+    return build_answerer(pipeline, pipeline.settings.model_copy(update=down))
+
+
+@pytest.fixture(scope="session")
+def app_data_dir(tmp_path_factory, embedder, corpus_jsonl) -> Path:
+    """The three sample analyses indexed once, for the app, which reads its settings from env."""
+    from mitra.indexing import index_jsonl
+    from mitra.retrieval import build_pipeline
+
+    data_dir = tmp_path_factory.mktemp("app") / "kb"
+    built = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False)
+    index_jsonl(built.kb, corpus_jsonl)
+    return data_dir
+
+
+def app_environment(data_dir: Path, **llm) -> dict[str, str]:
+    """MITRA_* variables that point the app at ``data_dir`` and an LLM (default: CHAT_LLM)."""
+    values = {"data_dir": data_dir, "reranker": "none", **(llm or CHAT_LLM)}
+    return {f"MITRA_{k.upper()}": str(v) for k, v in values.items()}
+
+
+@pytest.fixture
+def app_env(monkeypatch, app_data_dir):
+    """Env for in-process AppTests; the app's cached settings and models are reset around each."""
+    import streamlit as st
+
+    from mitra.settings import get_settings
+
+    def use(**llm) -> None:
+        for key, value in app_environment(app_data_dir, **llm).items():
+            monkeypatch.setenv(key, value)
+        get_settings.cache_clear()
+        st.cache_resource.clear()
+
+    use()
+    yield use
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+
+
+# ---------------------------------------------------------------- answerer: LLM backends
+OLLAMA_MODEL = "mistral:7b-instruct-q4_K_M"
+
+
+@pytest.fixture
+def ollama_stub():
+    """A stand-in Ollama server speaking the real /api/tags and /api/chat protocol, with
+    the paper's model pulled; tests set ``reply``, ``pulled`` or ``delay_s`` as needed."""
+    from tests.ollama_stub import OllamaStub, running_stub
+
+    with running_stub(OllamaStub(pulled=[OLLAMA_MODEL])) as stub:
+        yield stub
+
+
+@pytest.fixture
+def ollama_settings(tmp_path, ollama_stub) -> Settings:
+    return Settings(data_dir=tmp_path / "kb", llm_backend="ollama", ollama_host=ollama_stub.url, ollama_model=OLLAMA_MODEL)
