@@ -199,11 +199,10 @@ def _read(scope: "WebDriver | WebElement", extract: Extract) -> str | None:
 
 class _Crawler:
     def __init__(self, profile: SiteProfile, settings: Settings, base_url: str, credentials: Credentials | None,
-                 manifest: Manifest, driver: "WebDriver", report: CrawlReport) -> None:
+                 manifest: Manifest, driver: "WebDriver", http: requests.Session, report: CrawlReport) -> None:
         self.profile, self.settings, self.base_url = profile, settings, base_url
         self._credentials = credentials
-        self.manifest, self.driver, self.report = manifest, driver, report
-        self.http = requests.Session()
+        self.manifest, self.driver, self.http, self.report = manifest, driver, http, report
         self.session_file = session_path(settings, profile)
         self._last_request = 0.0
 
@@ -526,7 +525,7 @@ def crawl(
     """
     root = profile.resolve_base_url(base_url)
     report = CrawlReport(profile=profile.name, base_url=root, started_at=dt.datetime.now(dt.timezone.utc))
-    with Manifest.open(settings) as manifest, chromium(settings) as driver:
-        _Crawler(profile, settings, root, credentials, manifest, driver, report).run(progress)
+    with Manifest.open(settings) as manifest, chromium(settings) as driver, requests.Session() as http:
+        _Crawler(profile, settings, root, credentials, manifest, driver, http, report).run(progress)
     report.finished_at = dt.datetime.now(dt.timezone.utc)
     return report

@@ -120,7 +120,7 @@ def test_faults_are_recorded_per_file_while_the_batch_goes_on(first_crawl, demo_
     assert errors["FAULT-SLOW"] == f"timed out after {TIMEOUT_S:g} s (gave up after 2 attempts)"
     assert errors["FAULT-500"] == "HTTP 500 Internal Server Error (gave up after 2 attempts)"
     assert errors["FAULT-404"] == "HTTP 404 Not Found"
-    assert errors["FAULT-NOTPDF"].startswith("not a PDF: the server sent application/pdf starting with b'<!DOC'")
+    assert errors["FAULT-NOTPDF"] == "not a PDF: the server sent application/pdf starting with b'<!DOCTYPE html><'"
     assert len(report.downloaded) == len(demo_corpus.documents)
     with Manifest(data_dir / "manifest.sqlite") as manifest:
         failed = {r.doc_id: r for r in manifest.versions(status=DownloadStatus.failed)}
