@@ -55,7 +55,7 @@ def pipeline(settings, embedder, corpus_jsonl):
 # ---------------------------------------------------------------- portal: demo corpus + local document portal
 @pytest.fixture(scope="session")
 def demo_corpus(tmp_path_factory):
-    """The ORION demo corpus rendered once per session (about 5 s: one note is scanned)."""
+    """The ORION demo corpus rendered once per session (a few seconds: one note is scanned)."""
     from demo.make_corpus import build_corpus
 
     return build_corpus(tmp_path_factory.mktemp("demo-corpus"))
