@@ -232,7 +232,7 @@ def test_profiles_load_and_a_bad_one_is_named(tmp_path):
 
 def test_base_url_override_order(profile, monkeypatch):
     monkeypatch.delenv("MITRA_PORTAL_URL", raising=False)
-    assert profile.resolve_base_url() == "http://127.0.0.1:8765"
+    assert profile.resolve_base_url() == "http://127.0.0.1:8770"
     monkeypatch.setenv("MITRA_PORTAL_URL", "http://127.0.0.1:9000/")
     assert profile.resolve_base_url() == "http://127.0.0.1:9000"
     assert profile.resolve_base_url("http://other:1") == "http://other:1"

@@ -13,7 +13,7 @@ from ingest.portal.server import run_portal
 
 def main(
     corpus: Path = typer.Option(..., "--corpus", help="directory written by demo/make_corpus.py"),
-    port: int = typer.Option(8765, "--port"),
+    port: int = typer.Option(8770, "--port"),
     host: str = typer.Option("127.0.0.1", "--host"),
     user: str = typer.Option("physicist", "--user", envvar="MITRA_PORTAL_USER"),
     password: str = typer.Option("orion-demo", "--password", envvar="MITRA_PORTAL_PASSWORD", show_default=False),
