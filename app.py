@@ -1,0 +1,239 @@
+"""MITRA chat: a thin renderer of ``mitra.session.Session``.
+
+Run: ``streamlit run app.py`` (settings from MITRA_* env, mitra.toml or .env).
+User actions (chat input, buttons) call the session in callbacks or before the
+transcript is drawn; the transcript is then drawn top to bottom, and an answer
+not yet produced is streamed where it stands.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from mitra import ui
+from mitra.feedback import Feedback
+from mitra.session import (
+    AnswerTurn,
+    Candidates,
+    Locked,
+    Notice,
+    Phase,
+    SearchPrompt,
+    SearchResults,
+    Session,
+    UserSaid,
+)
+
+st.set_page_config(page_title="MITRA", page_icon=ui.ASSISTANT, layout="centered")
+st.html(ui.CSS)
+
+PLACEHOLDER = {
+    Phase.new: "Ask about an analysis, e.g. “What is the dominant background?”",
+    Phase.choosing: "Or rephrase your question…",
+    Phase.searching: "Type part of an analysis name or id, or rephrase your question…",
+    Phase.locked: "Ask a follow-up…",
+}
+
+
+def session() -> Session:
+    if "session" not in st.session_state:
+        st.session_state.session = Session(ui.pipeline(), ui.answerer())
+        st.session_state.ratings = {}  # transcript index -> feedback row id
+    return st.session_state.session
+
+
+def act(method: str, *args) -> None:
+    """Button callback: run a session action; its error is shown on the next draw."""
+    try:
+        getattr(session(), method)(*args)
+    except Exception as error:  # shown by flash(); the session is left as it was
+        st.session_state.flash = error
+
+
+def flash() -> None:
+    error = st.session_state.pop("flash", None)
+    if error is not None:
+        with ui.user_errors():
+            raise error
+
+
+# ---------------------------------------------------------------- sidebar
+def sidebar(s: Session) -> bool:
+    with st.sidebar:
+        st.markdown(f"### {ui.ASSISTANT} MITRA")
+        stats = ui.kb().stats()
+        st.caption(
+            f"{stats['analyses']} analyses · {stats['documents']} documents · "
+            f"{stats['current_chunks']} current passages"
+        )
+        expert = st.toggle("Expert view", help="Show each stage's scores and timings.")
+        if s.analysis is not None:
+            st.markdown(f":material/lock: **{s.analysis.id}**  \n{s.analysis.title}")
+            st.button("Switch analysis", icon=":material/swap_horiz:", on_click=act, args=("switch",), use_container_width=True)
+        st.button(
+            "New conversation", icon=":material/add_comment:", on_click=act, args=("new_conversation",),
+            use_container_width=True,
+        )
+        store = ui.feedback_store()
+        st.download_button(
+            "Export feedback as eval questions",
+            data=store.to_jsonl(),
+            file_name="feedback-gold.jsonl",
+            mime="application/jsonl",
+            help="JSONL in the `mitra eval --gold` format.",
+            use_container_width=True,
+        )
+        st.caption(ui.model_label())
+    return expert
+
+
+def banner(s: Session) -> None:
+    if s.analysis is None:
+        return
+    docs = ui.kb().documents(s.analysis.id)
+    listed = ", ".join(
+        f"{d.document.doc_id} v{d.document.version}" + (" (superseded)" if d.superseded else "") for d in docs
+    )
+    with st.container(key="lock-banner"):
+        st.markdown(f":material/lock: Locked on `{s.analysis.id}` — **{s.analysis.title}**")
+        st.caption(listed or "no documents")
+
+
+# ---------------------------------------------------------------- events
+def render_choices(event_index: int, analyses, scores, expert: bool) -> None:
+    for i, (analysis, routed) in enumerate(zip(analyses, scores)):
+        with st.container(border=True):
+            left, right = st.columns([5, 1.3], vertical_alignment="center")
+            with left:
+                st.markdown(f"**{analysis.title}**  \n`{analysis.id}`")
+                if analysis.abstract:
+                    snippet = analysis.abstract if len(analysis.abstract) < 240 else analysis.abstract[:237] + "…"
+                    st.caption(snippet)
+                if routed is not None:
+                    st.progress(min(max(routed.score, 0.0), 1.0), text=f"match {routed.score:.2f}")
+                    if expert:
+                        st.caption(" · ".join(f"{k} {v:.3g}" for k, v in routed.scores.items()))
+            with right:
+                st.button(
+                    "Use this",
+                    key=f"pick-{event_index}-{analysis.id}",
+                    type="primary" if i == 0 else "secondary",
+                    on_click=act,
+                    args=("confirm", analysis.id),
+                    use_container_width=True,
+                )
+
+
+def render_answer(index: int, turn: AnswerTurn, s: Session, expert: bool) -> None:
+    if not turn.done:
+        with st.spinner("Retrieving passages and writing the answer…"):
+            st.write_stream(turn.tokens())
+    elif turn.answer is not None:
+        st.markdown(turn.answer.text)
+    if turn.answer is not None and turn.answer.uncited:
+        st.caption(":material/warning: This answer cites no passage: treat it as unsupported and read the sources.")
+    if turn.error:
+        st.warning(f"{turn.error}\n\nThe passages retrieved for your question are shown below.", icon=":material/cloud_off:")
+    if turn.standalone and turn.standalone != turn.question:
+        st.caption(f"Searched as: “{turn.standalone}”")
+    documents = ui.documents_by_version(turn.analysis.id)
+    cited = set(turn.answer.cited) if turn.answer else set()
+    for n, hit in enumerate(turn.passages, start=1):
+        ui.source_card(n, hit, documents, expert, cited=n in cited)
+    if expert and turn.answer is not None:
+        ui.answer_details(turn.answer)
+    if turn.answer is not None:
+        feedback(index, turn)
+
+
+def feedback(index: int, turn: AnswerTurn) -> None:
+    ratings = st.session_state.ratings
+    rating = st.feedback("thumbs", key=f"rate-{index}", on_change=rate, args=(index, turn))
+    if rating is not None and index in ratings:
+        with st.form(key=f"why-{index}", border=False):
+            reason = st.text_input("What was good or wrong? (optional)", key=f"reason-{index}")
+            if st.form_submit_button("Send"):
+                ui.feedback_store().set_reason(ratings[index], reason)
+                st.toast("Thanks, noted.")
+
+
+def rate(index: int, turn: AnswerTurn) -> None:
+    value = st.session_state.get(f"rate-{index}")
+    if value is None or turn.answer is None:
+        return
+    st.session_state.ratings[index] = ui.feedback_store().add(
+        Feedback(
+            analysis_id=turn.analysis.id,
+            question=turn.question,
+            standalone=turn.standalone or turn.question,
+            answer=turn.answer.text,
+            cited_chunk_ids=[h.chunk.id for h in turn.passages],
+            rating=1 if value == 1 else -1,
+        )
+    )
+
+
+def render(s: Session, expert: bool) -> None:
+    last = len(s.transcript) - 1
+    for index, event in enumerate(s.transcript):
+        if isinstance(event, UserSaid):
+            st.chat_message("user").markdown(event.text)
+            continue
+        with st.chat_message("assistant", avatar=ui.ASSISTANT):
+            if isinstance(event, Candidates) and not (index == last and s.phase is Phase.choosing):
+                # Answered already: one line instead of the cards.
+                st.caption("Proposed: " + " · ".join(f"{o.analysis.id} ({o.score:.2f})" for o in event.options))
+            elif isinstance(event, Candidates):
+                st.markdown("Which analysis is your question about?")
+                render_choices(index, [o.analysis for o in event.options], event.options, expert)
+                st.button("None of these", key=f"none-{index}", icon=":material/search:", on_click=act, args=("none_of_these",))
+            elif isinstance(event, SearchPrompt):
+                st.markdown(
+                    "Which one is it? Type part of its **name or id** below — or **rephrase** your question "
+                    "and I will look again."
+                )
+            elif isinstance(event, SearchResults) and not (index == last and s.phase is Phase.searching):
+                st.caption(f"Matching “{event.query}”: " + " · ".join(a.id for a in event.matches))
+            elif isinstance(event, SearchResults):
+                st.markdown(f"Analyses matching “{event.query}”:")
+                render_choices(index, event.matches, [None] * len(event.matches), expert)
+            elif isinstance(event, Locked):
+                st.markdown(f":material/lock: Locked on **{event.analysis.id}** — {event.analysis.title}.")
+            elif isinstance(event, Notice):
+                st.info(event.text)
+            elif isinstance(event, AnswerTurn):
+                with ui.user_errors():
+                    render_answer(index, event, s, expert)
+
+
+def empty_state() -> None:
+    st.info(
+        "The knowledge base is empty, so there is nothing to ask about yet.\n\n"
+        "Index analyses first, for example:\n\n"
+        "```\nmitra index-jsonl analyses.jsonl\n```\n"
+        "or run an ingestion (see the **Ingestion** page), then reload this page.",
+        icon=":material/library_books:",
+    )
+
+
+def main() -> None:
+    st.html('<p class="mitra-title">MITRA</p><p class="mitra-sub">Ask your collaboration\'s analysis notes. '
+            "Every answer is grounded in one analysis and cites its passages.</p>")
+    with ui.user_errors():
+        s = session()
+        expert = sidebar(s)
+        if not ui.kb().analyses():
+            empty_state()
+            return
+        prompt = st.chat_input(PLACEHOLDER[s.phase])
+        flash()
+        if prompt:
+            with ui.user_errors():
+                s.submit(prompt)
+        banner(s)
+        if not s.transcript:
+            st.caption("Start with a question; I will propose the analyses it most likely refers to.")
+        render(s, expert)
+
+
+main()

@@ -1,0 +1,75 @@
+"""Library: browse analyses → documents → versions, with chunk counts and last ingest."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from mitra import ui
+from mitra.session import find_analyses
+
+st.set_page_config(page_title="MITRA · Library", page_icon="📚", layout="wide")
+st.html(ui.CSS)
+st.title("📚 Library")
+
+
+def document_table(analysis_id: str) -> None:
+    records = ui.kb().documents(analysis_id)
+    if not records:
+        st.caption("No documents indexed for this analysis.")
+        return
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "document": r.document.doc_id,
+                "version": r.document.version,
+                "title": r.document.title,
+                "status": "superseded" if r.superseded else "current",
+                "passages": r.n_chunks,
+                "pages": r.document.pages,
+                "indexed": r.indexed_at,
+                "open": ui.page_link(r.document, None),
+            }
+            for r in records
+        ),
+        column_config={"open": st.column_config.LinkColumn("open", display_text="PDF ↗")},
+        hide_index=True,
+        use_container_width=True,
+    )
+    labels = {f"{r.document.doc_id} v{r.document.version}": r for r in records}
+    chosen = st.selectbox("Read a document", list(labels), key=f"read-{analysis_id}", index=None, placeholder="choose a version…")
+    if chosen:
+        document = labels[chosen].document
+        chunks = [
+            c for c in ui.kb().chunks(analysis_id) if c.doc_id == document.doc_id and c.version == document.version
+        ]
+        for c in chunks:
+            head = " · ".join(p for p in (c.section_path, c.page_label, c.kind.value if c.kind.value != "body" else "") if p)
+            if head:
+                st.caption(head)
+            st.markdown(c.text)
+
+
+def main() -> None:
+    analyses = ui.kb().analyses()
+    if not analyses:
+        st.info("The knowledge base is empty: index analyses with `mitra index-jsonl FILE` or an ingestion run.", icon="📭")
+        return
+    stats = ui.kb().stats()
+    cols = st.columns(4)
+    for col, (label, key) in zip(
+        cols, (("analyses", "analyses"), ("documents", "documents"), ("versions", "document_versions"), ("passages", "current_chunks"))
+    ):
+        col.metric(label, stats[key])
+    query = st.text_input("Search analyses by id or title", placeholder="e.g. HIG-24 or dark matter")
+    shown = find_analyses(query, analyses) if query.strip() else analyses
+    st.caption(f"{len(shown)} of {len(analyses)} analyses")
+    for analysis in shown:
+        with st.expander(f"**{analysis.id}** — {analysis.title}"):
+            if analysis.abstract:
+                st.markdown(analysis.abstract)
+            document_table(analysis.id)
+
+
+with ui.user_errors():
+    main()

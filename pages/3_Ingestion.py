@@ -1,0 +1,64 @@
+"""Ingestion: the manifest's last run, and per-file download, extraction and indexing status."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from mitra import ui
+
+st.set_page_config(page_title="MITRA · Ingestion", page_icon="🛰️", layout="wide")
+st.html(ui.CSS)
+st.title("🛰️ Ingestion")
+
+
+def main() -> None:
+    from ingest.manifest import DownloadStatus, Manifest, StageStatus
+
+    path = ui.settings().manifest_path
+    if not path.is_file():
+        st.info(
+            f"No ingestion has run yet: there is no manifest at `{path}`.\n\n"
+            "Crawl the document portal with `mitra ingest crawl --help`; the manifest records every file it fetches.",
+            icon="📭",
+        )
+        return
+    with Manifest(path) as manifest:
+        analyses, versions = manifest.analyses(), manifest.versions()
+    if not versions:
+        st.info("The manifest exists but lists no documents yet.", icon="📭")
+        return
+    last = max(v.seen_at for v in versions)
+    failed = [v for v in versions if v.status is DownloadStatus.failed]
+    stage_failed = [v for v in versions if StageStatus.failed in (v.extract_status, v.index_status)]
+    indexed = [v for v in versions if v.index_status is StageStatus.done]
+    cols = st.columns(5)
+    cols[0].metric("last run", last.strftime("%Y-%m-%d %H:%M"))
+    cols[1].metric("analyses", len(analyses))
+    cols[2].metric("files", len(versions))
+    cols[3].metric("indexed", len(indexed))
+    cols[4].metric("errors", len(failed) + len(stage_failed))
+    only_problems = st.toggle("Only files with errors", value=bool(failed or stage_failed))
+    rows = [
+        {
+            "analysis": v.analysis_id,
+            "document": v.doc_id,
+            "version": v.version,
+            "title": v.title,
+            "download": v.status.value,
+            "extract": v.extract_status.value,
+            "index": v.index_status.value,
+            "error": v.error or v.extract_error or v.index_error or "",
+            "pages": v.pages,
+            "size (kB)": round(v.size / 1024) if v.size else None,
+            "downloaded": v.downloaded_at,
+            "file": str(v.path) if v.path else "",
+        }
+        for v in versions
+        if not only_problems or v in failed or v in stage_failed
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+
+
+with ui.user_errors():
+    main()
