@@ -2,7 +2,7 @@
 
 tier 1  ``Router.route(question)``            abstracts: dense + BM25, fused
 tier 2  ``Retriever.search(analysis, question)`` one analysis: dense top-k + BM25
-        top-k -> weighted reciprocal-rank fusion -> cross-encoder rerank of the
+        top-k -> weighted score fusion (convex, or RRF) -> cross-encoder rerank of the
         top ``rerank_top_n`` -> top ``final_k``.
 """
 
@@ -31,6 +31,23 @@ def reciprocal_rank_fusion(
     for name, ids in rankings.items():
         for rank, item in enumerate(ids, start=1):
             fused[item] = fused.get(item, 0.0) + weights[name] / (k + rank)
+    return fused
+
+
+def convex_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float]) -> dict[str, float]:
+    """score(d) = sum_r w_r * norm_r(d) / sum_r w_r, where norm_r min-max scales retriever
+    r's scores over its candidate list and is 0 for a candidate r did not return
+    (Bruch et al. 2023). Unlike RRF it keeps how far apart scores are, not only their order."""
+    total = sum(weights[name] for name in scored)
+    fused: dict[str, float] = {}
+    for name, pairs in scored.items():
+        if not pairs:
+            continue
+        values = [score for _, score in pairs]
+        low, span = min(values), max(values) - min(values)
+        for item, score in pairs:
+            norm = (score - low) / span if span > 0 else 1.0
+            fused[item] = fused.get(item, 0.0) + weights[name] * norm / total
     return fused
 
 
@@ -98,31 +115,34 @@ class Retriever:
         timer = Timer()
         chunks: dict[str, Chunk] = {}
         scores: dict[str, dict[str, float]] = {}
-        rankings: dict[str, list[str]] = {}
+        scored: dict[str, list[tuple[str, float]]] = {}
 
         if system != "bm25":
             with timer.stage("embed_query"):
                 vector = self.embedder.embed_queries([question])[0]
             with timer.stage("dense"):
                 dense = self.kb.dense_search(analysis_id, vector, s.dense_k, search_filter)
-            rankings["dense"] = [c.id for c, _ in dense]
+            scored["dense"] = [(c.id, similarity) for c, similarity in dense]
             for rank, (chunk, similarity) in enumerate(dense, start=1):
                 chunks[chunk.id] = chunk
                 scores.setdefault(chunk.id, {}).update(dense=similarity, dense_rank=rank)
         if system != "dense":
             with timer.stage("bm25"):
                 sparse = self.kb.bm25_search(analysis_id, question, s.bm25_k, search_filter)
-            rankings["bm25"] = [i for i, _ in sparse]
+            scored["bm25"] = sparse
             for rank, (item, score) in enumerate(sparse, start=1):
                 scores.setdefault(item, {}).update(bm25=score, bm25_rank=rank)
 
         if system in ("bm25", "dense"):
-            order = rankings[system]
+            order = [i for i, _ in scored[system]]
         else:
             with timer.stage("fusion"):
-                fused = reciprocal_rank_fusion(
-                    rankings, {"dense": s.weight_dense, "bm25": s.weight_bm25}, s.rrf_k
-                )
+                weights = {"dense": s.weight_dense, "bm25": s.weight_bm25}
+                if s.fusion == "convex":
+                    fused = convex_fusion(scored, weights)
+                else:
+                    rankings = {name: [i for i, _ in pairs] for name, pairs in scored.items()}
+                    fused = reciprocal_rank_fusion(rankings, weights, s.rrf_k)
                 order = sorted(fused, key=fused.__getitem__, reverse=True)
                 for rank, item in enumerate(order, start=1):
                     scores[item].update(fused=fused[item], fused_rank=rank)
