@@ -58,7 +58,7 @@ def main() -> None:
     result = {
         "benchmark": "lhcb_quality",
         "settings": settings.model_dump(
-            include={"embedder_model", "reranker", "dense_k", "bm25_k", "rrf_k", "weight_dense", "weight_bm25",
+            include={"embedder_model", "reranker", "fusion", "dense_k", "bm25_k", "rrf_k", "weight_dense", "weight_bm25",
                      "chunk_min_chars", "chunk_max_chars"}
         ),
         "knowledge_base": pipeline.kb.stats(),
