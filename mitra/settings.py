@@ -104,8 +104,21 @@ class Settings(BaseSettings):
     llm_max_tokens: int = 512
     llm_temperature: float = 0.1
     llm_timeout_s: float = 120.0
-    # Below this rerank/fused relevance no passage is trusted and the LLM is not called.
+    llm_probe_timeout_s: float = 3.0  # is a server there? (auto backend, Ollama model check)
+    # Passages below the floor are not trusted; with none above it the LLM is not called.
+    # It compares the cross-encoder logit when a reranker ran, else the dense cosine
+    # (RRF and BM25 scores have no absolute scale), so there is one floor per scale.
     relevance_floor: float | None = None
+    relevance_floor_dense: float | None = None
+    # Conservative token estimate for the context budget (physics text with numbers and
+    # symbols runs ~3-3.5 characters a token; English prose ~4).
+    llm_chars_per_token: float = 3.0
+    llm_history_turns: int = 3  # earlier exchanges shown to the answering model
+    llm_threads: int | None = None  # embedded llama.cpp server; None = all cores
+    # The eval-answers judge: unset = the answering backend; its model is the backend's
+    # model name (Ollama / OpenAI-compatible) or a GGUF path (embedded).
+    judge_backend: Literal["auto", "ollama", "openai", "embedded"] | None = None
+    judge_model: str | None = None
 
     # --- ingestion (ingest/) --------------------------------------------------
     ocr_backend: Literal["auto", "tesseract", "surya"] = "auto"
@@ -167,6 +180,10 @@ class Settings(BaseSettings):
     @property
     def feedback_path(self) -> Path:
         return self.data_dir / "feedback.sqlite"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.data_dir / "models"
 
     @property
     def downloads_dir(self) -> Path:
