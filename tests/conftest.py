@@ -124,23 +124,32 @@ def app_environment(data_dir: Path, **llm) -> dict[str, str]:
     return {f"MITRA_{k.upper()}": str(v) for k, v in values.items()}
 
 
+_APP_ENV: dict[str, str] = {}  # what the app's process-wide caches were loaded with
+
+
 @pytest.fixture
 def app_env(monkeypatch, app_data_dir):
-    """Env for in-process AppTests; the app's cached settings and models are reset around each."""
+    """Env for in-process AppTests: ``use(data_dir=..., **llm)`` changes it. The app's cached
+    settings and models are reset only when the env changes, so most tests reuse them."""
     import streamlit as st
 
     from mitra.settings import get_settings
 
-    def use(**llm) -> None:
-        for key, value in app_environment(app_data_dir, **llm).items():
+    def use(data_dir: Path = app_data_dir, **llm) -> None:
+        env = app_environment(data_dir, **llm)
+        for key, value in env.items():
             monkeypatch.setenv(key, value)
-        get_settings.cache_clear()
-        st.cache_resource.clear()
+        for key in set(_APP_ENV) - set(env):
+            monkeypatch.delenv(key, raising=False)
+        if env != _APP_ENV:
+            _APP_ENV.clear()
+            _APP_ENV.update(env)
+            get_settings.cache_clear()
+            st.cache_resource.clear()
 
     use()
     yield use
-    get_settings.cache_clear()
-    st.cache_resource.clear()
+    get_settings.cache_clear()  # other tests must not see the app's env; ui.settings() keeps its copy
 
 
 # ---------------------------------------------------------------- answerer: LLM backends

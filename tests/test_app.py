@@ -1,0 +1,142 @@
+"""The Streamlit app through ``AppTest``: every transition of the conversation, on the real
+pipeline and the embedded SmolLM2 (or an LLM server that is down)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import REPO, closed_port
+
+HIGGS = "What is the dominant background in the dimuon Higgs search?"
+VAGUE = "What is the dominant background?"
+
+
+def start() -> AppTest:
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def ask(at: AppTest, text: str) -> AppTest:
+    at.chat_input[0].set_value(text).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    at.button(key=key).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def choices(at: AppTest) -> list[str]:
+    """The analyses offered right now ("pick-<event>-<analysis id>" buttons), best first."""
+    return [b.key.split("-", 2)[2] for b in at.button if b.key and b.key.startswith("pick-")]
+
+
+def pick(at: AppTest, analysis_id: str) -> AppTest:
+    key = next(b.key for b in at.button if b.key and b.key.startswith("pick-") and b.key.endswith(f"-{analysis_id}"))
+    return click(at, key)
+
+
+def texts(node) -> str:
+    return "\n".join(m.value for m in [*node.markdown, *node.caption, *node.info, *node.warning, *node.error])
+
+
+def banner(at: AppTest) -> str:
+    return texts(at.get_by_key("lock-banner")) if locked(at) else ""
+
+
+def locked(at: AppTest) -> bool:
+    try:
+        at.get_by_key("lock-banner")
+    except KeyError:
+        return False
+    return True
+
+
+def cards(at: AppTest) -> list[str]:
+    return [e.label for e in at.expander]
+
+
+def test_ask_confirm_answer_follow_up_feedback_switch_and_new(app_env):
+    at = ask(start(), HIGGS)
+    assert "Which analysis is your question about?" in texts(at)
+    assert choices(at)[0] == "HIG-24-001" and len(choices(at)) == 3
+    assert not locked(at)
+
+    pick(at, "HIG-24-001")  # confirm: the pending question is answered at once
+    assert "HIG-24-001" in banner(at) and "AN-2024-001 v1" in banner(at)
+    assert cards(at) and all("AN-2024-001" in label for label in cards(at))
+    assert not at.warning
+    n_cards = len(cards(at))
+
+    ask(at, "And the largest systematic uncertainty?")  # follow-up: same lock, no new choice
+    assert "HIG-24-001" in banner(at)
+    assert not choices(at)
+    assert len(cards(at)) > n_cards
+
+    from mitra import ui
+
+    before = len(ui.feedback_store().all())
+    at.feedback[0].set_value(1).run()
+    stored = ui.feedback_store().all()
+    assert len(stored) == before + 1 and stored[-1].rating == 1 and stored[-1].analysis_id == "HIG-24-001"
+    assert stored[-1].cited_chunk_ids
+
+    at.toggle[0].set_value(True).run()  # expert view: per-stage scores and timings
+    assert "dense" in texts(at) and " ms" in texts(at)
+
+    next(b for b in at.sidebar.button if b.label == "Switch analysis").click().run()
+    assert not locked(at) and "Left HIG-24-001" in texts(at)
+    ask(at, "W boson mass measurement")
+    assert choices(at)[0] == "SMP-24-003"
+
+    next(b for b in at.sidebar.button if b.label == "New conversation").click().run()
+    assert not locked(at) and not at.chat_message and not cards(at)
+
+
+def test_pick_another_analysis(app_env):
+    at = ask(start(), VAGUE)
+    pick(at, "SMP-24-003")
+    assert "SMP-24-003" in banner(at)
+    assert cards(at) and all("AN-2024-003" in label for label in cards(at))
+
+
+def test_none_of_these_then_search_then_rephrase(app_env):
+    at = ask(start(), VAGUE)
+    click(at, "none-1")
+    assert "name or id" in texts(at)
+    ask(at, "monojet")  # a name: the catalog is searched
+    assert choices(at) == ["EXO-24-002"]
+    ask(at, "How precisely is the W mass known?")  # no analysis is called that: routed as a rephrase
+    assert len(choices(at)) == 3 and choices(at)[0] == "SMP-24-003"
+    pick(at, "SMP-24-003")
+    assert "SMP-24-003" in banner(at) and cards(at)
+
+
+def test_llm_down_shows_the_passages(app_env):
+    app_env(llm_backend="openai", openai_base_url=f"http://127.0.0.1:{closed_port()}/v1")
+    at = ask(start(), HIGGS)
+    pick(at, "HIG-24-001")
+    assert at.warning and "not reachable" in at.warning[0].value
+    assert cards(at) and "AN-2024-001" in cards(at)[0]
+    assert not at.feedback  # nothing to rate without an answer
+
+
+def test_empty_knowledge_base_explains_how_to_index(app_env, tmp_path: Path):
+    app_env(data_dir=tmp_path / "empty")
+    at = start()
+    assert "knowledge base is empty" in at.info[0].value and "mitra index-jsonl" in at.info[0].value
+    assert not at.chat_input
+
+
+@pytest.mark.parametrize("page", ["1_Library.py", "2_Evaluation.py", "3_Ingestion.py"])
+def test_pages_render_without_errors(app_env, page):
+    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=120)
+    at.run()
+    assert not at.exception and not at.error
