@@ -140,3 +140,22 @@ def test_pages_render_without_errors(app_env, page):
     at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=120)
     at.run()
     assert not at.exception and not at.error
+
+
+def test_chat_cli_has_the_same_flow(app_env):
+    import typer
+    from typer.testing import CliRunner
+
+    from mitra.chat_cli import register
+
+    cli = typer.Typer()
+    cli.callback()(lambda: None)  # a group, so the command is called by name as in `mitra chat`
+    register(cli)
+    script = [HIGGS, "1", "And the largest systematic uncertainty?", "/switch", VAGUE, "0", "monojet", "1", "/new", "/quit"]
+    result = CliRunner().invoke(cli, ["chat"], input="\n".join(script) + "\n")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "1 HIG-24-001" in out and "0 none of these" in out
+    assert "locked on HIG-24-001" in out and "[1] AN-2024-001 v1" in out
+    assert "Left HIG-24-001" in out
+    assert "locked on EXO-24-002" in out and "[1] AN-2024-002 v1" in out

@@ -1,0 +1,101 @@
+"""``mitra chat``: the web app's conversation in the terminal.
+
+Ask a question, confirm an analysis by its number (0 = none of these), then follow
+up; ``/switch`` leaves the analysis, ``/new`` starts over, ``/quit`` (or Ctrl-D) ends.
+"""
+
+from __future__ import annotations
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from mitra.cli import console, user_errors
+from mitra.errors import MitraError
+from mitra.session import (
+    AnswerTurn,
+    Candidates,
+    Event,
+    Locked,
+    Notice,
+    Phase,
+    SearchPrompt,
+    SearchResults,
+    Session,
+    source_label,
+)
+
+out = Console(highlight=False)
+
+COMMANDS = {"/new": "new_conversation", "/switch": "switch"}
+HELP = "Commands: a number picks an analysis, 0 = none of these, /switch, /new, /quit."
+
+
+def show(events: list[Event]) -> None:
+    for event in events:
+        if isinstance(event, Candidates):
+            out.print("Which analysis is your question about?")
+            for i, c in enumerate(event.options, start=1):
+                out.print(f"  [bold]{i}[/] {escape(c.analysis.id)} — {escape(c.analysis.title)} [dim](match {c.score:.2f})[/]")
+            out.print("  [bold]0[/] none of these   [dim](or rephrase the question)[/]")
+        elif isinstance(event, SearchPrompt):
+            out.print("Type part of the analysis name or id, or rephrase your question.")
+        elif isinstance(event, SearchResults):
+            for i, a in enumerate(event.matches, start=1):
+                out.print(f"  [bold]{i}[/] {escape(a.id)} — {escape(a.title)}")
+        elif isinstance(event, Locked):
+            versions = ", ".join(f"{d.document.doc_id} v{d.document.version}" for d in event.documents if not d.superseded)
+            out.rule(f"[bold]locked on {escape(event.analysis.id)}[/] — {escape(event.analysis.title)} [dim]({versions})[/]")
+        elif isinstance(event, Notice):
+            out.print(f"[yellow]{escape(event.text)}[/]")
+        elif isinstance(event, AnswerTurn):
+            stream_answer(event)
+
+
+def stream_answer(turn: AnswerTurn) -> None:
+    for token in turn.tokens():
+        out.print(token, end="", markup=False)
+    out.print()
+    if turn.error:
+        out.print(f"[red]{escape(turn.error)}[/] — the retrieved passages follow.")
+    for n, hit in enumerate(turn.passages, start=1):
+        out.print(f"[dim]{escape(source_label(n, hit))}[/]")
+
+
+def handle(session: Session, line: str) -> list[Event]:
+    if line in COMMANDS:
+        return getattr(session, COMMANDS[line])()
+    if line.isdigit() and session.phase in (Phase.choosing, Phase.searching):
+        number = int(line)
+        if number == 0 and session.phase is Phase.choosing:
+            return session.none_of_these()
+        if not 1 <= number <= len(session.choices):
+            raise MitraError(f"Pick a number between 1 and {len(session.choices)}.")
+        return session.confirm(session.choices[number - 1].id)
+    return session.submit(line)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @user_errors
+    def chat() -> None:
+        """Chat in the terminal: route, confirm an analysis, then ask follow-ups with cited answers."""
+        from mitra.answer import build_answerer
+        from mitra.cli import pipeline
+
+        p = pipeline()
+        if not p.kb.analyses():
+            raise MitraError("The knowledge base is empty: index analyses first (`mitra index-jsonl FILE`).")
+        session = Session(p, build_answerer(p))
+        console.print(HELP)
+        while True:
+            try:
+                line = typer.prompt("you", prompt_suffix="> ").strip()
+            except (EOFError, typer.Abort):
+                break
+            if line == "/quit":
+                break
+            try:
+                show(handle(session, line))
+            except MitraError as error:
+                out.print(f"[red]{escape(str(error))}[/]")
