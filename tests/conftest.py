@@ -169,3 +169,213 @@ def ollama_stub():
 @pytest.fixture
 def ollama_settings(tmp_path, ollama_stub) -> Settings:
     return Settings(data_dir=tmp_path / "kb", llm_backend="ollama", ollama_host=ollama_stub.url, ollama_model=OLLAMA_MODEL)
+
+
+# ---------------------------------------------------------------- extract / layout / chunk: small PDFs with known content
+NOTE_TITLE = "Muon momentum calibration with dimuon resonances"
+NOTE_HEADER = "ORION DRAFT - TEST-01 calibration note"
+NOTE_ABSTRACT = [
+    "We calibrate the muon momentum scale with dimuon decays of the Z boson and",
+    "of the J/psi meson recorded in 2023. The scale is known to 0.05 percent.",
+]
+NOTE_PAGES = [
+    # (kind, text) in page order; "line" rows are wrapped body lines of one paragraph,
+    # "break" ends a paragraph.
+    [
+        ("heading", "1 Introduction"),
+        ("line", "The momentum scale of muons is the leading experimental uncertainty"),
+        ("line", "in precision measurements such as the mass of the W boson. This note"),
+        ("line", "documents the calibration procedure and its validation in data."),
+        ("break", ""),
+        ("line", "Residual biases come from the magnetic field map and from the align-"),
+        ("line", "ment of the tracker. The calibration is derived from"),
+    ],
+    [
+        ("line", "events recorded in 2023 with the dimuon trigger and validated with"),
+        ("line", "an independent sample of cosmic ray muons."),
+        ("break", ""),
+        ("heading", "2 Event selection"),
+        ("line", "Events with two opposite-sign muons with transverse momentum above"),
+        ("line", "twenty GeV are selected within the acceptance of the muon system."),
+        ("break", ""),
+        ("heading2", "2.1 Muon identification"),
+        ("line", "Muons must pass the tight identification working point and be iso-"),
+        ("line", "lated from hadronic activity in a cone around their direction."),
+        ("figure", "Figure 1: Dimuon invariant mass near the Z boson peak in data."),
+    ],
+    [
+        ("table", "Table 1: Momentum scale corrections per detector region."),
+        ("heading", "3 Results"),
+        ("line", "The corrected scale agrees with the reference within the statistical"),
+        ("line", "precision of the validation sample in every detector region."),
+        ("break", ""),
+        ("heading", "References"),
+        ("line", "[1] ORION Collaboration, Muon reconstruction performance, JINST 19 (2024)."),
+    ],
+]
+NOTE_TABLE = [("Region", "Scale", "Resolution"), ("Barrel", "1.0002", "1.1%"), ("Overlap", "0.9994", "1.6%"),
+              ("Endcap", "0.9989", "2.3%")]
+
+
+def _draw_note(path: Path) -> Path:
+    """A three-page single-column note with every kind of furniture extraction must handle:
+    running header, "Page N of M", margin line numbers, title page with authors and abstract,
+    numbered headings, a hyphenated line break, a paragraph crossing a page break, a drawn
+    plot with tick labels and a caption, a table with its caption, and references."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=A4, invariant=1)
+    width, height = A4
+    line_no = 0
+
+    def body_line(text: str, y: float) -> None:
+        nonlocal line_no
+        line_no += 1
+        canvas.setFont("Helvetica", 7)
+        canvas.drawRightString(66, y, str(line_no))
+        canvas.setFont("Helvetica", 10)
+        canvas.drawString(80, y, text)
+
+    for number, items in enumerate(NOTE_PAGES, 1):
+        canvas.setFont("Helvetica", 8)
+        canvas.drawString(80, height - 40, NOTE_HEADER)
+        canvas.drawCentredString(width / 2, 30, f"Page {number} of {len(NOTE_PAGES)}")
+        y = height - 90
+        if number == 1:
+            canvas.setFont("Helvetica-Bold", 17)
+            canvas.drawCentredString(width / 2, y, NOTE_TITLE)
+            canvas.setFont("Helvetica", 10)
+            canvas.drawCentredString(width / 2, y - 24, "A. Okafor, L. Brandt, M. Ishikawa, R. Castellanos")
+            canvas.setFont("Helvetica-Bold", 11)
+            canvas.drawString(80, y - 70, "Abstract")
+            y -= 86
+            for line in NOTE_ABSTRACT:
+                body_line(line, y)
+                y -= 12.5
+            y -= 20
+        for kind, text in items:
+            if kind in ("heading", "heading2"):
+                y -= 10
+                canvas.setFont("Helvetica-Bold", 13 if kind == "heading" else 11)
+                canvas.drawString(80, y, text)
+                y -= 20
+            elif kind == "line":
+                body_line(text, y)
+                y -= 12.5
+            elif kind == "break":
+                y -= 8
+            elif kind == "figure":
+                y -= 190
+                canvas.rect(130, y + 20, 300, 150)
+                canvas.bezier(130, y + 30, 250, y + 40, 270, y + 160, 430, y + 30)
+                canvas.setFont("Helvetica", 7)
+                for i in range(6):
+                    x = 130 + 60 * i
+                    canvas.line(x, y + 20, x, y + 25)
+                    canvas.drawCentredString(x, y + 10, str(80 + 4 * i))
+                canvas.drawString(360, y, "m(mumu) [GeV]")
+                y -= 24
+                canvas.setFont("Helvetica", 9)
+                canvas.drawString(80, y, text)
+                y -= 20
+            elif kind == "table":
+                canvas.setFont("Helvetica", 9)
+                canvas.drawString(80, y, text)
+                y -= 22
+                for row in NOTE_TABLE:
+                    for x, cell in zip((100, 230, 340), row):
+                        canvas.drawString(x, y, cell)
+                    y -= 13
+                y -= 12
+        canvas.showPage()
+    canvas.save()
+    return path
+
+
+def _draw_two_columns(path: Path) -> Path:
+    """One page: a full-width title, then two columns (the left one opening with a
+    heading) whose reading order is known."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=A4, invariant=1)
+    canvas.setFont("Helvetica-Bold", 16)
+    canvas.drawCentredString(A4[0] / 2, 780, "Two column layout test")
+    canvas.setFont("Helvetica-Bold", 12)
+    canvas.drawString(60, 745, "1 Introduction")
+    canvas.setFont("Helvetica", 10)
+    for column, x in (("Left", 60), ("Right", 315)):
+        y = 725
+        for i in range(1, 31):
+            canvas.drawString(x, y, f"{column} column sentence number {i} goes here{'.' if i % 10 == 0 else ''}")
+            y -= 12.5
+    canvas.save()
+    return path
+
+
+SCAN_LINES = [
+    "Calibration of the electromagnetic calorimeter",
+    "The energy scale of electrons is derived from",
+    "dielectron decays of the Z boson recorded in",
+    "the first months of data taking at the new",
+    "centre of mass energy of the accelerator.",
+]
+
+
+def _draw_scan(path: Path, lines: list[str]) -> Path:
+    """An image-only page (no text layer): the lines rendered to pixels, as a scanner would."""
+    from PIL import Image, ImageDraw, ImageFont
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen.canvas import Canvas
+
+    dpi = 200
+    image = Image.new("L", (int(A4[0] / 72 * dpi), int(A4[1] / 72 * dpi)), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf", 34)
+    for i, line in enumerate(lines):
+        draw.text((220, 300 + 46 * i), line, font=font, fill=0)
+    canvas = Canvas(str(path), pagesize=A4, invariant=1)
+    canvas.drawImage(ImageReader(image), 0, 0, width=A4[0], height=A4[1])
+    canvas.save()
+    return path
+
+
+@pytest.fixture(scope="session")
+def note_pdf(tmp_path_factory) -> Path:
+    return _draw_note(tmp_path_factory.mktemp("pdf") / "note.pdf")
+
+
+@pytest.fixture(scope="session")
+def two_column_pdf(tmp_path_factory) -> Path:
+    return _draw_two_columns(tmp_path_factory.mktemp("pdf") / "two_columns.pdf")
+
+
+@pytest.fixture(scope="session")
+def scanned_pdf(tmp_path_factory) -> Path:
+    return _draw_scan(tmp_path_factory.mktemp("pdf") / "scanned.pdf", SCAN_LINES)
+
+
+@pytest.fixture(scope="session")
+def bad_pdfs(tmp_path_factory, note_pdf) -> dict[str, Path]:
+    """One file per kind of bad input, named by the kind."""
+    import pypdfium2
+    from reportlab.pdfgen.canvas import Canvas
+
+    root = tmp_path_factory.mktemp("bad")
+    encrypted = Canvas(str(root / "encrypted.pdf"), encrypt="secret")
+    encrypted.drawString(100, 700, "Confidential analysis note")
+    encrypted.save()
+    (root / "truncated.pdf").write_bytes(note_pdf.read_bytes()[:3000])
+    pypdfium2.PdfDocument.new().save(root / "zero_pages.pdf")
+    (root / "html.pdf").write_bytes(b"<!DOCTYPE html><html><body>Session expired, please log in</body></html>")
+    (root / "empty.pdf").write_bytes(b"")
+    _draw_scan(root / "blank_scan.pdf", [])
+    return {p.stem: p for p in root.iterdir()}
+
+
+@pytest.fixture(scope="session")
+def hep_pdfs(shared_root) -> Path:
+    """The 16 real ATLAS/CMS papers of ../shared/data/hep_pdfs (slow tests only)."""
+    return shared_root / "data" / "hep_pdfs"
