@@ -69,10 +69,10 @@ def sidebar(s: Session) -> bool:
         expert = st.toggle("Expert view", help="Show each stage's scores and timings.")
         if s.analysis is not None:
             st.markdown(f":material/lock: **{s.analysis.id}**  \n{s.analysis.title}")
-            st.button("Switch analysis", icon=":material/swap_horiz:", on_click=act, args=("switch",), use_container_width=True)
+            st.button("Switch analysis", icon=":material/swap_horiz:", on_click=act, args=("switch",), width="stretch")
         st.button(
             "New conversation", icon=":material/add_comment:", on_click=act, args=("new_conversation",),
-            use_container_width=True,
+            width="stretch",
         )
         store = ui.feedback_store()
         st.download_button(
@@ -81,7 +81,7 @@ def sidebar(s: Session) -> bool:
             file_name="feedback-gold.jsonl",
             mime="application/jsonl",
             help="JSONL in the `mitra eval --gold` format.",
-            use_container_width=True,
+            width="stretch",
         )
         st.caption(ui.model_label())
     return expert
@@ -120,7 +120,7 @@ def render_choices(event_index: int, analyses, scores, expert: bool) -> None:
                     type="primary" if i == 0 else "secondary",
                     on_click=act,
                     args=("confirm", analysis.id),
-                    use_container_width=True,
+                    width="stretch",
                 )
 
 
@@ -167,7 +167,7 @@ def rate(index: int, turn: AnswerTurn) -> None:
             question=turn.question,
             standalone=turn.standalone or turn.question,
             answer=turn.answer.text,
-            cited_chunk_ids=[h.chunk.id for h in turn.passages],
+            cited_chunk_ids=[hit.chunk.id for _, hit in turn.answer.cited_sources],
             rating=1 if value == 1 else -1,
         )
     )

@@ -6,6 +6,9 @@ up; ``/switch`` leaves the analysis, ``/new`` starts over, ``/quit`` (or Ctrl-D)
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated
+
 import typer
 from rich.console import Console
 from rich.markup import escape
@@ -76,6 +79,19 @@ def handle(session: Session, line: str) -> list[Event]:
 
 
 def register(app: typer.Typer) -> None:
+    @app.command("feedback-export")
+    @user_errors
+    def feedback_export(
+        out: Annotated[Path, typer.Argument(help="Where to write the JSONL (the `mitra eval --gold` format).")],
+    ) -> None:
+        """Thumbs up/down given in the chat app, as evaluation questions."""
+        from mitra.feedback import FeedbackStore
+        from mitra.settings import get_settings
+
+        text = FeedbackStore(get_settings().feedback_path).to_jsonl()
+        out.write_text(text)
+        console.print(f"wrote {text.count(chr(10))} questions to {out}")
+
     @app.command()
     @user_errors
     def chat() -> None:

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Literal
 
 from pydantic import BaseModel, Field
 
@@ -38,7 +38,7 @@ class Feedback(BaseModel):
     standalone: str = Field("", description="the condensed query retrieval saw; empty = the question")
     answer: str
     cited_chunk_ids: list[str] = Field(default_factory=list)
-    rating: int = Field(description="+1 thumbs up, -1 thumbs down")
+    rating: Literal[-1, 1] = Field(description="+1 thumbs up, -1 thumbs down")
     reason: str = ""
     id: int | None = None
     created_at: str = ""
@@ -53,18 +53,13 @@ class FeedbackStore:
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        # A connection per call: Streamlit serves each browser session from its own thread.
-        db = sqlite3.connect(self.path, timeout=30)
-        db.row_factory = sqlite3.Row
-        try:
-            with db:
-                yield db
-        finally:
-            db.close()
+        # A connection per call (Streamlit serves each browser session from its own thread);
+        # the inner `db` context commits or rolls back.
+        with closing(sqlite3.connect(self.path, timeout=30)) as db, db:
+            db.row_factory = sqlite3.Row
+            yield db
 
     def add(self, feedback: Feedback) -> int:
-        if feedback.rating not in (-1, 1):
-            raise ValueError("rating must be +1 or -1")
         f = feedback
         with self._db() as db:
             cursor = db.execute(

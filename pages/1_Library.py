@@ -8,9 +8,9 @@ import streamlit as st
 from mitra import ui
 from mitra.session import find_analyses
 
-st.set_page_config(page_title="MITRA · Library", page_icon="📚", layout="wide")
+st.set_page_config(page_title="MITRA · Library", page_icon=":material/library_books:", layout="wide")
 st.html(ui.CSS)
-st.title("📚 Library")
+st.title(":material/library_books: Library")
 
 
 def document_table(analysis_id: str) -> None:
@@ -34,7 +34,7 @@ def document_table(analysis_id: str) -> None:
         ),
         column_config={"open": st.column_config.LinkColumn("open", display_text="PDF ↗")},
         hide_index=True,
-        use_container_width=True,
+        width="stretch",
     )
     labels = {f"{r.document.doc_id} v{r.document.version}": r for r in records}
     chosen = st.selectbox("Read a document", list(labels), key=f"read-{analysis_id}", index=None, placeholder="choose a version…")
@@ -53,7 +53,7 @@ def document_table(analysis_id: str) -> None:
 def main() -> None:
     analyses = ui.kb().analyses()
     if not analyses:
-        st.info("The knowledge base is empty: index analyses with `mitra index-jsonl FILE` or an ingestion run.", icon="📭")
+        st.info("The knowledge base is empty: index analyses with `mitra index-jsonl FILE` or an ingestion run.", icon=":material/inbox:")
         return
     stats = ui.kb().stats()
     cols = st.columns(4)

@@ -16,9 +16,9 @@ from mitra.evaluation import TABLE1, TABLE2, EvalReport, GoldQuery, evaluate
 from mitra.jsonl import InputError, read_jsonl
 from mitra.retrieval import SYSTEMS
 
-st.set_page_config(page_title="MITRA · Evaluation", page_icon="📊", layout="wide")
+st.set_page_config(page_title="MITRA · Evaluation", page_icon=":material/bar_chart:", layout="wide")
 st.html(ui.CSS)
-st.title("📊 Retrieval evaluation")
+st.title(":material/bar_chart: Retrieval evaluation")
 
 
 def load_report(raw: bytes, name: str) -> EvalReport:
@@ -58,7 +58,7 @@ def table(report: EvalReport, columns: list[str], caption: str) -> None:
     styled = frame.style.format({c: "{:.2f}" for c in columns}).apply(
         lambda col: ["font-weight: bold" if v == b else "" for v, b in zip(col, best[col.name])], subset=columns
     )
-    st.dataframe(styled, hide_index=True, use_container_width=True)
+    st.dataframe(styled, hide_index=True, width="stretch")
     long = frame.melt(id_vars=["query set", "system"], var_name="metric", value_name="value")
     chart = (
         alt.Chart(long)
@@ -98,7 +98,7 @@ def routing(report: EvalReport) -> None:
 
 def show(report: EvalReport) -> None:
     sets = ", ".join(f"**{name}** ({n} queries)" for name, n in report.query_sets.items())
-    st.success(f"Gold: `{report.gold}` · {sets} · {report.date}", icon="🧪")
+    st.success(f"Gold: `{report.gold}` · {sets} · {report.date}", icon=":material/science:")
     st.caption(f"{report.skipped_without_gold} queries without gold evidence count for routing only · {report.reranker}")
     table(report, TABLE1, "**Table 1** — precision and recall at k")
     table(report, TABLE2, "**Table 2** — rank-aware metrics")
@@ -118,7 +118,7 @@ def main() -> None:
             st.session_state.eval_report = run_report(gold.getvalue(), gold.name, systems)
     report = st.session_state.get("eval_report")
     if report is None:
-        st.info("Load a report or run an evaluation to see the tables.", icon="📈")
+        st.info("Load a report or run an evaluation to see the tables.", icon=":material/query_stats:")
     else:
         show(report)
 

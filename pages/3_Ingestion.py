@@ -7,9 +7,9 @@ import streamlit as st
 
 from mitra import ui
 
-st.set_page_config(page_title="MITRA · Ingestion", page_icon="🛰️", layout="wide")
+st.set_page_config(page_title="MITRA · Ingestion", page_icon=":material/cloud_download:", layout="wide")
 st.html(ui.CSS)
-st.title("🛰️ Ingestion")
+st.title(":material/cloud_download: Ingestion")
 
 
 def main() -> None:
@@ -20,13 +20,13 @@ def main() -> None:
         st.info(
             f"No ingestion has run yet: there is no manifest at `{path}`.\n\n"
             "Crawl the document portal with `mitra ingest crawl --help`; the manifest records every file it fetches.",
-            icon="📭",
+            icon=":material/inbox:",
         )
         return
     with Manifest(path) as manifest:
         analyses, versions = manifest.analyses(), manifest.versions()
     if not versions:
-        st.info("The manifest exists but lists no documents yet.", icon="📭")
+        st.info("The manifest exists but lists no documents yet.", icon=":material/inbox:")
         return
     last = max(v.seen_at for v in versions)
     failed = [v for v in versions if v.status is DownloadStatus.failed]
@@ -57,7 +57,7 @@ def main() -> None:
         for v in versions
         if not only_problems or v in failed or v in stage_failed
     ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, use_container_width=True)
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 with ui.user_errors():

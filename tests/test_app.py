@@ -3,11 +3,12 @@ pipeline and the embedded SmolLM2 (or an LLM server that is down)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
 
+from mitra.session import AnswerTurn
 from tests.conftest import REPO, closed_port
 
 HIGGS = "What is the dominant background in the dimuon Higgs search?"
@@ -86,7 +87,11 @@ def test_ask_confirm_answer_follow_up_feedback_switch_and_new(app_env):
     at.feedback[0].set_value(1).run()
     stored = ui.feedback_store().all()
     assert len(stored) == before + 1 and stored[-1].rating == 1 and stored[-1].analysis_id == "HIG-24-001"
-    assert stored[-1].cited_chunk_ids
+    rated = next(e for e in at.session_state.session.transcript if isinstance(e, AnswerTurn))
+    assert stored[-1].cited_chunk_ids == [hit.chunk.id for _, hit in rated.answer.cited_sources]
+    at.text_input(key="reason-3").set_value("right analysis, vague answer")
+    at.button(key="FormSubmitter:why-3-Send").click().run()
+    assert ui.feedback_store().all()[-1].reason == "right analysis, vague answer"
 
     at.toggle[0].set_value(True).run()  # expert view: per-stage scores and timings
     assert "dense" in texts(at) and " ms" in texts(at)
@@ -135,11 +140,84 @@ def test_empty_knowledge_base_explains_how_to_index(app_env, tmp_path: Path):
     assert not at.chat_input
 
 
-@pytest.mark.parametrize("page", ["1_Library.py", "2_Evaluation.py", "3_Ingestion.py"])
-def test_pages_render_without_errors(app_env, page):
-    at = AppTest.from_file(str(REPO / "pages" / page), default_timeout=120)
+def page(name: str) -> AppTest:
+    at = AppTest.from_file(str(REPO / "pages" / name), default_timeout=120)
     at.run()
+    assert not at.exception and not at.error, (at.exception, at.error)
+    return at
+
+
+def test_library_searches_analyses_and_reads_a_document(app_env):
+    at = page("1_Library.py")
+    assert len(at.expander) == 3 and at.metric[0].value == "3"
+    at.text_input[0].set_value("monojet").run()
+    (analysis,) = at.expander
+    assert "EXO-24-002" in analysis.label and len(analysis.dataframe) == 1
+    analysis.selectbox[0].set_value("AN-2024-002 v1").run()
+    assert any("Z boson production" in m.value for m in at.expander[0].markdown)
+    at.text_input[0].set_value("no such analysis").run()
+    assert not at.expander
+
+
+def test_evaluation_runs_on_an_uploaded_gold_file_and_loads_a_report(app_env):
+    gold = "\n".join(
+        json.dumps(row)
+        for row in [
+            {"qid": "q1", "query": "dominant background", "analysis_id": "HIG-24-001", "evidence": ["Drell-Yan"], "set": "Set 1"},
+            {"qid": "q2", "query": "mediator mass limit", "analysis_id": "EXO-24-002", "evidence": ["1.9 TeV"], "set": "Set 2"},
+        ]
+    )
+    at = page("2_Evaluation.py")
+    assert "Load a report" in at.info[0].value
+    at.file_uploader(key="gold").upload("gold.jsonl", gold.encode()).run()
+    at.multiselect[0].set_value(["bm25", "dense"]).run()
+    at.button[0].click().run()
     assert not at.exception and not at.error
+    assert "gold.jsonl" in at.success[0].value and "Set 1" in at.success[0].value
+    assert [len(d.value) for d in at.dataframe] == [4, 4, 2]  # Table 1, Table 2: 2 sets x 2 systems; routing
+    report = at.session_state.eval_report
+
+    fresh = page("2_Evaluation.py")
+    fresh.file_uploader(key="report").upload("report.json", report.model_dump_json().encode()).run()
+    assert "gold.jsonl" in fresh.success[0].value
+    fresh.file_uploader(key="report").upload("bad.json", b'{"date": 1}').run()
+    assert "bad.json is not a `mitra eval --out` report" in fresh.error[0].value
+
+
+def test_ingestion_shows_the_manifest_or_explains_its_absence(app_env, app_data_dir):
+    from ingest.manifest import Manifest, Stage, VersionKey
+    from mitra.types import Analysis
+
+    manifest_path = app_data_dir / "manifest.sqlite"
+    assert "No ingestion has run yet" in page("3_Ingestion.py").info[0].value
+    with Manifest(manifest_path) as manifest:
+        manifest.upsert_analysis(Analysis(id="HIG-24-001", title="H to mumu"))
+        pdf = app_data_dir / "AN-2024-001.pdf"
+        pdf.write_bytes(b"%PDF-1.4")
+        good = VersionKey("HIG-24-001", "AN-2024-001", "1")
+        manifest.record_download(good, title="note", url="http://portal/a.pdf", path=pdf, sha256="x", size=8)
+        manifest.mark_stage(good, Stage.extract)
+        manifest.record_failure(VersionKey("HIG-24-001", "AN-2024-001", "2"), title="note", url="http://portal/b.pdf",
+                                error="HTTP 404 Not Found")
+    try:
+        at = page("3_Ingestion.py")
+        assert [m.value for m in at.metric][1:] == ["1", "2", "0", "1"]
+        rows = at.dataframe[0].value
+        assert list(rows["error"]) == ["HTTP 404 Not Found"]  # only problems by default
+        at.toggle[0].set_value(False).run()
+        assert len(at.dataframe[0].value) == 2
+    finally:
+        manifest_path.unlink()
+
+
+def test_page_links_open_pdfs_at_the_page():
+    from mitra.types import Document
+    from mitra.ui import page_link
+
+    local = Document(analysis_id="A", doc_id="D", source="/data/notes/AN.pdf")
+    assert page_link(local, 7) == "file:///data/notes/AN.pdf#page=7"
+    assert page_link(Document(analysis_id="A", doc_id="D", source="https://cds/AN.pdf"), None) == "https://cds/AN.pdf"
+    assert page_link(Document(analysis_id="A", doc_id="D", source="inline text"), 3) is None
 
 
 def test_chat_cli_has_the_same_flow(app_env):

@@ -173,3 +173,20 @@ def test_find_analyses_matches_ids_titles_and_word_prefixes():
     assert ids("w mass") == ["SMP-24-003"]
     assert ids("boson")[:3] and set(ids("boson")) == {a.id for a in catalog}
     assert ids("neutrino oscillation") == [] and ids("  ") == []
+
+
+def test_feedback_is_stored_and_exported_as_eval_gold(tmp_path):
+    from mitra.evaluation import GoldQuery
+    from mitra.feedback import Feedback, FeedbackStore
+
+    store = FeedbackStore(tmp_path / "feedback.sqlite")
+    up = store.add(Feedback(analysis_id="HIG-24-001", question="and its size?", standalone="size of the DY background",
+                            answer="Large [1].", cited_chunk_ids=["c1"], rating=1))
+    store.add(Feedback(analysis_id="SMP-24-003", question="W mass?", answer="80 GeV", cited_chunk_ids=["c9"], rating=-1))
+    store.set_reason(up, "  precise and cited ")
+    assert [f.reason for f in store.all()] == ["precise and cited", ""]
+    gold = [GoldQuery.model_validate_json(line) for line in store.to_jsonl().splitlines()]
+    assert gold[0].query == "size of the DY background" and gold[0].relevant_chunk_ids == ["c1"] and gold[0].has_gold
+    assert gold[1].relevant_chunk_ids == [] and not gold[1].has_gold and gold[1].set == "feedback-down"
+    with pytest.raises(ValueError):
+        Feedback(analysis_id="x", question="q", answer="a", rating=0)
