@@ -50,6 +50,11 @@ def act(method: str, *args) -> None:
         st.session_state.flash = error
 
 
+def new_conversation() -> None:
+    act("new_conversation")
+    st.session_state.ratings = {}  # keyed by transcript index, which starts again at 0
+
+
 def flash() -> None:
     error = st.session_state.pop("flash", None)
     if error is not None:
@@ -71,7 +76,7 @@ def sidebar(s: Session) -> bool:
             st.markdown(f":material/lock: **{s.analysis.id}**  \n{s.analysis.title}")
             st.button("Switch analysis", icon=":material/swap_horiz:", on_click=act, args=("switch",), width="stretch")
         st.button(
-            "New conversation", icon=":material/add_comment:", on_click=act, args=("new_conversation",),
+            "New conversation", icon=":material/add_comment:", on_click=new_conversation,
             width="stretch",
         )
         store = ui.feedback_store()
@@ -124,7 +129,7 @@ def render_choices(event_index: int, analyses, scores, expert: bool) -> None:
                 )
 
 
-def render_answer(index: int, turn: AnswerTurn, s: Session, expert: bool) -> None:
+def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
     if not turn.done:
         with st.spinner("Retrieving passages and writing the answer…"):
             st.write_stream(turn.tokens())
@@ -203,7 +208,7 @@ def render(s: Session, expert: bool) -> None:
                 st.info(event.text)
             elif isinstance(event, AnswerTurn):
                 with ui.user_errors():
-                    render_answer(index, event, s, expert)
+                    render_answer(index, event, expert)
 
 
 def empty_state() -> None:

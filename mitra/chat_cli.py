@@ -61,8 +61,10 @@ def stream_answer(turn: AnswerTurn) -> None:
     out.print()
     if turn.error:
         out.print(f"[red]{escape(turn.error)}[/] — the retrieved passages follow.")
+    cited = set(turn.answer.cited) if turn.answer else set()
     for n, hit in enumerate(turn.passages, start=1):
-        out.print(f"[dim]{escape(source_label(n, hit))}[/]")
+        style = "bold" if n in cited else "dim"  # what the answer cites stands out
+        out.print(f"[{style}]{escape(source_label(n, hit))}[/]")
 
 
 def handle(session: Session, line: str) -> list[Event]:
