@@ -63,6 +63,7 @@ class Answer(BaseModel):
     abstained: bool = False  # no passage cleared the relevance floor: the model was not called
     retrieved: int = 0  # passages retrieval returned, before the floor and the token budget
     model: ModelInfo | None = None  # None when the model was not called
+    prompt_tokens: int | None = None  # as the server counted them
     completion_tokens: int | None = None
     timings: Timings
 
@@ -164,11 +165,10 @@ class Answerer:
 
         mark = time.perf_counter()
         pieces: list[str] = []
-        completion_tokens = None
+        usage: dict = {}
         with self._llm_errors(prompt.sources):
             for chunk in self.chat_model.stream(prompt.messages):
-                if chunk.usage_metadata:
-                    completion_tokens = chunk.usage_metadata.get("output_tokens")
+                usage = dict(chunk.usage_metadata or usage)
                 if isinstance(chunk.content, str) and chunk.content:
                     if timings.first_token_ms is None:
                         timings.first_token_ms = elapsed_ms()
@@ -179,8 +179,8 @@ class Answerer:
         text, cited = parse_citations("".join(pieces), len(prompt.passages))
         timings.total_ms = elapsed_ms()
         yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources, cited=cited,
-                     retrieved=len(result.hits), model=self.model_info, completion_tokens=completion_tokens,
-                     timings=timings)
+                     retrieved=len(result.hits), model=self.model_info, prompt_tokens=usage.get("input_tokens"),
+                     completion_tokens=usage.get("output_tokens"), timings=timings)
 
     def condense(self, history: Sequence[PastExchange], question: str) -> str:
         """The follow-up as a standalone query for retrieval (the question itself without

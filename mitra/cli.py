@@ -29,7 +29,7 @@ app = typer.Typer(
     add_completion=False,
 )
 console = Console(stderr=True)
-_COMMAND_MODULES: list[str] = ["ingest.cli", "mitra.chat_cli"]
+_COMMAND_MODULES: list[str] = ["ingest.cli", "mitra.chat_cli", "mitra.answer_cli"]
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 

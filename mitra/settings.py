@@ -119,6 +119,7 @@ class Settings(BaseSettings):
     # model name (Ollama / OpenAI-compatible) or a GGUF path (embedded).
     judge_backend: Literal["auto", "ollama", "openai", "embedded"] | None = None
     judge_model: str | None = None
+    judge_base_url: str | None = None  # its Ollama host or OpenAI-compatible URL, if not the answerer's
 
     # --- ingestion (ingest/) --------------------------------------------------
     ocr_backend: Literal["auto", "tesseract", "surya"] = "auto"

@@ -8,8 +8,10 @@ tests check what the system guarantees, never the prose.
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -20,7 +22,8 @@ from mitra.retrieval import RetrievalResult, Timer
 from mitra.session import Exchange
 from mitra.settings import Settings
 from mitra.types import Analysis, Chunk, Hit
-from tests.conftest import CHAT_LLM, closed_port
+from tests.conftest import CHAT_LLM, OLLAMA_MODEL, closed_port
+from tests.samples import write_jsonl
 
 DARK_MATTER = Analysis(
     id="EXO-24-002",
@@ -187,7 +190,9 @@ def test_injected_instructions_stay_fenced_data(stub_answerer, ollama_stub):
     assert INJECTION in fenced  # quoted as data, not silently rewritten
     for token in ("<|im_start|>", "<|im_end|>", "[INST]", "[/INST]", "<<SYS>>", '<passage n="9">'):
         assert token not in content
-    assert outside.rstrip().endswith("Question about EXO-24-002: What is the dominant background?")
+    assert outside.rstrip().endswith(
+        "Question about EXO-24-002: What is the dominant background?\n(Answer from the passages only and cite them as [n].)"
+    )
 
 
 def test_sanitise_removes_control_tokens_and_fence_tags():
@@ -287,3 +292,109 @@ def test_condense_rewrites_a_follow_up_with_the_history(stub_answerer, ollama_st
 def test_condense_on_the_embedded_model_returns_a_query(embedded_answerer):
     history = [Exchange("What is the dominant background?", "Z(nunu)+jets [1].")]
     assert embedded_answerer.condense(history, "And the second largest?").strip()
+
+
+# ---------------------------------------------------------------- CLI: ask, eval-answers
+def stub_reply(request: dict) -> str:
+    """The Ollama stub as answering model and as judge."""
+    if request["messages"][0]["content"].startswith("You grade answers"):
+        return json.dumps({"label": "good", "key_points_covered": [1, 5], "unsupported_claims": [], "abstained": False})
+    return "Z(nunu)+jets is the dominant background [1]."
+
+
+@pytest.fixture
+def cli(monkeypatch, app_data_dir, ollama_stub):
+    """``ask`` and ``eval-answers`` on the sample KB, the stub Ollama answering and judging."""
+    import typer
+    from typer.testing import CliRunner
+
+    from mitra.answer_cli import register
+    from mitra.settings import get_settings
+
+    env = {"DATA_DIR": app_data_dir, "RERANKER": "none", "LLM_BACKEND": "ollama", "OLLAMA_HOST": ollama_stub.url,
+           "RELEVANCE_FLOOR_DENSE": 0.4}
+    for key, value in env.items():
+        monkeypatch.setenv(f"MITRA_{key}", str(value))
+    get_settings.cache_clear()
+    ollama_stub.reply = stub_reply
+    app = typer.Typer()
+    register(app)
+    runner = CliRunner()
+    yield lambda *args: runner.invoke(app, list(args))
+    get_settings.cache_clear()
+
+
+def test_cli_ask(cli, ollama_stub):
+    result = cli("ask", "--analysis", "EXO-24-002", "What is the dominant background?", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["answer"] == "Z(nunu)+jets is the dominant background [1]." and not data["uncited"]
+    assert [c["n"] for c in data["citations"]] == [1] and data["citations"][0] == data["sources"][0]
+    assert data["model"] == {"backend": "ollama", "model": OLLAMA_MODEL, "base_url": ollama_stub.url}
+    assert set(data["timings_ms"]) >= {"retrieve_ms", "rerank_ms", "prompt_ms", "generate_ms", "first_token_ms", "total_ms"}
+
+    text = cli("ask", "--analysis", "EXO-24-002", "What is the dominant background?")
+    assert text.exit_code == 0, text.output
+    assert "Z(nunu)+jets is the dominant background [1]." in text.stdout
+    assert "[1] AN-2024-002 v1 · Backgrounds" in text.stdout
+    assert f"answered by {OLLAMA_MODEL} (ollama at {ollama_stub.url})" in " ".join(text.output.split())
+
+    abstained = json.loads(cli("ask", "--analysis", "EXO-24-002", HIGGS_QUESTION, "--json").stdout)
+    assert abstained["abstained"] and abstained["model"] is None and "dark matter" in abstained["answer"].lower()
+
+
+def test_cli_ask_errors(cli, ollama_stub):
+    unknown = cli("ask", "--analysis", "NOPE-1", "What?")
+    assert unknown.exit_code == 2 and "No analysis 'NOPE-1'" in unknown.output
+    ollama_stub.pulled = []
+    missing = cli("ask", "--analysis", "EXO-24-002", "What is the dominant background?")
+    assert missing.exit_code == 2 and f"model not pulled: run `ollama pull {OLLAMA_MODEL}`" in " ".join(missing.output.split())
+
+
+def test_cli_eval_answers(cli, ollama_stub, tmp_path):
+    gold = write_jsonl(tmp_path / "gold.jsonl", [
+        {"qid": "g1", "analysis_id": "EXO-24-002", "question": "What is the dominant background?", "answerable": True,
+         "reference_answer": "Z(nunu)+jets.", "key_points": ["Z(nunu)+jets", "estimated from control regions"]},
+        {"qid": "g2", "analysis_id": "EXO-24-002", "question": HIGGS_QUESTION, "answerable": False},
+        {"qid": "g3", "analysis_id": "NOPE-1", "question": "What?", "answerable": True},
+    ])
+    report_path = tmp_path / "report.json"
+    result = cli("eval-answers", "--gold", str(gold), "--json", "--out", str(report_path))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["metrics"] == {
+        "good_rate": 1.0, "satisfactory_or_better_rate": 1.0, "key_point_coverage": 0.5,  # point 5 does not exist
+        "hallucination_rate": 0.0, "abstention_accuracy": 1.0, "false_abstention_rate": 0.0,
+    }
+    assert report["failed"] == ["g3"] and (report["answerable"], report["unanswerable"]) == (2, 1)
+    judged = [c for c in ollama_stub.chats if c["messages"][0]["content"].startswith("You grade answers")]
+    assert len(judged) == 1  # g2 abstained before generation: nothing to judge
+    assert judged[0]["format"]["properties"]["label"]["enum"] == ["good", "satisfactory", "poor"]
+    assert "1. Z(nunu)+jets\n2. estimated from control regions" in judged[0]["messages"][1]["content"]
+    rows = {r["gold"]["qid"]: r for r in json.loads(report_path.read_text())["rows"]}
+    assert rows["g2"]["abstained_before_generation"] and "NOPE-1" in rows["g3"]["error"]
+
+    table = cli("eval-answers", "--gold", str(gold)).stdout
+    assert "| Answering model | Judge | Good [%] | Satisfactory+ [%] | Key points [%] |" in table
+    assert f"| {OLLAMA_MODEL} | {OLLAMA_MODEL} | 100.0 | 100.0 | 50.0 | 0.0 | 100.0 | 0.0 |" in table
+
+
+def test_cli_eval_answers_rejects_bad_gold_before_loading_models(cli, ollama_stub, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"qid": "g1", "analysis_id": "EXO-24-002", "question": "q"}\n')
+    result = cli("eval-answers", "--gold", str(bad))
+    assert result.exit_code == 2 and "bad.jsonl:1: answerable: Field required" in " ".join(result.output.split())
+
+
+def test_judge_settings_swap_in_the_judge(tmp_path):
+    from mitra.answer_eval import judge_settings
+
+    base = Settings(data_dir=tmp_path, llm_backend="embedded", llm_temperature=0.3)
+    assert judge_settings(base).llm_backend == "embedded" and judge_settings(base).llm_temperature == 0.0
+    gpu = judge_settings(base.model_copy(update={"judge_backend": "openai", "judge_model": "Qwen2.5-32B",
+                                                  "judge_base_url": "http://gpu-node:8000/v1"}))
+    assert (gpu.llm_backend, gpu.openai_model, gpu.openai_base_url) == ("openai", "Qwen2.5-32B", "http://gpu-node:8000/v1")
+    local = judge_settings(base.model_copy(update={"judge_model": "/models/judge.gguf"}))
+    assert local.gguf_path == Path("/models/judge.gguf")
+    ollama = judge_settings(base.model_copy(update={"judge_backend": "ollama", "judge_model": "qwen2.5:14b"}))
+    assert ollama.ollama_model == "qwen2.5:14b"

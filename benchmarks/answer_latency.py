@@ -1,0 +1,143 @@
+"""End-to-end answer latency on the embedded llama.cpp model, split by stage (ms):
+route, retrieve, rerank, prompt, time to first token, generate, total; plus decode
+speed (tokens/s after the first token) and prompt size. JSON on stdout.
+
+The knowledge base is the ORION demo corpus (demo/corpus/*.yaml, the latest version of
+every document, as Markdown text), indexed with the packaged MiniLM into a temporary
+directory. The reranker is the configured one when its weights are here, else a randomly
+initialised cross-encoder of the same architecture (benchmarks/retrieval_latency.py):
+same runtime, meaningless scores, so no relevance floor is applied.
+
+    python benchmarks/answer_latency.py [--gguf PATH | --demo-model] [--max-tokens 128]
+                                        [--context 4096] [--threads N] [--repeat 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+from statistics import mean, median
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: demo/, benchmarks/
+
+from benchmarks.retrieval_latency import minilm_cross_encoder  # noqa: E402
+from demo.make_corpus import Section, load_specs, resolve_versions  # noqa: E402
+from mitra.answer import Answer, Answerer  # noqa: E402
+from mitra.embedders import SentenceTransformerEmbedder  # noqa: E402
+from mitra.indexing import JsonlAnalysis, JsonlDocument, index_records  # noqa: E402
+from mitra.llm import demo_gguf_path, load_chat_model, resolve_gguf  # noqa: E402
+from mitra.retrieval import build_pipeline  # noqa: E402
+from mitra.settings import Settings, get_settings  # noqa: E402
+
+# (analysis, question): generic questions whose answer differs per analysis, and one off-topic.
+QUESTIONS = [
+    ("EXO-24-003", "What is the dominant background and how is it estimated?"),
+    ("EXO-24-003", "Which mediator masses are excluded?"),
+    ("HIG-24-001", "What is the largest systematic uncertainty?"),
+    ("SMP-24-002", "What integrated luminosity is used?"),
+    ("BPH-24-005", "How is the signal yield extracted?"),
+    ("EXO-24-003", "How many Higgs bosons were discovered in this search?"),
+]
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"<[^>]+>", "", text)
+
+
+def _markdown(sections: list[Section], level: int = 1) -> str:
+    parts = []
+    for section in sections:
+        parts.append(f"{'#' * level} {section.title}")
+        for block in section.blocks:
+            text = getattr(block, "text", None) or getattr(block, "caption", None) or getattr(block, "equation", "")
+            parts.append(_plain(text))
+        parts.append(_markdown(section.subsections, level + 1))
+    return "\n\n".join(p for p in parts if p)
+
+
+def demo_records() -> list[JsonlAnalysis]:
+    records = []
+    for spec in load_specs():
+        documents = []
+        for raw in spec.documents:
+            latest = resolve_versions(raw)[-1]
+            documents.append(JsonlDocument(doc_id=latest.doc_id, version=latest.version.label, title=latest.title,
+                                           text=_markdown(latest.sections)))
+        records.append(JsonlAnalysis(analysis_id=spec.id, title=spec.title, abstract=_plain(spec.abstract), documents=documents))
+    return records
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"mean": round(mean(values), 1), "p50": round(median(values), 1), "max": round(max(values), 1)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gguf", type=Path, help="a GGUF chat model (default: demo model if assembled, else SmolLM2)")
+    parser.add_argument("--demo-model", action="store_true", help="the assembled Qwen2.5-Coder-1.5B demo model")
+    parser.add_argument("--max-tokens", type=int, default=128)
+    parser.add_argument("--context", type=int, default=4096)
+    parser.add_argument("--threads", type=int)
+    parser.add_argument("--repeat", type=int, default=1, help="times each question is asked")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="mitra-answer-latency-"))
+    settings = Settings(
+        data_dir=work / "kb", llm_backend="embedded", llm_max_tokens=args.max_tokens, llm_context_tokens=args.context,
+        llm_threads=args.threads, llm_temperature=0.0, gguf_path=args.gguf,
+    )
+    if args.demo_model:
+        settings = settings.model_copy(update={"gguf_path": demo_gguf_path(get_settings())})
+    pipeline = build_pipeline(settings, embedder=SentenceTransformerEmbedder("all-MiniLM-L6-v2"))
+    reranker = pipeline.reranker_note
+    if pipeline.retriever.reranker is None:
+        pipeline.retriever.reranker = minilm_cross_encoder(work / "cross-encoder")
+        reranker = "random-weights cross-encoder with the architecture of ms-marco-MiniLM-L-6-v2"
+    index_records(pipeline.kb, demo_records())
+
+    start = time.perf_counter()
+    chat_model, info = load_chat_model(settings)
+    startup_ms = (time.perf_counter() - start) * 1000
+    answerer = Answerer(pipeline.retriever, chat_model, info, settings)
+    answerer.answer(pipeline.kb.get_analysis(QUESTIONS[0][0]), "warm-up")  # first request pays one-off costs
+
+    rows = []
+    for analysis_id, question in QUESTIONS * args.repeat:
+        mark = time.perf_counter()
+        pipeline.router.route(question)
+        route_ms = (time.perf_counter() - mark) * 1000
+        answer: Answer = answerer.answer(pipeline.kb.get_analysis(analysis_id), question)
+        t = answer.timings
+        decode_s = (t.total_ms - t.first_token_ms) / 1000
+        rows.append({
+            "analysis_id": analysis_id, "question": question, "route_ms": round(route_ms, 1),
+            **{k: round(v, 1) for k, v in t.model_dump().items()},
+            "prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens,
+            "decode_tokens_per_s": round((answer.completion_tokens - 1) / decode_s, 2) if decode_s > 0 else None,
+            "passages": len(answer.sources), "answer": answer.text,
+        })
+
+    stages = ("route_ms", "retrieve_ms", "rerank_ms", "prompt_ms", "first_token_ms", "generate_ms", "total_ms")
+    print(json.dumps({
+        "model": info.model_dump(),
+        "gguf": str(resolve_gguf(settings)),
+        "threads": settings.llm_threads or "all cores",
+        "context_tokens": settings.llm_context_tokens,
+        "max_tokens": settings.llm_max_tokens,
+        "server_startup_ms": round(startup_ms, 1),
+        "reranker": reranker,
+        "questions": len(rows),
+        "stages_ms": {s: summary([r[s] for r in rows]) for s in stages},
+        "prompt_tokens": summary([r["prompt_tokens"] for r in rows]),
+        "decode_tokens_per_s": summary([r["decode_tokens_per_s"] for r in rows if r["decode_tokens_per_s"]]),
+        "per_question": rows,
+    }, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
