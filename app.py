@@ -79,10 +79,9 @@ def sidebar(s: Session) -> bool:
             "New conversation", icon=":material/add_comment:", on_click=new_conversation,
             width="stretch",
         )
-        store = ui.feedback_store()
         st.download_button(
             "Export feedback as eval questions",
-            data=store.to_jsonl(),
+            data=ui.feedback_store().to_jsonl,  # built on click, not on every rerun
             file_name="feedback-gold.jsonl",
             mime="application/jsonl",
             help="JSONL in the `mitra eval --gold` format.",

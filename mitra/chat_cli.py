@@ -7,7 +7,7 @@ up; ``/switch`` leaves the analysis, ``/new`` starts over, ``/quit`` (or Ctrl-D)
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -15,18 +15,9 @@ from rich.markup import escape
 
 from mitra.cli import console, user_errors
 from mitra.errors import MitraError
-from mitra.session import (
-    AnswerTurn,
-    Candidates,
-    Event,
-    Locked,
-    Notice,
-    Phase,
-    SearchPrompt,
-    SearchResults,
-    Session,
-    source_label,
-)
+
+if TYPE_CHECKING:  # the session pulls in the models' libraries: imported when `chat` runs
+    from mitra.session import AnswerTurn, Event, Session
 
 out = Console(highlight=False)
 
@@ -35,6 +26,8 @@ HELP = "Commands: a number picks an analysis, 0 = none of these, /switch, /new, 
 
 
 def show(events: list[Event]) -> None:
+    from mitra.session import AnswerTurn, Candidates, Locked, Notice, SearchPrompt, SearchResults
+
     for event in events:
         if isinstance(event, Candidates):
             out.print("Which analysis is your question about?")
@@ -56,6 +49,8 @@ def show(events: list[Event]) -> None:
 
 
 def stream_answer(turn: AnswerTurn) -> None:
+    from mitra.session import source_label
+
     for token in turn.tokens():
         out.print(token, end="", markup=False)
     out.print()
@@ -68,6 +63,8 @@ def stream_answer(turn: AnswerTurn) -> None:
 
 
 def handle(session: Session, line: str) -> list[Event]:
+    from mitra.session import Phase
+
     if line in COMMANDS:
         return getattr(session, COMMANDS[line])()
     if line.isdigit() and session.phase in (Phase.choosing, Phase.searching):
@@ -98,13 +95,16 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def chat() -> None:
         """Chat in the terminal: route, confirm an analysis, then ask follow-ups with cited answers."""
-        from mitra.answer import build_answerer
         from mitra.cli import pipeline
+        from mitra.session import RetrievalOnly, Session, load_answerer
 
         p = pipeline()
         if not p.kb.analyses():
             raise MitraError("The knowledge base is empty: index analyses first (`mitra index-jsonl FILE`).")
-        session = Session(p, build_answerer(p))
+        answerer = load_answerer(p)
+        if isinstance(answerer, RetrievalOnly):
+            console.print(f"[yellow]No language model, passages only:[/] {escape(str(answerer.error))}")
+        session = Session(p, answerer)
         console.print(HELP)
         while True:
             try:

@@ -10,12 +10,14 @@ from mitra.session import (
     Locked,
     Notice,
     Phase,
+    RetrievalOnly,
     SearchPrompt,
     SearchResults,
     Session,
     SessionError,
     UserSaid,
     find_analyses,
+    load_answerer,
 )
 from mitra.types import Analysis
 
@@ -190,3 +192,17 @@ def test_feedback_is_stored_and_exported_as_eval_gold(tmp_path):
     assert gold[1].relevant_chunk_ids == [] and not gold[1].has_gold and gold[1].set == "feedback-down"
     with pytest.raises(ValueError):
         Feedback(analysis_id="x", question="q", answer="a", rating=0)
+
+
+def test_a_model_that_cannot_load_leaves_retrieval_working(pipeline):
+    from tests.conftest import closed_port
+
+    down = pipeline.settings.model_copy(update={"llm_backend": "ollama", "ollama_host": f"http://127.0.0.1:{closed_port()}"})
+    pipeline.settings = down
+    answerer = load_answerer(pipeline)
+    assert isinstance(answerer, RetrievalOnly) and "not reachable" in str(answerer.error)
+    session = Session(pipeline, answerer)
+    session.submit(HIGGS_QUESTION)
+    _, turn = session.confirm("HIG-24-001")
+    assert answer(turn) == "" and "ollama serve" in turn.error
+    assert turn.passages and {h.chunk.analysis_id for h in turn.passages} == {"HIG-24-001"}
