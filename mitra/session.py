@@ -173,6 +173,8 @@ class AnswerTurn:
             self.error = str(error)
         finally:
             self.done = True
+            if self.answer is None and self.error is None:  # the renderer stopped iterating (a rerun)
+                self.error = "The answer was interrupted before it finished: ask again to get it."
 
 
 Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, Notice, AnswerTurn]

@@ -206,3 +206,13 @@ def test_a_model_that_cannot_load_leaves_retrieval_working(pipeline):
     _, turn = session.confirm("HIG-24-001")
     assert answer(turn) == "" and "ollama serve" in turn.error
     assert turn.passages and {h.chunk.analysis_id for h in turn.passages} == {"HIG-24-001"}
+
+
+def test_an_interrupted_answer_says_so_and_stays_out_of_the_history(session):
+    session.submit(HIGGS_QUESTION)
+    _, turn = session.confirm("HIG-24-001")
+    tokens = turn.tokens()
+    assert next(tokens)
+    tokens.close()  # what a Streamlit rerun does to a stream in progress
+    assert turn.done and turn.answer is None and "interrupted" in turn.error
+    assert session.history == []
