@@ -1,12 +1,14 @@
-"""``mitra ingest ...``: the offline ingestion commands (crawl, cookie import, ...).
+"""``mitra ingest ...``: the offline ingestion commands.
 
-Other ingestion stages add their commands to ``app``. Exit codes of ``crawl``: 0 all
-files downloaded or unchanged, 1 some files or pages failed (see the summary), 2 the
-crawl could not start (login rejected, no credentials, bad profile).
+``crawl`` downloads, ``pdf`` indexes local files, ``run`` does crawl -> extract ->
+chunk -> index, ``status`` reads the manifest. Exit codes: 0 everything done or
+unchanged, 1 some files failed (see the summary), 2 nothing could start (login
+rejected, no credentials, bad profile, bad arguments).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -101,6 +103,146 @@ def import_cookies(
     site, settings = load_profile(profile), get_settings()
     count = save_imported(file, site, settings, site.resolve_base_url(base_url))
     typer.echo(f"saved {count} cookie(s) for {site.name} to {session_path(settings, site)}")
+
+
+class _PageProgress:
+    """Per-file and per-page progress bars for extraction + indexing, on stderr."""
+
+    def __init__(self, total_files: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), console=Console(stderr=True))
+        self.files = self.bar.add_task("files", total=total_files)
+        self.pages = None
+
+    def file(self, name: str):
+        """Start a file; returns the page callback ``(done, total)`` extraction reports to."""
+        if self.pages is not None:
+            self.bar.remove_task(self.pages)
+        self.bar.advance(self.files)  # counts files started: the current one included
+        self.pages = self.bar.add_task(f"  {name}", total=None)
+        return lambda done, total: self.bar.update(self.pages, completed=done, total=total)
+
+
+def _print_ingest_summary(summary) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    data = summary.as_dict()
+    console = Console(stderr=True)
+    console.print(
+        f"{data['analyses']} analyses, {data['documents']} documents, {data['versions']} versions indexed "
+        f"({data['pages']} pages, {data['ocr_pages']} by OCR, {data['chunks']} chunks); "
+        f"{data['skipped']} unchanged and skipped, {len(data['failed'])} failed"
+    )
+    if data["failed"]:
+        table = Table("file", "reason", title="Failed files")
+        for row in data["failed"]:
+            table.add_row(row["file"], row["reason"])
+        console.print(table)
+
+
+@app.command()
+@user_errors
+def pdf(
+    files: list[Path] = typer.Argument(..., help="PDF files; each becomes a document named after the file"),
+    analysis: str = typer.Option(..., "--analysis", help="the analysis id the documents belong to"),
+    title: str | None = typer.Option(None, "--title", help="the analysis title (default: kept, or the id)"),
+    abstract: str | None = typer.Option(None, "--abstract", help="default: kept, or the first document's Abstract"),
+    version: str = typer.Option("1", "--version", help="the documents' version label"),
+    force_ocr: bool = typer.Option(False, "--force-ocr", help="OCR every page even where the text layer is good"),
+    as_json: JsonOption = False,
+) -> None:
+    """Extract, chunk and index local PDF files into one analysis."""
+    from ingest.index import ingest_pdfs
+    from mitra.retrieval import build_pipeline
+    from mitra.types import Analysis
+
+    kb = build_pipeline(with_reranker=False).kb
+    known = kb.get_analysis(analysis)
+    target = Analysis(
+        id=analysis,
+        title=title or (known.title if known else analysis),
+        abstract=abstract if abstract is not None else (known.abstract if known else ""),
+    )
+    progress = _PageProgress(len(files))
+    with progress.bar:
+        summary = ingest_pdfs(kb, kb.settings, files, target, version=version, force_ocr=force_ocr,
+                              progress=lambda path: progress.file(path.name))
+    if as_json:
+        typer.echo(json.dumps(summary.as_dict(), indent=2))
+    _print_ingest_summary(summary)
+    raise typer.Exit(1 if summary.failed else 0)
+
+
+@app.command()
+@user_errors
+def run(
+    profile: str = typer.Option(..., "--profile", help=_PROFILE_HELP),
+    base_url: str | None = typer.Option(None, "--base-url", help="override the profile's base URL"),
+    as_json: JsonOption = False,
+) -> None:
+    """Crawl the portal, then extract, chunk and index every new document version."""
+    from ingest.crawl import crawl as run_crawl
+    from ingest.index import index_manifest
+    from ingest.manifest import Manifest, Stage
+    from ingest.profiles import load_profile
+    from mitra.retrieval import build_pipeline
+
+    site = load_profile(profile)
+    kb = build_pipeline(with_reranker=False).kb
+    crawl_progress = _RichProgress()
+    with crawl_progress.bar:
+        report = run_crawl(site, kb.settings, base_url=base_url, progress=crawl_progress)
+    _print_summary(report)
+    with Manifest.open(kb.settings) as manifest:
+        progress = _PageProgress(len(manifest.pending(Stage.index)))
+        with progress.bar:
+            summary = index_manifest(kb, manifest, kb.settings,
+                                     progress=lambda record: progress.file(f"{record.doc_id} {record.version}"))
+    if as_json:
+        typer.echo(json.dumps({"crawl": report.model_dump(mode="json"), "ingest": summary.as_dict()}, indent=2))
+    _print_ingest_summary(summary)
+    raise typer.Exit(0 if report.ok and not summary.failed else 1)
+
+
+@app.command()
+@user_errors
+def status(as_json: JsonOption = False) -> None:
+    """What the manifest holds: every document version's download, extract and index state."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from ingest.manifest import Manifest
+    from mitra.settings import get_settings
+
+    settings = get_settings()
+    if not settings.manifest_path.exists():
+        typer.echo(f"no manifest at {settings.manifest_path}: run `mitra ingest crawl` or `mitra ingest run` first")
+        raise typer.Exit(0)
+    with Manifest.open(settings) as manifest:
+        versions = manifest.versions()
+        analyses = manifest.analyses()
+    rows = [
+        {
+            "analysis_id": v.analysis_id, "doc_id": v.doc_id, "version": v.version, "download": v.status.value,
+            "extract": v.extract_status.value, "index": v.index_status.value,
+            "downloaded_at": v.downloaded_at.isoformat() if v.downloaded_at else None,
+            "error": v.error or v.extract_error or v.index_error,
+        }
+        for v in versions
+    ]
+    if as_json:
+        typer.echo(json.dumps({"analyses": len(analyses), "versions": rows}, indent=2))
+        return
+    table = Table("analysis", "document", "version", "download", "extract", "index", "error",
+                  title=f"{len(analyses)} analyses, {len(rows)} document versions")
+    for r in rows:
+        table.add_row(r["analysis_id"], r["doc_id"], r["version"], r["download"], r["extract"], r["index"],
+                      r["error"] or "")
+    Console().print(table)
 
 
 def register(root_app: typer.Typer) -> None:

@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mitra.errors import MitraError
+from mitra.types import version_label
 
 app = typer.Typer(
     name="mitra",
@@ -157,7 +158,7 @@ def _print_hits(row: dict) -> None:
         console.print(f"routed to [bold]{top['analysis_id']}[/] (score {top['score']:.3f})")
     out = Console()
     for hit in row["hits"]:
-        where = " · ".join(x for x in (f"{hit['doc_id']} v{hit['version']}", hit["section"], hit["page"]) if x)
+        where = " · ".join(x for x in (f"{hit['doc_id']} {version_label(hit['version'])}", hit["section"], hit["page"]) if x)
         scores = ", ".join(f"{k}={v:.3f}" for k, v in hit["scores"].items() if not k.endswith("_rank"))
         out.rule(f"[{hit['rank']}] {where}", align="left")
         out.print(hit["text"], highlight=False)
@@ -217,7 +218,7 @@ def stats(as_json: JsonOption = False) -> None:
     table = Table("analysis", "title", "documents (version: chunks)")
     for row in data["per_analysis"]:
         docs = ", ".join(
-            f"{d['doc_id']} v{d['version']}: {d['chunks']}" + (" (superseded)" if d["superseded"] else "")
+            f"{d['doc_id']} {version_label(d['version'])}: {d['chunks']}" + (" (superseded)" if d["superseded"] else "")
             for d in row["documents"]
         )
         table.add_row(row["analysis_id"], row["title"][:60], docs)

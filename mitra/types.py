@@ -75,6 +75,11 @@ class Chunk(BaseModel):
         return f"{self.section_path}\n{self.text}" if self.section else self.text
 
 
+def version_label(version: str) -> str:
+    """"2" -> "v2", "v2" stays "v2": for display next to a document id."""
+    return version if version[:1].lower() == "v" else f"v{version}"
+
+
 def chunk_id(doc_id: str, version: str, position: int, text: str) -> str:
     """Deterministic: the same paragraph of the same version always gets the same id,
     so re-running ingestion upserts instead of duplicating."""
