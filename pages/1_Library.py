@@ -9,7 +9,6 @@ from mitra import ui
 from mitra.session import find_analyses
 
 st.set_page_config(page_title="MITRA · Library", page_icon=":material/library_books:", layout="wide")
-st.html(ui.CSS)
 st.title(":material/library_books: Library")
 
 

@@ -17,7 +17,6 @@ from mitra.jsonl import InputError, read_jsonl
 from mitra.retrieval import SYSTEMS
 
 st.set_page_config(page_title="MITRA · Evaluation", page_icon=":material/bar_chart:", layout="wide")
-st.html(ui.CSS)
 st.title(":material/bar_chart: Retrieval evaluation")
 
 

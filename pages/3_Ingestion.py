@@ -8,7 +8,6 @@ import streamlit as st
 from mitra import ui
 
 st.set_page_config(page_title="MITRA · Ingestion", page_icon=":material/cloud_download:", layout="wide")
-st.html(ui.CSS)
 st.title(":material/cloud_download: Ingestion")
 
 
@@ -32,23 +31,23 @@ def main() -> None:
     failed = [v for v in versions if v.status is DownloadStatus.failed]
     stage_failed = [v for v in versions if StageStatus.failed in (v.extract_status, v.index_status)]
     indexed = [v for v in versions if v.index_status is StageStatus.done]
-    cols = st.columns(5)
-    cols[0].metric("last run", last.strftime("%Y-%m-%d %H:%M"))
-    cols[1].metric("analyses", len(analyses))
-    cols[2].metric("files", len(versions))
-    cols[3].metric("indexed", len(indexed))
-    cols[4].metric("errors", len(failed) + len(stage_failed))
+    st.caption(f"Last run {last:%Y-%m-%d %H:%M} UTC · manifest `{path}`")
+    cols = st.columns(4)
+    cols[0].metric("analyses", len(analyses))
+    cols[1].metric("files", len(versions))
+    cols[2].metric("indexed", len(indexed))
+    cols[3].metric("errors", len(failed) + len(stage_failed))
     only_problems = st.toggle("Only files with errors", value=bool(failed or stage_failed))
     rows = [
         {
             "analysis": v.analysis_id,
             "document": v.doc_id,
             "version": v.version,
-            "title": v.title,
             "download": v.status.value,
             "extract": v.extract_status.value,
             "index": v.index_status.value,
             "error": v.error or v.extract_error or v.index_error or "",
+            "title": v.title,
             "pages": v.pages,
             "size (kB)": round(v.size / 1024) if v.size else None,
             "downloaded": v.downloaded_at,
