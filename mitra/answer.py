@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
 from pydantic import BaseModel, computed_field
 
 from mitra.llm import ModelInfo, as_llm_error, load_chat_model
-from mitra.prompts import PastExchange, abstention_text, build_answer_prompt, build_condense_prompt
+from mitra.prompts import CITATION, PastExchange, abstention_text, build_answer_prompt, build_condense_prompt
 from mitra.settings import Settings
 from mitra.types import Analysis, Hit
 
@@ -78,9 +78,6 @@ class Answer(BaseModel):
         return [(n, self.sources[n - 1]) for n in self.cited]
 
 
-# [3]  [1, 3]  [1-3]  [1–3]  [2; 4]
-_MARKER = re.compile(r"(\s?)\[(\s*\d+\s*(?:[-–,;]\s*\d+\s*)*)\]")
-
 
 def _expand(body: str, n_passages: int) -> tuple[list[int], bool]:
     """The passage numbers a marker names, and whether it named only existing passages."""
@@ -108,7 +105,7 @@ def parse_citations(text: str, n_passages: int) -> tuple[str, list[int]]:
             return ""
         return match.group(0) if complete else f"{match.group(1)}[{', '.join(map(str, valid))}]"
 
-    return _MARKER.sub(replace, text).strip(), cited
+    return CITATION.sub(replace, text).strip(), cited
 
 
 class Answerer:

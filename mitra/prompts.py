@@ -22,7 +22,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 
 from mitra.settings import Settings
-from mitra.types import Analysis, Hit
+from mitra.types import Analysis, Hit, version_label
 
 
 class PastExchange(Protocol):
@@ -72,6 +72,9 @@ CONDENSE_PROMPT = ChatPromptTemplate.from_messages(
     ]
 )
 
+# A citation marker as the model writes it: [3]  [1, 3]  [1-3]  [1–3]  [2; 4] (with its leading space).
+CITATION = re.compile(r"(\s?)\[(\s*\d+\s*(?:[-–,;]\s*\d+\s*)*)\]")
+
 # Chat-template control tokens of the common model families, and our own fence tags.
 _CONTROL = re.compile(r"<\|[^<>|\n]{0,40}\|>|\[/?INST\]|<</?SYS>>|</?s>|</?passages?\b[^>]*>", re.I)
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
@@ -89,7 +92,7 @@ def estimate_tokens(text: str, settings: Settings) -> int:
 def source_header(hit: Hit) -> str:
     """The passage's provenance: "AN-2024-001 v3 · Backgrounds > Fakes · p. 12"."""
     c = hit.chunk
-    return " · ".join(p for p in (f"{c.doc_id} v{c.version}", c.section_path, c.page_label) if p)
+    return " · ".join(p for p in (f"{c.doc_id} {version_label(c.version)}", c.section_path, c.page_label) if p)
 
 
 @dataclass(frozen=True)
@@ -148,9 +151,10 @@ def select_passages(hits: Sequence[Hit], budget_tokens: int, settings: Settings)
 
 
 def _history_messages(history: Sequence[PastExchange]) -> list[BaseMessage]:
+    """Earlier answers without their citation markers: those numbered other passages."""
     messages: list[BaseMessage] = []
     for past in history:
-        messages += [HumanMessage(past.question), AIMessage(past.answer)]
+        messages += [HumanMessage(past.question), AIMessage(CITATION.sub("", past.answer).strip())]
     return messages
 
 

@@ -151,7 +151,7 @@ def test_an_oversized_best_passage_is_shortened_not_dropped(tmp_path):
 
 
 def test_history_is_bounded(tmp_path):
-    history = [Exchange(f"question {i}", f"answer {i}") for i in range(6)]
+    history = [Exchange(f"question {i}", f"answer {i} [2]") for i in range(6)]  # old numbering: dropped
     prompt = build_answer_prompt(DARK_MATTER, "q", BACKGROUND_HITS, history, Settings(data_dir=tmp_path, llm_history_turns=2))
     assert [m.content for m in prompt.messages[1:-1]] == ["question 4", "answer 4", "question 5", "answer 5"]
     assert prompt.history_turns == 2
