@@ -22,6 +22,7 @@ from mitra.session import (
     SearchResults,
     Session,
     UserSaid,
+    document_label,
 )
 
 st.set_page_config(page_title="MITRA", page_icon=ui.ASSISTANT, layout="centered")
@@ -96,7 +97,7 @@ def banner(s: Session) -> None:
         return
     docs = ui.kb().documents(s.analysis.id)
     listed = ", ".join(
-        f"{d.document.doc_id} v{d.document.version}" + (" (superseded)" if d.superseded else "") for d in docs
+        document_label(d.document.doc_id, d.document.version) + (" (superseded)" if d.superseded else "") for d in docs
     )
     with st.container(key="lock-banner"):
         st.markdown(f":material/lock: Locked on `{s.analysis.id}` — **{s.analysis.title}**")

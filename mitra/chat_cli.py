@@ -26,7 +26,7 @@ HELP = "Commands: a number picks an analysis, 0 = none of these, /switch, /new, 
 
 
 def show(events: list[Event]) -> None:
-    from mitra.session import AnswerTurn, Candidates, Locked, Notice, SearchPrompt, SearchResults
+    from mitra.session import AnswerTurn, Candidates, Locked, Notice, SearchPrompt, SearchResults, document_label
 
     for event in events:
         if isinstance(event, Candidates):
@@ -40,7 +40,9 @@ def show(events: list[Event]) -> None:
             for i, a in enumerate(event.matches, start=1):
                 out.print(f"  [bold]{i}[/] {escape(a.id)} — {escape(a.title)}")
         elif isinstance(event, Locked):
-            versions = ", ".join(f"{d.document.doc_id} v{d.document.version}" for d in event.documents if not d.superseded)
+            versions = ", ".join(
+                document_label(d.document.doc_id, d.document.version) for d in event.documents if not d.superseded
+            )
             out.rule(f"[bold]locked on {escape(event.analysis.id)}[/] — {escape(event.analysis.title)} [dim]({versions})[/]")
         elif isinstance(event, Notice):
             out.print(f"[yellow]{escape(event.text)}[/]")

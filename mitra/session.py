@@ -25,7 +25,7 @@ from mitra.catalog import DocumentRecord
 from mitra.errors import MitraError
 from mitra.llm import LLMError
 from mitra.retrieval import Pipeline
-from mitra.types import Analysis, Hit, RoutedAnalysis
+from mitra.types import Analysis, Hit, RoutedAnalysis, version_label
 
 
 class Phase(str, Enum):
@@ -180,10 +180,14 @@ class AnswerTurn:
 Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, Notice, AnswerTurn]
 
 
+def document_label(doc_id: str, version: str) -> str:
+    return f"{doc_id} {version_label(version)}"
+
+
 def source_label(n: int, hit: Hit) -> str:
     """How a cited passage is named everywhere: "[2] AN-2024-001 v3 · Backgrounds · p. 12"."""
     c = hit.chunk
-    return f"[{n}] " + " · ".join(p for p in (f"{c.doc_id} v{c.version}", c.section_path, c.page_label) if p)
+    return f"[{n}] " + " · ".join(p for p in (document_label(c.doc_id, c.version), c.section_path, c.page_label) if p)
 
 
 # ---------------------------------------------------------------- catalog search

@@ -18,7 +18,7 @@ from mitra.catalog import DocumentRecord
 from mitra.errors import MitraError
 from mitra.session import source_label
 from mitra.settings import Settings, get_settings
-from mitra.types import Document, Hit
+from mitra.types import Document, Hit, version_label
 
 log = logging.getLogger("mitra.ui")
 
@@ -79,7 +79,7 @@ def source_card(
     icon = ":material/push_pin:" if cited else ":material/article:"
     with st.expander(source_label(n, hit) + (" · cited" if cited else ""), expanded=False, icon=icon):
         record = documents.get((c.doc_id, c.version))
-        meta = [f"**{c.doc_id}** version {c.version}" + (" (superseded)" if c.superseded else "")]
+        meta = [f"**{c.doc_id}** {version_label(c.version)}" + (" (superseded)" if c.superseded else "")]
         if c.section_path:
             meta.append(f"section *{c.section_path}*")
         if c.page_label:

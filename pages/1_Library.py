@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from mitra import ui
-from mitra.session import find_analyses
+from mitra.session import document_label, find_analyses
+from mitra.types import version_label
 
 st.set_page_config(page_title="MITRA · Library", page_icon=":material/library_books:", layout="wide")
 st.title(":material/library_books: Library")
@@ -21,7 +22,7 @@ def document_table(analysis_id: str) -> None:
         pd.DataFrame(
             {
                 "document": r.document.doc_id,
-                "version": r.document.version,
+                "version": version_label(r.document.version),
                 "title": r.document.title,
                 "status": "superseded" if r.superseded else "current",
                 "passages": r.n_chunks,
@@ -35,7 +36,7 @@ def document_table(analysis_id: str) -> None:
         hide_index=True,
         width="stretch",
     )
-    labels = {f"{r.document.doc_id} v{r.document.version}": r for r in records}
+    labels = {document_label(r.document.doc_id, r.document.version): r for r in records}
     chosen = st.selectbox("Read a document", list(labels), key=f"read-{analysis_id}", index=None, placeholder="choose a version…")
     if chosen:
         document = labels[chosen].document
