@@ -227,7 +227,13 @@ def stats(as_json: JsonOption = False) -> None:
     out.print({k: v for k, v in data.items() if k != "per_analysis"})
 
 
-def main() -> None:
+@functools.cache
+def register_commands() -> typer.Typer:
+    """The app with every stage's commands added (once per process)."""
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(app)
-    app()
+    return app
+
+
+def main() -> None:
+    register_commands()()
