@@ -182,7 +182,7 @@ def render(s: Session, expert: bool) -> None:
     last = len(s.transcript) - 1
     for index, event in enumerate(s.transcript):
         if isinstance(event, UserSaid):
-            st.chat_message("user").markdown(event.text)
+            st.chat_message("user", avatar=":material/person:").markdown(event.text)
             continue
         with st.chat_message("assistant", avatar=ui.ASSISTANT):
             if isinstance(event, Candidates) and not (index == last and s.phase is Phase.choosing):
@@ -190,6 +190,8 @@ def render(s: Session, expert: bool) -> None:
                 st.caption("Proposed: " + " · ".join(f"{o.analysis.id} ({o.score:.2f})" for o in event.options))
             elif isinstance(event, Candidates):
                 st.markdown("Which analysis is your question about?")
+                if expert:
+                    st.caption(f"Routing margin between the first two: {event.margin:.3f}")
                 render_choices(index, [o.analysis for o in event.options], event.options, expert)
                 st.button("None of these", key=f"none-{index}", icon=":material/search:", on_click=act, args=("none_of_these",))
             elif isinstance(event, SearchPrompt):
