@@ -51,6 +51,15 @@ def convex_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str,
     return fused
 
 
+def fuse(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float], method: str, rrf_k: int) -> dict[str, float]:
+    """Both tiers fuse with the configured method; either way 1.0 means "best in every list"."""
+    if method == "convex":
+        return convex_fusion(scored, weights)
+    rankings = {name: [item for item, _ in pairs] for name, pairs in scored.items()}
+    best_possible = sum(weights[name] for name in scored) / (rrf_k + 1)
+    return {item: score / best_possible for item, score in reciprocal_rank_fusion(rankings, weights, rrf_k).items()}
+
+
 @dataclass
 class Timer:
     timings: dict[str, float] = field(default_factory=dict)
@@ -137,12 +146,7 @@ class Retriever:
             order = [i for i, _ in scored[system]]
         else:
             with timer.stage("fusion"):
-                weights = {"dense": s.weight_dense, "bm25": s.weight_bm25}
-                if s.fusion == "convex":
-                    fused = convex_fusion(scored, weights)
-                else:
-                    rankings = {name: [i for i, _ in pairs] for name, pairs in scored.items()}
-                    fused = reciprocal_rank_fusion(rankings, weights, s.rrf_k)
+                fused = fuse(scored, {"dense": s.weight_dense, "bm25": s.weight_bm25}, s.fusion, s.rrf_k)
                 order = sorted(fused, key=fused.__getitem__, reverse=True)
                 for rank, item in enumerate(order, start=1):
                     scores[item].update(fused=fused[item], fused_rank=rank)
@@ -178,11 +182,7 @@ class Router:
         dense = self.kb.route_dense(vector, s.route_k)
         sparse = self.kb.route_bm25(question, s.route_k)
         weights = {"dense": s.route_weight_dense, "bm25": s.route_weight_bm25}
-        fused = reciprocal_rank_fusion(
-            {"dense": [i for i, _ in dense], "bm25": [i for i, _ in sparse]}, weights, s.rrf_k
-        )
-        # Normalised so 1.0 means "first in both lists": comparable across questions.
-        best_possible = sum(weights.values()) / (s.rrf_k + 1)
+        fused = fuse({"dense": dense, "bm25": sparse}, weights, s.fusion, s.rrf_k)
         detail: dict[str, dict[str, float]] = {}
         for name, ranked in (("dense", dense), ("bm25", sparse)):
             for rank, (item, score) in enumerate(ranked, start=1):
@@ -191,7 +191,7 @@ class Router:
         for item in sorted(fused, key=fused.__getitem__, reverse=True)[:top_n]:
             analysis = self.kb.get_analysis(item)
             if analysis is not None:
-                score = fused[item] / best_possible
+                score = fused[item]
                 candidates.append(RoutedAnalysis(analysis=analysis, score=score, scores={**detail[item], "fused": score}))
         return RoutingResult(question=question, candidates=candidates)
 

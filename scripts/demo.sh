@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The demo, offline: set up, render the bundled ORION corpus as PDFs, serve it on
+# the local document portal, build the knowledge base through the real ingestion
+# pipeline (headless Chromium crawl -> text layer / Tesseract OCR -> chunks ->
+# Chroma + BM25), then open the chat app on the packaged local model.
+# Re-running is quick: unchanged document versions are skipped.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+export MITRA_DATA_DIR="${MITRA_DATA_DIR:-$PWD/.mitra/demo}"
+export MITRA_PORTAL_USER=physicist MITRA_PORTAL_PASSWORD=orion-demo
+PY=.venv/bin/python
+APP_PORT="${MITRA_DEMO_PORT:-8501}"
+
+$PY demo/make_corpus.py demo/out
+portal_port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+$PY -m ingest.portal --corpus demo/out --port "$portal_port" >/dev/null 2>&1 &
+portal_pid=$!
+trap 'kill $portal_pid 2>/dev/null || true' EXIT
+$PY - "$portal_port" <<'PY'
+import socket, sys, time
+for _ in range(100):
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
+        break
+    except OSError:
+        time.sleep(0.1)
+PY
+.venv/bin/mitra ingest run --profile local_portal --base-url "http://127.0.0.1:$portal_port"
+kill $portal_pid 2>/dev/null || true
+
+echo "MITRA is at http://127.0.0.1:$APP_PORT (Ctrl-C to stop)"
+exec .venv/bin/streamlit run app.py --server.address 127.0.0.1 --server.port "$APP_PORT" \
+  --server.headless true --browser.gatherUsageStats false
