@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Literal, Sequence
 
 import httpx
-from langchain_core.exceptions import ModelConnectionError, ModelNotFoundError, ModelTimeoutError
+from langchain_core.exceptions import (
+    ContextOverflowError,
+    ModelConnectionError,
+    ModelInvalidRequestError,
+    ModelNotFoundError,
+    ModelTimeoutError,
+)
 from pydantic import BaseModel
 
 from mitra.errors import MitraError
@@ -74,6 +80,10 @@ class LLMTimeout(LLMError):
 
 class ModelMissing(LLMError):
     """The server runs but does not have the model (Ollama: not pulled)."""
+
+
+class PromptTooLong(LLMError):
+    """The server counted more prompt tokens than its context holds."""
 
 
 # ---------------------------------------------------------------- Ollama
@@ -327,4 +337,10 @@ def as_llm_error(error: BaseException, info: ModelInfo, settings: Settings) -> L
     if isinstance(error, ModelNotFoundError) or (isinstance(error, ollama.ResponseError) and error.status_code == 404):
         pull = f": run `ollama pull {info.model}`" if info.backend == "ollama" else ""
         return ModelMissing(f"The server at {info.base_url} does not have the model {info.model}{pull}.")
+    if isinstance(error, ContextOverflowError) or (isinstance(error, ModelInvalidRequestError) and "context" in str(error)):
+        return PromptTooLong(
+            f"The prompt does not fit the context of {info.model} ({error}): make the token estimate more "
+            f"cautious (MITRA_LLM_CHARS_PER_TOKEN, now {settings.llm_chars_per_token:g}) or give the model a "
+            f"longer context (MITRA_LLM_CONTEXT_TOKENS, now {settings.llm_context_tokens})."
+        )
     return None

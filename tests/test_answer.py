@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mitra.answer import Answer, Answerer, parse_citations
-from mitra.llm import LLMUnreachable, load_chat_model
+from mitra.llm import LLMUnreachable, PromptTooLong, load_chat_model
 from mitra.prompts import ANSWER_SYSTEM, abstention_text, analysis_summary, build_answer_prompt, sanitise
 from mitra.retrieval import RetrievalResult, Timer
 from mitra.session import Exchange
@@ -255,6 +255,17 @@ def test_server_down_gives_a_clear_error_and_the_passages(tmp_path):
     with pytest.raises(LLMUnreachable, match=r"openai server at http://127\.0\.0\.1:\d+/v1 is not reachable") as raised:
         next(stream)  # fails before the first token
     assert [h.chunk.position for h in raised.value.passages] == [4, 5, 9]
+
+
+def test_a_prompt_over_the_context_is_a_clear_error_with_the_passages(tmp_path):
+    """A token estimate far too optimistic lets the prompt overflow the server's context."""
+    settings = Settings(data_dir=tmp_path, llm_backend="embedded", llm_context_tokens=512, llm_max_tokens=16,
+                        llm_chars_per_token=40.0)
+    model, info = load_chat_model(settings)
+    hits = [hit("AN", i, f"Passage {i}: " + "Z(nunu)+jets background estimate. " * 20, i) for i in range(1, 5)]
+    with pytest.raises(PromptTooLong, match="MITRA_LLM_CHARS_PER_TOKEN, now 40") as raised:
+        Answerer(FixedRetriever(hits), model, info, settings).answer(DARK_MATTER, "What is the background?")
+    assert raised.value.passages == hits
 
 
 # ---------------------------------------------------------------- streaming on the real embedded model
