@@ -25,7 +25,7 @@ import statistics
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Literal
 
@@ -90,7 +90,7 @@ class Graphic:
     """A drawn object of the page (vector path or raster image), for finding figures."""
 
     bbox: BBox
-    kind: Literal["curve", "line", "rect", "image"]
+    kind: Literal["curve", "line", "image"]  # "line": any path without curves
 
 
 @dataclass(frozen=True)
@@ -124,7 +124,6 @@ class PageLayout:
     width: float
     height: float
     blocks: list[Block]
-    body_size: float  # the page's dominant font size, 0 when it has no text
 
 
 @dataclass
@@ -136,9 +135,11 @@ class DocumentLayout:
 
 # --------------------------------------------------------------------------- patterns
 _INTEGER = re.compile(r"^\d{1,4}$")
-_UNMAPPED = re.compile(r"\(cid:\d+\)")
-_CAPTION = re.compile(r"^(figure|fig\.|table|tab\.)\s*(\d+|[A-Z]\.?\d+)[a-z]?\s*[:.|]", re.I)
-_TABLE_CAPTION = re.compile(r"^(table|tab\.)", re.I)
+# A glyph with no character (U+FFFD from PDFium) or a private-use code (pieces of
+# big brackets in maths fonts): nothing a reader could search for.
+UNMAPPED = re.compile(r"\ufffd|[\ue000-\uf8ff]")
+_CAPTION = re.compile(r"^(extended data )?(figure|fig\.|table|tab\.)\s*(\d+|[A-Z]\.?\d+)[a-z]?\s*[:.|]", re.I)
+_TABLE_CAPTION = re.compile(r"^(extended data )?(table|tab\.)", re.I)
 _EQUATION_NUMBER = re.compile(r"\(\s*\d+[a-z]?\s*\)$")
 _PAGE_NUMBER = re.compile(
     r"^(?:page\s+)?[-–—]?\s*(\d{1,4}|[ivxlc]{1,6})\s*[-–—]?(?:\s*(?:of|/)\s*\d{1,4})?$", re.I
@@ -199,9 +200,13 @@ class _Row:
         return out
 
     def is_grid(self, column_width: float) -> bool:
-        """Cut into cells, and not a justified line whose spaces were all stretched alike."""
+        """Cut into cells, and not prose: no cell as wide as a line of text (a stacked
+        sub/superscript can leave a gap in a sentence), no caption, not a justified
+        line whose spaces were all stretched alike."""
         segments = self.segments
-        if len(segments) < 2 or _EQUATION_NUMBER.search(_join_words(segments[-1])):
+        if len(segments) < 2 or _EQUATION_NUMBER.search(_join_words(segments[-1])) or _CAPTION.match(self.text):
+            return False
+        if max(seg[-1].x1 - seg[0].x0 for seg in segments) > 0.6 * column_width:
             return False
         gaps = [b.x0 - a.x1 for a, b in zip(self.words, self.words[1:])]
         justified = self.x1 - self.x0 >= 0.85 * column_width and max(gaps) <= 1.3 * max(min(gaps), 0.5)
@@ -529,7 +534,7 @@ def _table_runs(rows: list[_Row], column: _Column) -> list[tuple[int, int]]:
         if len(cut) >= 2 and _cells_align(cut):
             start = i
             while (
-                start > 0
+                start > (runs[-1][1] if runs else 0)
                 and short(rows[start - 1])
                 and close(rows[start - 1], rows[start])
                 and not _SENTENCE_END.search(rows[start - 1].text)
@@ -542,11 +547,14 @@ def _table_runs(rows: list[_Row], column: _Column) -> list[tuple[int, int]]:
 
 
 def _cells_align(rows: list[_Row]) -> bool:
-    """Most rows share a cell edge (words of prose fall anywhere)."""
-    rows_at: Counter[int] = Counter()
-    for r in rows:
-        rows_at.update({round(seg[0].x0 / 3) for seg in r.segments[1:]})
-    best = max((rows_at[b - 1] + rows_at[b] + rows_at[b + 1] for b in rows_at), default=0)
+    """Most rows share a cell edge or centre: cells are set left, right or centred in
+    their column, while the words of prose fall anywhere."""
+    best = 0
+    for anchor in (lambda seg: seg[0].x0, lambda seg: seg[-1].x1, lambda seg: (seg[0].x0 + seg[-1].x1) / 2):
+        rows_at: Counter[int] = Counter()
+        for r in rows:
+            rows_at.update({round(anchor(seg) / 3) for seg in r.segments[1:]})
+        best = max(best, max((rows_at[b - 1] + rows_at[b] + rows_at[b + 1] for b in rows_at), default=0))
     return best >= max(2, 0.6 * len(rows))
 
 
@@ -639,7 +647,7 @@ def _side_blocks(rows: list[_Row], page: PageWords, body_size: float) -> list[Bl
             i = table_starts[i]
             continue
         row = rows[i]
-        if _in_margin_zone(row.top, row.bottom, page.height) and len(row.segments) > 1:
+        if _set_apart_in_margin(rows, i, page) and len(row.segments) > 1:
             # Header/footer lines pack separate items (page number, running title) on one row.
             flush()
             blocks.extend(_block_from_rows([_Row(seg, row.side)], page, BlockKind.body) for seg in row.segments)
@@ -652,6 +660,17 @@ def _side_blocks(rows: list[_Row], page: PageWords, body_size: float) -> list[Bl
     return blocks
 
 
+def _set_apart_in_margin(rows: list[_Row], i: int, page: PageWords) -> bool:
+    """A row in the top or bottom margin, well apart from the text towards the page
+    centre (the last row of a table at the foot of a page is not)."""
+    row = rows[i]
+    if not _in_margin_zone(row.top, row.bottom, page.height):
+        return False
+    if row.top < page.height / 2:
+        return i + 1 == len(rows) or rows[i + 1].top - row.bottom > 1.5 * row.size
+    return i == 0 or row.top - rows[i - 1].bottom > 1.5 * row.size
+
+
 def _in_margin_zone(top: float, bottom: float, height: float) -> bool:
     return bottom < 0.12 * height or top > 0.86 * height
 
@@ -661,8 +680,7 @@ def layout_page(page: PageWords) -> PageLayout:
     """One page's words -> blocks in reading order, with the kinds that can be told
     from the page alone (caption, table, equation, footnote, page number, figure
     text, line numbers). Headings and document furniture come from ``layout_document``."""
-    # NFKC folds math alphanumerics and ligatures ("𝑯" -> "H", "ﬁ" -> "fi"); a glyph
-    # the PDF maps to no character ("(cid:96)") carries nothing to search for.
+    # NFKC folds math alphanumerics and ligatures ("𝑯" -> "H", "ﬁ" -> "fi").
     glyphs = (replace(w, text=_clean_glyphs(w.text)) for w in page.words)
     words, numbers = split_line_numbers([w for w in glyphs if w.text])
     regions = figure_regions(page.graphics, page.width, page.height)
@@ -680,7 +698,7 @@ def layout_page(page: PageWords) -> PageLayout:
     _tag_page_blocks(blocks, page, body_size, regions, by_side)
     blocks = _attach_table_captions(blocks)
 
-    # Figure text captions excepted (a caption drawn inside the figure box is still a caption).
+    # The text drawn inside each figure, as one block per figure (left out of chunks).
     for region in regions:
         inside = [w for w in in_figure if _inside(w, region)]
         if inside:
@@ -692,11 +710,11 @@ def layout_page(page: PageWords) -> PageLayout:
         blocks.append(
             Block(page.number, box, _join_words(numbers), BlockKind.line_numbers, source=page.source)
         )
-    return PageLayout(page.number, page.width, page.height, blocks, body_size)
+    return PageLayout(page.number, page.width, page.height, blocks)
 
 
 def _clean_glyphs(text: str) -> str:
-    text = _UNMAPPED.sub("", unicodedata.normalize("NFKC", text))
+    text = UNMAPPED.sub("", unicodedata.normalize("NFKC", text))
     text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text)
     # NFKC turns a spacing accent ("t¯") into space + combining mark: keep the letter only.
     return re.sub(r"\s[\u0300-\u036f]", "", text).strip()
@@ -752,23 +770,6 @@ def _tag_page_blocks(
         if block.kind is BlockKind.body and _in_margin_zone(block.bbox[1], block.bbox[3], page.height):
             if any(_overlap(n.bbox[1], n.bbox[3], block.bbox[1], block.bbox[3]) > 0 for n in numbers):
                 block.kind = BlockKind.header if block.bbox[1] < page.height / 2 else BlockKind.footer
-
-
-def _is_margin_note(block: Block, page: PageLayout, body_size: float, top: bool) -> bool:
-    """Small print in the top or bottom margin with no text beyond it towards the page
-    edge ("Preprint submitted to ...", a running title): a header or footer even on a
-    page seen alone, where repetition cannot tell."""
-    blocks = page.blocks
-    in_zone = block.bbox[3] < 0.12 * page.height if top else block.bbox[1] > 0.86 * page.height
-    if not in_zone or block.font_size >= 0.95 * body_size or (top and block.lines > 1):
-        return False
-    return not any(
-        b is not block
-        and (b.bbox[3] <= block.bbox[1] + 1 if top else b.bbox[1] >= block.bbox[3] - 1)
-        and b.kind is not BlockKind.page_number
-        and _overlap(b.bbox[0], b.bbox[2], block.bbox[0], block.bbox[2]) > 0
-        for b in blocks
-    )
 
 
 def _near_figure(block: Block, regions: list[BBox]) -> bool:
@@ -878,7 +879,9 @@ def _mark_running_furniture(pages: Sequence[PageLayout], body_size: float) -> No
     in a margin."""
     for p in pages:
         for b in p.blocks:
-            if b.kind is BlockKind.body and _is_margin_note(b, p, body_size, top=False):
+            # A footnote sweeps up the column below it: a footer without a note mark there is a footer.
+            unmarked = b.kind is BlockKind.footnote and not _FOOTNOTE_MARK.match(b.text)
+            if (b.kind is BlockKind.body or unmarked) and _is_margin_note(b, p, body_size, top=False):
                 b.kind = BlockKind.footer
             elif b.kind is BlockKind.body and _is_margin_note(b, p, body_size, top=True):
                 b.kind = BlockKind.header
@@ -900,6 +903,23 @@ def _mark_running_furniture(pages: Sequence[PageLayout], body_size: float) -> No
             for b, h in cluster:
                 if b.kind is BlockKind.body:
                     b.kind = BlockKind.header if b.bbox[1] < h / 2 else BlockKind.footer
+
+
+def _is_margin_note(block: Block, page: PageLayout, body_size: float, top: bool) -> bool:
+    """Small print in the top or bottom margin with no text beyond it towards the page
+    edge ("Preprint submitted to ...", a running title): a header or footer even on a
+    page seen alone, where repetition cannot tell."""
+    blocks = page.blocks
+    in_zone = block.bbox[3] < 0.12 * page.height if top else block.bbox[1] > 0.86 * page.height
+    if not in_zone or block.font_size >= 0.95 * body_size or (top and block.lines > 1):
+        return False
+    return not any(
+        b is not block
+        and (b.bbox[3] <= block.bbox[1] + 1 if top else b.bbox[1] >= block.bbox[3] - 1)
+        and b.kind is not BlockKind.page_number
+        and _overlap(b.bbox[0], b.bbox[2], block.bbox[0], block.bbox[2]) > 0
+        for b in blocks
+    )
 
 
 def _mark_headings(blocks: list[Block], body_size: float) -> None:
@@ -1071,9 +1091,10 @@ def _is_author_list(text: str) -> bool:
 
 def _mark_back_matter(blocks: list[Block]) -> None:
     """References: from their heading to the next heading of the same or a higher
-    level. Author list: from a "The X Collaboration" heading past the title pages, or
-    blocks that are mostly names with initials; past the references, a page that is
-    mostly author list is all author list (its affiliation lines too)."""
+    level. Author list: from a "The X Collaboration" heading (on the title pages that
+    line is front matter already) to the end, or blocks that are mostly names with
+    initials; past the references, a page that is mostly author list is all author
+    list (its affiliation lines too)."""
     in_refs: int | None = None
     in_authors = False
     seen_refs = False
@@ -1089,21 +1110,21 @@ def _mark_back_matter(blocks: list[Block]) -> None:
                 seen_refs = True
                 b.kind = BlockKind.references
                 continue
-            if _COLLABORATION.match(b.text) and seen_refs:
+            if _COLLABORATION.match(b.text):  # past the title pages: the author list
                 in_authors = True
         if in_authors and b.kind not in FURNITURE:
             b.kind = BlockKind.author_list
         elif in_refs is not None and b.kind not in FURNITURE:
             b.kind = BlockKind.references
-        elif b.kind is BlockKind.body and _is_author_list(b.text):
+        elif b.kind in (BlockKind.body, BlockKind.table) and _is_author_list(b.text):
             b.kind = BlockKind.author_list
-        if seen_refs and b.kind in (BlockKind.body, BlockKind.author_list, BlockKind.references):
+        if seen_refs and b.kind in (BlockKind.body, BlockKind.table, BlockKind.author_list, BlockKind.references):
             text_pages[b.page] += len(b.text)
             if b.kind is BlockKind.author_list:
                 author_pages[b.page] += len(b.text)
     for b in blocks:
         page = b.page
-        if author_pages[page] >= 0.5 * text_pages[page] > 0 and b.kind in (BlockKind.body, BlockKind.heading):
+        if author_pages[page] >= 0.5 * text_pages[page] > 0 and b.kind in (BlockKind.body, BlockKind.heading, BlockKind.table):
             b.kind = BlockKind.author_list
 
 
@@ -1116,6 +1137,7 @@ __all__ = [
     "Graphic",
     "PageLayout",
     "PageWords",
+    "UNMAPPED",
     "Word",
     "figure_regions",
     "find_gutter",

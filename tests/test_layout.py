@@ -114,7 +114,7 @@ def test_aligned_cells_make_a_table_and_its_caption_joins_it():
 
 def test_figure_text_captions_equations_and_page_numbers_are_tagged():
     plot = (
-        Graphic((150, 100, 450, 300), "rect"),
+        Graphic((150, 100, 450, 300), "line"),
         Graphic((150, 120, 450, 280), "curve"),
     )
     rows = [
@@ -138,7 +138,7 @@ def test_a_ruled_table_is_not_taken_for_a_figure():
     borders = tuple(Graphic((x, 115 + 14 * i, x + 0.5, 129 + 14 * i), "line") for x in (100, 250, 400) for i in range(5))
     assert figure_regions(rules + borders, WIDTH, HEIGHT) == []
     ticks = tuple(Graphic((100 + 10 * i, 300, 100.5 + 10 * i, 305), "line") for i in range(10))
-    assert len(figure_regions(rules + ticks + (Graphic((100, 200, 200, 300), "rect"),), WIDTH, HEIGHT)) == 1
+    assert len(figure_regions(rules + ticks + (Graphic((100, 200, 200, 300), "line"),), WIDTH, HEIGHT)) == 1
 
 
 def _document(pages_rows: list[list[list[Word]]]):
