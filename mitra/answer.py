@@ -12,8 +12,8 @@ passage), the answer says that the analysis's documents do not cover the questio
 what the analysis is about, and the model is never called. Passages under the floor
 are not shown to the model either.
 
-A failing model raises an ``LLMError`` (unreachable, timeout, model missing) whose
-``passages`` are the sources retrieved for the question.
+A failing model raises an ``LLMError`` (unreachable, timeout, model missing, prompt
+too long) whose ``passages`` are the sources retrieved for the question.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ class SearchesPassages(Protocol):
 
 
 class Timings(BaseModel):
-    """Milliseconds per stage; ``first_token_ms`` counts from the start of the request."""
+    """Milliseconds per stage. ``generate_ms`` is the whole model call, the server's prompt
+    processing included; ``first_token_ms`` counts from the start of the request."""
 
     retrieve_ms: float = 0.0
     rerank_ms: float = 0.0
@@ -76,7 +77,6 @@ class Answer(BaseModel):
     @property
     def cited_sources(self) -> list[tuple[int, Hit]]:
         return [(n, self.sources[n - 1]) for n in self.cited]
-
 
 
 def _expand(body: str, n_passages: int) -> tuple[list[int], bool]:
