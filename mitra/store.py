@@ -34,6 +34,7 @@ from mitra.types import Analysis, Chunk, ChunkKind, Document
 
 ABSTRACTS = "abstracts"
 _CHROMA_BATCH = 1000
+_OVERFETCH_LIMIT = 2000
 Progress = Callable[[int], None]
 
 
@@ -129,6 +130,11 @@ class SearchFilter:
         if not self.include_superseded:
             return {"superseded": False}
         return None
+
+    def admits(self, chunk: Chunk) -> bool:
+        if self.version is not None:
+            return chunk.version == self.version
+        return self.include_superseded or not chunk.superseded
 
     def bm25_mask(self, index: BM25Index) -> np.ndarray | None:
         if self.version is not None:
@@ -378,18 +384,27 @@ class KnowledgeBase:
         self, analysis_id: str, query_vector: np.ndarray, k: int, search_filter: SearchFilter
     ) -> list[tuple[Chunk, float]]:
         collection = self._collection(self._record(analysis_id).collection)
+        where = search_filter.chroma_where()
+        n_results = k
+        if where == {"superseded": False}:
+            # Chroma's filtered HNSW search is ~100x slower at 100k chunks (0.5 s vs 5 ms):
+            # when few chunks are superseded, over-fetch by that many and filter here.
+            superseded = sum(d.n_chunks for d in self.catalog.documents(analysis_id) if d.superseded)
+            if superseded <= _OVERFETCH_LIMIT:
+                where, n_results = None, k + superseded
         result = collection.query(
             query_embeddings=query_vector.reshape(1, -1),
-            n_results=k,
-            where=search_filter.chroma_where(),
+            n_results=n_results,
+            where=where,
             include=["documents", "metadatas", "distances"],
         )
-        return [
+        hits = [
             (_chunk(i, t, m), 1.0 - float(d))
             for i, t, m, d in zip(
                 result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0]
             )
         ]
+        return [(c, s) for c, s in hits if search_filter.admits(c)][:k]
 
     def bm25_search(self, analysis_id: str, query: str, k: int, search_filter: SearchFilter) -> list[tuple[str, float]]:
         index = self._load_bm25(self._record(analysis_id).collection)
