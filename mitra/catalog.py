@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
@@ -44,6 +44,15 @@ class AnalysisRecord(BaseModel):
     updated_at: str
 
 
+@contextmanager
+def sqlite_transaction(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection per operation (Streamlit serves each browser session from its own
+    thread) that commits on success and rolls back on error."""
+    with closing(sqlite3.connect(path, timeout=30)) as db, db:
+        db.row_factory = sqlite3.Row
+        yield db
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -55,16 +64,8 @@ class Catalog:
         with self.transaction() as db:
             db.executescript(_SCHEMA)
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        # A connection per operation: safe across Streamlit's session threads.
-        db = sqlite3.connect(self.path, timeout=30)
-        db.row_factory = sqlite3.Row
-        try:
-            with db:
-                yield db
-        finally:
-            db.close()
+    def transaction(self):
+        return sqlite_transaction(self.path)
 
     # ---------------------------------------------------------------- meta
     def get_meta(self, key: str) -> str | None:

@@ -14,7 +14,6 @@ from statistics import mean
 
 from pydantic import BaseModel, Field
 
-from mitra.jsonl import read_jsonl
 from mitra.metrics import evidence_matches, mrr_at_k, ndcg_at_k, precision_at_k, recall_at_k
 from mitra.retrieval import Pipeline
 from mitra.types import Chunk

@@ -8,14 +8,13 @@ can add the right evidence before using it for retrieval metrics).
 from __future__ import annotations
 
 import json
-import sqlite3
-from contextlib import closing, contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from mitra.catalog import sqlite_transaction
 from mitra.evaluation import GoldQuery
 
 _SCHEMA = """
@@ -51,13 +50,8 @@ class FeedbackStore:
         with self._db() as db:
             db.executescript(_SCHEMA)
 
-    @contextmanager
-    def _db(self) -> Iterator[sqlite3.Connection]:
-        # A connection per call (Streamlit serves each browser session from its own thread);
-        # the inner `db` context commits or rolls back.
-        with closing(sqlite3.connect(self.path, timeout=30)) as db, db:
-            db.row_factory = sqlite3.Row
-            yield db
+    def _db(self):
+        return sqlite_transaction(self.path)
 
     def add(self, feedback: Feedback) -> int:
         f = feedback

@@ -16,11 +16,11 @@ from mitra.embedders import DPREmbedder, ModelUnavailable, resolve_model_path
 from mitra.rerank import CrossEncoderReranker, load_reranker
 from mitra.retrieval import build_pipeline
 from mitra.settings import Settings
+from tests.conftest import closed_port
 from tests.samples import ANALYSES, write_jsonl
 
 
 def _tiny_bert_config(**extra):
-    from transformers import BertConfig
 
     return dict(
         vocab_size=30522, hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64, **extra
@@ -93,15 +93,9 @@ def test_missing_dpr_weights_name_the_model():
         DPREmbedder("facebook/dpr-question_encoder-multiset-base", "facebook/dpr-ctx_encoder-multiset-base")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def chroma_server(tmp_path):
-    port = _free_port()
+    port = closed_port()  # free now; chroma binds it next
     chroma = Path(sys.executable).with_name("chroma")
     process = subprocess.Popen(
         [str(chroma), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
