@@ -10,6 +10,8 @@ bash scripts/setup.sh
 
 export MITRA_DATA_DIR="${MITRA_DATA_DIR:-$PWD/.mitra/demo}"
 export MITRA_PORTAL_USER=physicist MITRA_PORTAL_PASSWORD=orion-demo
+# Reading the prompt dominates the wait on 2 CPU cores: 5 passages instead of 8.
+export MITRA_FINAL_K="${MITRA_FINAL_K:-5}"
 PY=.venv/bin/python
 APP_PORT="${MITRA_DEMO_PORT:-8501}"
 
