@@ -131,8 +131,11 @@ def render_choices(event_index: int, analyses, scores, expert: bool) -> None:
 
 def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
     if not turn.done:
-        with st.spinner("Retrieving passages and writing the answer…"):
-            st.write_stream(turn.tokens())
+        slot = st.empty()
+        with st.spinner("Retrieving passages and writing the answer…"), slot.container():
+            streamed = st.write_stream(turn.tokens())
+        if turn.answer is not None and turn.answer.text != streamed:
+            slot.markdown(turn.answer.text)  # the checked text: dead citations dropped, wordless answers explained
     elif turn.answer is not None:
         st.markdown(turn.answer.text)
     if turn.answer is not None and turn.answer.uncited:

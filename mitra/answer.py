@@ -26,9 +26,19 @@ from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
 from pydantic import BaseModel, computed_field
 
 from mitra.llm import ModelInfo, as_llm_error, load_chat_model
-from mitra.prompts import CITATION, PastExchange, abstention_text, build_answer_prompt, build_condense_prompt
+from mitra.prompts import (
+    CITATION,
+    PastExchange,
+    abstention_text,
+    build_answer_prompt,
+    build_condense_prompt,
+    wordless_answer_text,
+)
 from mitra.settings import Settings
 from mitra.types import Analysis, Hit
+
+# An answer needs at least one word (two letters) once its citation markers are removed.
+_WORD = re.compile(r"[^\W\d_]{2,}")
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -174,6 +184,8 @@ class Answerer:
         timings.generate_ms = (time.perf_counter() - mark) * 1000
 
         text, cited = parse_citations("".join(pieces), len(prompt.passages))
+        if not _WORD.search(CITATION.sub("", text)):
+            text = wordless_answer_text(analysis, cited)
         timings.total_ms = elapsed_ms()
         yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources, cited=cited,
                      retrieved=len(result.hits), model=self.model_info, prompt_tokens=usage.get("input_tokens"),

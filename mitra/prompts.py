@@ -205,6 +205,17 @@ def abstention_text(analysis: Analysis) -> str:
     )
 
 
+def wordless_answer_text(analysis: Analysis, cited: Sequence[int]) -> str:
+    """Said instead of an answer that is only citation markers (a small model's "[4]" to an
+    off-topic question): what the analysis is about, and where to look."""
+    pointed = f" It pointed at passage{'s' if len(cited) > 1 else ''} {', '.join(f'[{n}]' for n in cited)}." if cited else ""
+    return (
+        f"The model gave no answer in words.{pointed} The documents of the locked analysis "
+        f'"{analysis.title}" ({analysis.id}) may not cover this question. '
+        f"This analysis is about: {analysis_summary(analysis)}"
+    )
+
+
 # ---------------------------------------------------------------- the answer judge (mitra eval-answers)
 JUDGE_SYSTEM = """\
 You grade answers of a question-answering assistant for physics analyses. Be strict and \

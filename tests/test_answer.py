@@ -116,6 +116,14 @@ def test_an_answer_citing_nothing_is_flagged(stub_answerer, ollama_stub):
     assert answer.model_dump()["uncited"] is True  # in the JSON the CLI prints
 
 
+def test_an_answer_of_bare_citation_markers_says_what_the_analysis_is(stub_answerer, ollama_stub):
+    ollama_stub.reply = lambda request: "[2]"
+    answer = stub_answerer(BACKGROUND_HITS).answer(DARK_MATTER, "How many Higgs bosons were discovered?")
+    assert answer.text.startswith("The model gave no answer in words. It pointed at passage [2].")
+    assert DARK_MATTER.id in answer.text and "This analysis is about:" in answer.text
+    assert answer.cited == [2]
+
+
 # ---------------------------------------------------------------- prompt structure
 def test_passages_are_grouped_by_document_in_reading_order(tmp_path):
     hits = [
