@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from mitra.text import clean_latex, normalise_space, split_sentences
+from mitra.text import clean_latex, normalise_space, readable_latex, split_sentences
 from mitra.types import Chunk, ChunkKind, Document, chunk_id
 
 
@@ -121,7 +121,7 @@ def _latex_section_body(body: str, section: tuple[str, ...], preamble: bool) -> 
         name, content = env.group(1).rstrip("*"), env.group(2)
         if name in ("figure", "table"):
             caption = _CAPTION.search(content)
-            words = clean_latex(caption.group(1)) if caption else ""
+            words = readable_latex(caption.group(1)) if caption else ""
             if name == "table":
                 rest = content[: caption.start()] + content[caption.end() :] if caption else content
                 words = normalise_space(f"{words}\n{clean_latex(rest)}")
@@ -144,7 +144,7 @@ def _prose_paragraphs(latex: str, section: tuple[str, ...]) -> list[Paragraph]:
     return [
         Paragraph(clean, section)
         for block in re.split(r"\n\s*\n|\\par\b", latex)
-        if (clean := clean_latex(block))
+        if (clean := readable_latex(block))
     ]
 
 

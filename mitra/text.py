@@ -47,7 +47,7 @@ _SPACE_CMDS = re.compile(r"\\[,;:! ]|~|\\\\(\[[^\]]*\])?")
 def clean_latex(text: str) -> str:
     """Strip LaTeX markup, keep the words (including macro names, which are often
     particle names such as ``\\Kshort`` or ``\\PW``)."""
-    if "\\" not in text and "$" not in text and "{" not in text:
+    if not any(mark in text for mark in ("\\", "$", "{", "~")):
         return normalise_space(text)
     text = _COMMENT_RE.sub("", text)
     text = _ENV_FLOAT_OPTS.sub("", text)
@@ -67,6 +67,42 @@ def clean_latex(text: str) -> str:
     text = re.sub(r"[{}$^_]", " ", text)
     text = text.replace("\\", " ")
     return normalise_space(text)
+
+
+# Commands KaTeX (Streamlit's maths renderer) draws; inline maths using only these is
+# kept as $...$ for people to read, anything else (collaboration macros) is flattened.
+_KATEX_SAFE = frozenset(
+    """alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi
+    pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon
+    Phi Psi Omega pm mp to rightarrow leftarrow leftrightarrow times cdot sim approx simeq le ge
+    leq geq ll gg ne neq equiv propto infty partial ell rm mathrm text textrm mathit mathbf it bf
+    frac sqrt bar overline hat tilde vec dot prime left right sum int prod log ln exp min max""".split()
+)
+_INLINE_MATH = re.compile(r"(?<!\\)\$([^$]{1,200}?)(?<!\\)\$")
+_PLACEHOLDER = re.compile(r"MITRAMATH(\d+)X")
+
+
+def readable_latex(text: str) -> str:
+    """Text for people: prose markup removed as in ``clean_latex``, but inline maths
+    that KaTeX can draw kept as ``$...$`` so the app renders it."""
+    kept: list[str] = []
+
+    def protect(match: re.Match) -> str:
+        body = match.group(1).strip()
+        if body and set(re.findall(r"\\([A-Za-z]+)", body)) <= _KATEX_SAFE:
+            kept.append(body)
+            return f" MITRAMATH{len(kept) - 1}X "
+        return match.group(0)
+
+    cleaned = clean_latex(_INLINE_MATH.sub(protect, _COMMENT_RE.sub("", text)))
+    return _PLACEHOLDER.sub(lambda m: f"${kept[int(m.group(1))]}$", cleaned)
+
+
+def math_to_words(text: str) -> str:
+    """What BM25 and the embedder see of kept ``$...$`` maths: its words."""
+    if "$" not in text:
+        return text
+    return normalise_space(_INLINE_MATH.sub(lambda m: f" {clean_latex(m.group(1))} ", text))
 
 
 _STYLE_CMDS = {

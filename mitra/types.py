@@ -7,6 +7,8 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
+from mitra.text import math_to_words
+
 
 class ChunkKind(str, Enum):
     body = "body"
@@ -71,8 +73,10 @@ class Chunk(BaseModel):
     @property
     def index_text(self) -> str:
         """What the embedder and BM25 see: the section path gives a paragraph its context
-        ("Systematic uncertainties > ..."), which generic questions lean on."""
-        return f"{self.section_path}\n{self.text}" if self.section else self.text
+        ("Systematic uncertainties > ..."), which generic questions lean on; maths kept
+        for display as $...$ is read as words."""
+        text = math_to_words(self.text)
+        return f"{self.section_path}\n{text}" if self.section else text
 
 
 def version_label(version: str) -> str:

@@ -80,3 +80,19 @@ def test_chunk_ids_are_deterministic_and_carry_provenance():
     assert first[0].id.startswith("note@2#00000-")
     assert first[1].section == ["Results"] and first[1].analysis_id == "A"
     assert first[1].index_text == "Results\nMore text."
+
+
+def test_maths_katex_can_draw_is_kept_for_people_and_read_as_words_for_search():
+    from mitra.text import math_to_words, readable_latex
+
+    latex = r"Muons with $p_{\rm T} > 20$\,GeV and the $\PW$ boson at $\sqrt{s}=13$~TeV. % note"
+    shown = readable_latex(latex)
+    assert shown == r"Muons with $p_{\rm T} > 20$ GeV and the W boson at $\sqrt{s}=13$ TeV."
+    assert math_to_words(shown) == clean_latex(latex)  # search sees exactly what it saw before
+
+
+def test_latex_chunks_keep_renderable_maths_and_index_its_words():
+    doc = Document(analysis_id="A", doc_id="note")
+    [chunk] = chunk_text(doc, r"\section{Selection} Events need $p_{\rm T} > 25$~GeV.", 5, 500)
+    assert chunk.text == r"Events need $p_{\rm T} > 25$ GeV."
+    assert chunk.index_text == "Selection\nEvents need p T > 25 GeV."
