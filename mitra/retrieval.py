@@ -92,16 +92,9 @@ class Retriever:
         self.reranker = reranker
         self.settings = settings
 
-    def retrieve(
-        self,
-        analysis_id: str,
-        question: str,
-        *,
-        system: System = "rerank",
-        k: int | None = None,
-        version: str | None = None,
-    ) -> list[Hit]:
-        return self.search(analysis_id, question, system=system, k=k, version=version).hits
+    def retrieve(self, analysis_id: str, question: str, **options) -> list[Hit]:
+        """The hits of ``search`` (same keyword options), without timings."""
+        return self.search(analysis_id, question, **options).hits
 
     def search(
         self,
