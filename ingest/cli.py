@@ -24,15 +24,19 @@ app = typer.Typer(
 _PROFILE_HELP = "a site profile: a YAML path or a bundled name (local_portal, cds_keycloak)"
 
 
+def _progress_bar():
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=Console(stderr=True))
+
+
 class _RichProgress:
     """The crawl's progress bar: one step per analysis page, on stderr."""
 
     def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=Console(stderr=True))
+        self.bar = _progress_bar()
         self.task = self.bar.add_task("logging in and listing analyses", total=None)
         self.counts = {"downloaded": 0, "skipped": 0, "failed": 0}
 
@@ -65,6 +69,18 @@ def _print_summary(report) -> None:
         console.print(f"[red]error:[/red] {error}")
 
 
+def _crawl(profile: str, base_url: str | None, settings):
+    """The crawl with its progress bar and end summary, for `crawl` and `run`."""
+    from ingest.crawl import crawl as run_crawl
+    from ingest.profiles import load_profile
+
+    progress = _RichProgress()
+    with progress.bar:
+        report = run_crawl(load_profile(profile), settings, base_url=base_url, progress=progress)
+    _print_summary(report)
+    return report
+
+
 @app.command()
 @user_errors
 def crawl(
@@ -73,17 +89,11 @@ def crawl(
     as_json: JsonOption = False,
 ) -> None:
     """Log in to the portal, walk every analysis and download new document versions."""
-    from ingest.crawl import crawl as run_crawl
-    from ingest.profiles import load_profile
     from mitra.settings import get_settings
 
-    site = load_profile(profile)
-    progress = _RichProgress()
-    with progress.bar:
-        report = run_crawl(site, get_settings(), base_url=base_url, progress=progress)
+    report = _crawl(profile, base_url, get_settings())
     if as_json:
         typer.echo(report.model_dump_json(indent=2))
-    _print_summary(report)
     raise typer.Exit(0 if report.ok else 1)
 
 
@@ -109,11 +119,7 @@ class _PageProgress:
     """Per-file and per-page progress bars for extraction + indexing, on stderr."""
 
     def __init__(self, total_files: int) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TimeElapsedColumn(), console=Console(stderr=True))
+        self.bar = _progress_bar()
         self.files = self.bar.add_task("files", total=total_files)
         self.pages = None
 
@@ -185,18 +191,12 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Crawl the portal, then extract, chunk and index every new document version."""
-    from ingest.crawl import crawl as run_crawl
     from ingest.index import index_manifest
     from ingest.manifest import Manifest, Stage
-    from ingest.profiles import load_profile
     from mitra.retrieval import build_pipeline
 
-    site = load_profile(profile)
     kb = build_pipeline(with_reranker=False).kb
-    crawl_progress = _RichProgress()
-    with crawl_progress.bar:
-        report = run_crawl(site, kb.settings, base_url=base_url, progress=crawl_progress)
-    _print_summary(report)
+    report = _crawl(profile, base_url, kb.settings)
     with Manifest.open(kb.settings) as manifest:
         progress = _PageProgress(len(manifest.pending(Stage.index)))
         with progress.bar:

@@ -210,3 +210,21 @@ def test_ingest_status_without_and_with_a_manifest(cli, crawled, tmp_path, monke
     rows = json.loads(cli("ingest", "status", "--json").stdout)
     assert rows["analyses"] == 5 and len(rows["versions"]) == 7
     assert {(r["download"], r["index"]) for r in rows["versions"]} == {("downloaded", "pending")}
+
+
+def test_ingest_run_crawls_indexes_and_a_rerun_skips(cli, demo_corpus, monkeypatch):
+    from ingest.portal import PortalConfig, serve_portal
+
+    monkeypatch.setenv("MITRA_PORTAL_USER", "physicist")
+    monkeypatch.setenv("MITRA_PORTAL_PASSWORD", "pw-run")
+    config = PortalConfig(corpus_dir=demo_corpus.root, username="physicist", password="pw-run", render_delay_ms=0)
+    with serve_portal(config) as portal:
+        first = cli("ingest", "run", "--profile", "local_portal", "--base-url", portal.url, "--json")
+        assert first.exit_code == 0, first.output
+        again = cli("ingest", "run", "--profile", "local_portal", "--base-url", portal.url, "--json")
+    done = json.loads(first.stdout)
+    assert len(done["crawl"]["analyses"]) == 5
+    assert done["ingest"]["versions"] == 7 and done["ingest"]["ocr_pages"] == 5 and not done["ingest"]["failed"]
+    rerun = json.loads(again.stdout)
+    assert rerun["crawl"]["session_reused"] and rerun["ingest"]["versions"] == 0
+    assert json.loads(cli("stats", "--json").stdout)["superseded_versions"] == 1
