@@ -222,8 +222,9 @@ class KnowledgeBase:
         )
 
     @staticmethod
-    def _all_chunks(collection) -> list[Chunk]:
-        got = collection.get(include=["documents", "metadatas"])
+    def _all_chunks(collection, where: dict | None = None) -> list[Chunk]:
+        """The collection's chunks in reading order (document, version, position)."""
+        got = collection.get(where=where, include=["documents", "metadatas"])
         chunks = [_chunk(i, t, m) for i, t, m in zip(got["ids"], got["documents"], got["metadatas"])]
         return sorted(chunks, key=lambda c: (c.doc_id, version_key(c.version), c.position))
 
@@ -368,11 +369,7 @@ class KnowledgeBase:
 
     def chunks(self, analysis_id: str, search_filter: SearchFilter | None = None) -> list[Chunk]:
         search_filter = search_filter or SearchFilter(include_superseded=True)
-        got = self._collection(self._record(analysis_id).collection).get(
-            where=search_filter.chroma_where(), include=["documents", "metadatas"]
-        )
-        chunks = [_chunk(i, t, m) for i, t, m in zip(got["ids"], got["documents"], got["metadatas"])]
-        return sorted(chunks, key=lambda c: (c.doc_id, version_key(c.version), c.position))
+        return self._all_chunks(self._collection(self._record(analysis_id).collection), search_filter.chroma_where())
 
     def get_chunks(self, analysis_id: str, ids: list[str]) -> dict[str, Chunk]:
         if not ids:
