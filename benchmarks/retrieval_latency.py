@@ -25,7 +25,8 @@ import numpy as np
 
 from mitra.chunking import chunk_text
 from mitra.embedders import SentenceTransformerEmbedder, resolve_model_path
-from mitra.lhcb import expert_questions, iter_papers, shared_dir
+from benchmarks.corpora import shared_dir
+from benchmarks.corpora.lhcb import expert_questions, iter_papers
 from mitra.rerank import CrossEncoderReranker
 from mitra.retrieval import Retriever
 from mitra.settings import Settings
@@ -76,7 +77,7 @@ def main() -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     paragraphs: list[str] = []
     for paper in iter_papers(root):
-        paragraphs += [c.text for c in chunk_text(Document(analysis_id="x", doc_id=paper.arxiv_id), paper.text, 200, 1200)]
+        paragraphs += [c.text for c in chunk_text(Document(analysis_id="x", doc_id=paper.arxiv_id), paper.text, 200, 1200).chunks]
         if len(paragraphs) >= max(sizes):
             break
     questions = [q.question for q in expert_questions(root)]
@@ -94,7 +95,7 @@ def main() -> None:
         texts = list(islice(cycle(paragraphs), size))
         chunks = [
             c.model_copy(update={"position": i, "id": f"c{i}"})
-            for i, c in enumerate(chunk_text(document, "\n\n".join(texts), 1, 10**9))
+            for i, c in enumerate(chunk_text(document, "\n\n".join(texts), 1, 10**9).chunks)
         ]
         start = time.perf_counter()
         kb.replace_analysis(analysis, [document], chunks)

@@ -69,36 +69,49 @@ def query_metrics(ranked_ids: list[str], relevance: dict[str, set[int]], n_units
     out["MRR@10"] = mrr_at_k(relevant, 10)
     for k in (3, 5):
         out[f"NDCG@{k}"] = ndcg_at_k(relevant, len(relevance), k)
+    out["hit@5"] = float(any(relevant[:5]))
     return out
 
 
-def evaluate(pipeline: Pipeline, gold: list[GoldQuery], systems: list[str], gold_name: str = "") -> EvalReport:
+def locked_metrics(pipeline: Pipeline, gold: list[GoldQuery], system: str) -> list[dict[str, float]]:
+    """Per-query metrics of ``system`` inside each query's gold analysis (queries
+    without gold are skipped), in the order of ``gold``."""
     chunk_cache: dict[str, list[Chunk]] = {}
-    per_set: dict[str, dict[str, list[dict[str, float]]]] = {}
-    routing: dict[str, list[tuple[bool, bool]]] = {}
-    skipped = 0
+    rows = []
     for g in gold:
-        routed = [c.analysis.id for c in pipeline.router.route(g.route_query or g.query, top_n=3).candidates]
-        routing.setdefault(g.set, []).append((routed[:1] == [g.analysis_id], g.analysis_id in routed))
         if not g.has_gold:
-            skipped += 1
             continue
         if g.analysis_id not in chunk_cache:
             chunk_cache[g.analysis_id] = pipeline.kb.chunks(g.analysis_id)
         relevance = _relevance(g, chunk_cache[g.analysis_id])
-        n_units = len(g.relevant_chunk_ids or g.evidence)
-        for system in systems:
-            hits = pipeline.retriever.retrieve(g.analysis_id, g.query, system=system, k=10)
-            per_set.setdefault(g.set, {}).setdefault(system, []).append(
-                query_metrics([h.chunk.id for h in hits], relevance, n_units)
-            )
+        hits = pipeline.retriever.retrieve(g.analysis_id, g.query, system=system, k=10)
+        rows.append(query_metrics([h.chunk.id for h in hits], relevance, len(g.relevant_chunk_ids or g.evidence)))
+    return rows
+
+
+def routing_hits(pipeline: Pipeline, gold: list[GoldQuery], system: str = "hybrid") -> list[tuple[bool, bool]]:
+    """(gold analysis first, gold analysis in the top 3) for each query's ``route_query``."""
+    out = []
+    for g in gold:
+        routed = [c.analysis.id for c in pipeline.router.route(g.route_query or g.query, top_n=3, system=system).candidates]
+        out.append((routed[:1] == [g.analysis_id], g.analysis_id in routed))
+    return out
+
+
+def evaluate(pipeline: Pipeline, gold: list[GoldQuery], systems: list[str], gold_name: str = "") -> EvalReport:
+    sets: dict[str, list[GoldQuery]] = {}
+    for g in gold:
+        sets.setdefault(g.set, []).append(g)
+    per_set = {name: {system: locked_metrics(pipeline, queries, system) for system in systems}
+               for name, queries in sets.items()}
+    routing = {name: routing_hits(pipeline, queries) for name, queries in sets.items()}
     return EvalReport(
         date=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         gold=gold_name,
-        query_sets={name: len(rows) for name, rows in routing.items()},
-        skipped_without_gold=skipped,
+        query_sets={name: len(queries) for name, queries in sets.items()},
+        skipped_without_gold=sum(not g.has_gold for g in gold),
         systems={
-            name: {sys: {m: round(mean(r[m] for r in rows), 4) for m in rows[0]} for sys, rows in by_sys.items()}
+            name: {sys: {m: round(mean(r[m] for r in rows), 4) for m in rows[0]} for sys, rows in by_sys.items() if rows}
             for name, by_sys in per_set.items()
         },
         routing={

@@ -64,3 +64,19 @@ def ndcg_at_k(relevant: list[bool], n_relevant_total: int, k: int) -> float:
     dcg = sum(1.0 / math.log2(rank + 1) for rank, rel in enumerate(relevant[:k], start=1) if rel)
     ideal = sum(1.0 / math.log2(rank + 1) for rank in range(1, min(k, n_relevant_total) + 1))
     return dcg / ideal if ideal else 0.0
+
+
+def bootstrap_interval(
+    differences: list[float], resamples: int = 10_000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of paired per-query differences
+    (system minus baseline on the same queries)."""
+    import numpy as np
+
+    values = np.asarray(differences, dtype=float)
+    if values.size == 0:
+        return (0.0, 0.0)
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, values.size, size=(resamples, values.size))].mean(axis=1)
+    tail = (1 - level) / 2 * 100
+    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))

@@ -20,7 +20,7 @@ fi
 PYTHON=${PYTHON:-python3.11}
 command -v "$PYTHON" >/dev/null || PYTHON=python3
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-if [ ! -f .venv/.installed ] || [ requirements.txt -nt .venv/.installed ]; then
+if [ ! -f .venv/.installed ] || [ requirements.txt -nt .venv/.installed ] || [ pyproject.toml -nt .venv/.installed ]; then
   .venv/bin/pip install -q -U pip
   .venv/bin/pip install -q "$(grep '^torch==' requirements.txt)"
   .venv/bin/pip install -q -r requirements.txt

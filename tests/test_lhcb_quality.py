@@ -4,7 +4,7 @@ import pytest
 
 from mitra.evaluation import evaluate
 from mitra.indexing import index_records
-from mitra.lhcb import expert_questions, gold_queries, iter_papers
+from benchmarks.corpora.lhcb import expert_questions, gold_queries, iter_papers
 from mitra.retrieval import build_pipeline
 
 pytestmark = pytest.mark.slow

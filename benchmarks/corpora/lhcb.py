@@ -1,29 +1,23 @@
-"""Loader for the real LHCb corpus and expert questions in ``../shared/data/lhcb``
-(used by benchmarks and slow tests; the data is never copied into the repository).
+"""The real LHCb corpus and expert questions in ``../shared/data/lhcb``.
 
 The corpus has no titles: the first sentence of the abstract stands in for one.
+Routing is asked "<that sentence> <question>", since the bare questions are generic.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-import os
 from pathlib import Path
 from typing import Iterator
 
 from pydantic import BaseModel
 
+from benchmarks.corpora import BenchmarkSet
+from benchmarks.corpora.latex_markdown import latex_to_markdown
 from mitra.evaluation import GoldQuery
 from mitra.indexing import JsonlAnalysis, JsonlDocument
 from mitra.text import clean_latex, split_sentences
-
-
-def shared_dir() -> Path | None:
-    """``$MITRA_SHARED_DIR``, else ``../shared`` beside the repository, if present."""
-    named = os.environ.get("MITRA_SHARED_DIR")
-    candidate = Path(named) if named else Path(__file__).resolve().parents[2] / "shared"
-    return candidate if (candidate / "data").is_dir() else None
 
 
 class LHCbPaper(BaseModel):
@@ -37,8 +31,9 @@ class LHCbPaper(BaseModel):
         title = first[0] if first else self.arxiv_id
         return title if len(title) <= 160 else title[:157].rsplit(" ", 1)[0] + "…"
 
-    def record(self, full_text: bool) -> JsonlAnalysis:
-        documents = [JsonlDocument(doc_id="paper", version="1", title=self.title, text=self.text)] if full_text else []
+    def record(self, full_text: bool, markdown: bool = False) -> JsonlAnalysis:
+        text = latex_to_markdown(self.text) if markdown else self.text
+        documents = [JsonlDocument(doc_id="paper", version="1", title=self.title, text=text)] if full_text else []
         return JsonlAnalysis(
             analysis_id=f"LHCb-{self.arxiv_id}",
             title=self.title,
@@ -66,9 +61,9 @@ def expert_questions(root: Path) -> list[ExpertQuestion]:
     return [ExpertQuestion.model_validate(q) for q in data]
 
 
-def gold_queries(questions: list[ExpertQuestion], titles: dict[str, str]) -> list[GoldQuery]:
+def gold_queries(questions: list[ExpertQuestion], titles: dict[str, str], set_name: str = "LHCb expert") -> list[GoldQuery]:
     """Retrieval runs inside the question's paper (the locked tier); routing is asked
-    the question prefixed with the paper's title, since the bare questions are generic."""
+    the question prefixed with the paper's title."""
     return [
         GoldQuery(
             qid=f"lhcb-{i:02d}",
@@ -76,7 +71,32 @@ def gold_queries(questions: list[ExpertQuestion], titles: dict[str, str]) -> lis
             analysis_id=f"LHCb-{q.arxiv_id}",
             route_query=f"{titles[q.arxiv_id]} {q.question}",
             evidence=q.evidence_text,
-            set="LHCb expert",
+            set=set_name,
         )
         for i, q in enumerate(questions, start=1)
     ]
+
+
+def _set(root: Path, name: str, markdown: bool) -> BenchmarkSet:
+    questions = expert_questions(root)
+    needed = {q.arxiv_id for q in questions}
+    papers = list(iter_papers(root))
+    gold = gold_queries(questions, {p.arxiv_id: p.title for p in papers}, name)
+    return BenchmarkSet(
+        name=name,
+        records=[p.record(full_text=p.arxiv_id in needed, markdown=markdown) for p in papers],
+        locked=[g for g in gold if g.has_gold],
+        routing=gold,
+    )
+
+
+def lhcb_set(root: Path) -> BenchmarkSet:
+    return _set(root, "lhcb", markdown=False)
+
+
+def lhcb_markdown_set(root: Path) -> BenchmarkSet:
+    """The same papers and questions, the full texts as Markdown with LaTeX maths.
+    Routing is the same as ``lhcb`` (same abstracts), so it is not asked again."""
+    bench = _set(root, "lhcb-md", markdown=True)
+    bench.routing = []
+    return bench

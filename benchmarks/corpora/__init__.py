@@ -1,0 +1,56 @@
+"""Loaders for the public evaluation sets in ``../shared/data`` (never copied into the
+repository): each gives the analyses to index and the gold questions to ask.
+
+Sets (``load_sets``):
+
+* ``lhcb``     — 780 LHCb abstracts (routing) + the LaTeX full text of the 5 papers
+                 that the 31 answerable expert questions are about (locked tier).
+* ``lhcb-md``  — the same 5 papers rendered to Markdown with LaTeX maths, the usual
+                 output of PDF-to-Markdown converters (``latex_markdown``); same questions.
+* ``qasper``   — 14 NLP papers in plain text (section names on their own lines),
+                 87 questions with evidence paragraphs (locked tier).
+* ``rivet``    — 361 LHC analysis descriptions; routing from each analysis's title.
+
+Gold evidence is matched to chunks by ``mitra.metrics.evidence_matches`` (token
+containment after the LaTeX cleaning and stemming BM25 uses), so one rule serves
+every text format.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mitra.evaluation import GoldQuery
+from mitra.indexing import JsonlAnalysis
+
+
+def shared_dir() -> Path | None:
+    """``$MITRA_SHARED_DIR``, else ``../shared`` beside the repository, if present."""
+    named = os.environ.get("MITRA_SHARED_DIR")
+    candidate = Path(named) if named else Path(__file__).resolve().parents[3] / "shared"
+    return candidate if (candidate / "data").is_dir() else None
+
+
+@dataclass
+class BenchmarkSet:
+    """One knowledge base to build and the questions to ask it."""
+
+    name: str
+    records: list[JsonlAnalysis]
+    locked: list[GoldQuery] = field(default_factory=list)  # asked inside their gold analysis
+    routing: list[GoldQuery] = field(default_factory=list)  # route_query asked among all analyses
+
+
+SET_NAMES = ("lhcb", "lhcb-md", "qasper", "rivet")
+
+
+def load_set(name: str, root: Path) -> BenchmarkSet:
+    from benchmarks.corpora import lhcb, qasper, rivet
+
+    loaders = {"lhcb": lhcb.lhcb_set, "lhcb-md": lhcb.lhcb_markdown_set, "qasper": qasper.qasper_set,
+               "rivet": rivet.rivet_set}
+    if name not in loaders:
+        raise ValueError(f"unknown set '{name}': choose from {', '.join(SET_NAMES)}")
+    return loaders[name](root)
