@@ -16,23 +16,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 from statistics import mean, median
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: demo/, benchmarks/
-
-from benchmarks.retrieval_latency import minilm_cross_encoder  # noqa: E402
-from demo.make_corpus import Section, load_specs, resolve_versions  # noqa: E402
-from mitra.answer import Answer, Answerer  # noqa: E402
-from mitra.embedders import SentenceTransformerEmbedder  # noqa: E402
-from mitra.indexing import JsonlAnalysis, JsonlDocument, index_records  # noqa: E402
-from mitra.llm import demo_gguf_path, load_chat_model, resolve_gguf  # noqa: E402
-from mitra.retrieval import build_pipeline  # noqa: E402
-from mitra.settings import Settings, get_settings  # noqa: E402
+from benchmarks.retrieval_latency import minilm_cross_encoder
+from demo.records import demo_records
+from mitra.answer import Answer, Answerer
+from mitra.embedders import SentenceTransformerEmbedder
+from mitra.indexing import index_records
+from mitra.llm import demo_gguf_path, load_chat_model, resolve_gguf
+from mitra.retrieval import build_pipeline
+from mitra.settings import Settings, get_settings
 
 # (analysis, question): generic questions whose answer differs per analysis, and one off-topic.
 QUESTIONS = [
@@ -43,33 +40,6 @@ QUESTIONS = [
     ("BPH-24-005", "How is the signal yield extracted?"),
     ("EXO-24-003", "How many Higgs bosons were discovered in this search?"),
 ]
-
-
-def _plain(text: str) -> str:
-    return re.sub(r"<[^>]+>", "", text)
-
-
-def _markdown(sections: list[Section], level: int = 1) -> str:
-    parts = []
-    for section in sections:
-        parts.append(f"{'#' * level} {section.title}")
-        for block in section.blocks:
-            text = getattr(block, "text", None) or getattr(block, "caption", None) or getattr(block, "equation", "")
-            parts.append(_plain(text))
-        parts.append(_markdown(section.subsections, level + 1))
-    return "\n\n".join(p for p in parts if p)
-
-
-def demo_records() -> list[JsonlAnalysis]:
-    records = []
-    for spec in load_specs():
-        documents = []
-        for raw in spec.documents:
-            latest = resolve_versions(raw)[-1]
-            documents.append(JsonlDocument(doc_id=latest.doc_id, version=latest.version.label, title=latest.title,
-                                           text=_markdown(latest.sections)))
-        records.append(JsonlAnalysis(analysis_id=spec.id, title=spec.title, abstract=_plain(spec.abstract), documents=documents))
-    return records
 
 
 def summary(values: list[float]) -> dict[str, float]:

@@ -61,7 +61,7 @@ def main() -> None:
         selected = range(1, args.pages + 1) if args.pages else None
         start = time.perf_counter()
         doc = extract_pdf(pdf, settings, pages=selected)
-        chunks += len(chunk_document(doc, Document(analysis_id="bench", doc_id=pdf.stem), settings))
+        chunks += len(chunk_document(doc, Document(analysis_id="bench", doc_id=pdf.stem), settings).chunks)
         text_seconds += time.perf_counter() - start
         text_pages += min(doc.pages, args.pages or doc.pages)
 

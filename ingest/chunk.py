@@ -16,7 +16,7 @@ from dataclasses import replace
 
 from ingest.extract import ExtractedDocument
 from ingest.layout import FURNITURE, Block, BlockKind, join_lines
-from mitra.chunking import Paragraph, is_dropped_section, make_chunks, pack_paragraphs
+from mitra.chunking import ChunkedText, Paragraph, ParsedText, chunk_parsed, is_dropped_section, word_counts
 from mitra.settings import Settings
 from mitra.types import Chunk, ChunkKind, Document
 
@@ -33,14 +33,16 @@ _MID_SENTENCE = re.compile(r"[a-z,;(\-–]$")
 ABSTRACT_SECTION = ("Abstract",)
 
 
-def chunk_document(extracted: ExtractedDocument, document: Document, settings: Settings) -> list[Chunk]:
-    """Chunks of one extracted PDF, with the document's analysis, id and version."""
-    paragraphs = paragraphs_from_blocks(extracted.blocks)
-    return make_chunks(document, pack_paragraphs(paragraphs, settings.chunk_min_chars, settings.chunk_max_chars))
+def chunk_document(extracted: ExtractedDocument, document: Document, settings: Settings) -> ChunkedText:
+    """Chunks of one extracted PDF, with the document's analysis, id and version, and the
+    share of the page text (furniture, figure text and references left out) they hold."""
+    parsed = paragraphs_from_blocks(extracted.blocks)
+    source = word_counts(b.text for b in extracted.blocks)
+    return chunk_parsed(document, parsed, source, settings.chunk_min_chars, settings.chunk_max_chars)
 
 
-def paragraphs_from_blocks(blocks: list[Block]) -> list[Paragraph]:
-    out: list[Paragraph] = []
+def paragraphs_from_blocks(blocks: list[Block]) -> ParsedText:
+    out = ParsedText(format="pdf")
     path: list[str] = []
     open_at: int | None = None  # the body paragraph a later block may continue
     for block in blocks:
@@ -49,23 +51,28 @@ def paragraphs_from_blocks(blocks: list[Block]) -> list[Paragraph]:
                 level = block.level or 1
                 path = path[: level - 1] + [block.text]
                 open_at = None
+            (out.dropped if any(is_dropped_section(t) for t in path) else out.headings).append(block.text)
             continue
         if block.kind in FURNITURE or block.kind is BlockKind.title or block.kind not in _KIND:
+            out.dropped.append(block.text)
             continue
         section = ABSTRACT_SECTION if block.kind is BlockKind.abstract else tuple(path)
         if any(is_dropped_section(title) for title in section):
+            out.dropped.append(block.text)
             continue
+        paragraphs = out.paragraphs
         kind = _KIND[block.kind]
         continues = block.kind is BlockKind.equation or (
-            block.kind in (BlockKind.body, BlockKind.abstract) and open_at is not None and _continues(out[open_at], block)
+            block.kind in (BlockKind.body, BlockKind.abstract) and open_at is not None
+            and _continues(paragraphs[open_at], block)
         )
-        if continues and open_at is not None and out[open_at].section == section:
-            previous = out[open_at]
-            out[open_at] = replace(previous, text=join_lines([previous.text, block.text]), page_end=block.page)
+        if continues and open_at is not None and paragraphs[open_at].section == section:
+            previous = paragraphs[open_at]
+            paragraphs[open_at] = replace(previous, text=join_lines([previous.text, block.text]), page_end=block.page)
             continue
-        out.append(Paragraph(block.text, section, kind, block.page, block.page))
+        paragraphs.append(Paragraph(block.text, section, kind, block.page, block.page))
         if block.kind in (BlockKind.body, BlockKind.abstract, BlockKind.equation):
-            open_at = len(out) - 1
+            open_at = len(paragraphs) - 1
     return out
 
 

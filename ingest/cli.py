@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-from mitra.cli import JsonOption, user_errors
+from mitra.cli import AllowLowCoverage, JsonOption, user_errors
 
 app = typer.Typer(
     name="ingest",
@@ -159,6 +159,7 @@ def pdf(
     abstract: str | None = typer.Option(None, "--abstract", help="default: kept, or the first document's Abstract"),
     version: str = typer.Option("1", "--version", help="the documents' version label"),
     force_ocr: bool = typer.Option(False, "--force-ocr", help="OCR every page even where the text layer is good"),
+    allow_low_coverage: AllowLowCoverage = False,
     as_json: JsonOption = False,
 ) -> None:
     """Extract, chunk and index local PDF files into one analysis."""
@@ -176,7 +177,7 @@ def pdf(
     progress = _PageProgress(len(files))
     with progress.bar:
         summary = ingest_pdfs(kb, kb.settings, files, target, version=version, force_ocr=force_ocr,
-                              progress=lambda path: progress.file(path.name))
+                              progress=lambda path: progress.file(path.name), allow_low_coverage=allow_low_coverage)
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), indent=2))
     _print_ingest_summary(summary)
@@ -188,6 +189,7 @@ def pdf(
 def run(
     profile: str = typer.Option(..., "--profile", help=_PROFILE_HELP),
     base_url: str | None = typer.Option(None, "--base-url", help="override the profile's base URL"),
+    allow_low_coverage: AllowLowCoverage = False,
     as_json: JsonOption = False,
 ) -> None:
     """Crawl the portal, then extract, chunk and index every new document version."""
@@ -200,7 +202,7 @@ def run(
     with Manifest.open(kb.settings) as manifest:
         progress = _PageProgress(len(manifest.pending(Stage.index)))
         with progress.bar:
-            summary = index_manifest(kb, manifest, kb.settings,
+            summary = index_manifest(kb, manifest, kb.settings, allow_low_coverage=allow_low_coverage,
                                      progress=lambda record: progress.file(f"{record.doc_id} {record.version}"))
     if as_json:
         typer.echo(json.dumps({"crawl": report.model_dump(mode="json"), "ingest": summary.as_dict()}, indent=2))

@@ -16,6 +16,7 @@ from typing import Callable
 from ingest.chunk import abstract_of, chunk_document
 from ingest.extract import ExtractionError, extract_pdf
 from ingest.manifest import Manifest, Stage, VersionRecord, file_sha256
+from mitra.indexing import LowCoverage, PreparedAnalysis, check_intake, intake_problems
 from mitra.settings import Settings
 from mitra.store import KnowledgeBase
 from mitra.types import Analysis, Document
@@ -57,9 +58,11 @@ def ingest_version(
     *,
     force_ocr: bool = False,
     progress: PageProgress | None = None,
+    allow_low_coverage: bool = False,
 ) -> None:
     """Extract, chunk and index one document version (skipped when already indexed).
-    Raises ``ExtractionError`` for a file that cannot be read; nothing is written then."""
+    Raises ``ExtractionError`` for a file that cannot be read and ``LowCoverage`` for
+    one whose chunks would lose its text; nothing is written then."""
     document = document.model_copy(update={"sha256": document.sha256 or file_sha256(path)})
     summary.analyses.add(analysis.id)
     summary.documents.add((analysis.id, document.doc_id))
@@ -70,12 +73,15 @@ def ingest_version(
     document = document.model_copy(update={"pages": extracted.pages, "title": document.title or extracted.title})
     if not analysis.abstract:
         analysis = analysis.model_copy(update={"abstract": abstract_of(extracted)})
-    chunks = chunk_document(extracted, document, settings)
-    kb.add_document_version(analysis, document, chunks)
+    chunked = chunk_document(extracted, document, settings)
+    document = document.model_copy(update={"format": chunked.format, "coverage": chunked.coverage})
+    if not allow_low_coverage:
+        check_intake(intake_problems(PreparedAnalysis(analysis, [document], chunked.chunks), settings.min_coverage))
+    kb.add_document_version(analysis, document, chunked.chunks)
     summary.versions += 1
     summary.pages += extracted.pages
     summary.ocr_pages += len(extracted.ocr_pages)
-    summary.chunks += len(chunks)
+    summary.chunks += len(chunked.chunks)
 
 
 def ingest_pdfs(
@@ -87,6 +93,7 @@ def ingest_pdfs(
     version: str = "1",
     force_ocr: bool = False,
     progress: Callable[[Path], PageProgress | None] | None = None,
+    allow_low_coverage: bool = False,
 ) -> IngestSummary:
     """``mitra ingest pdf``: each file is a document (id = file name) of one analysis.
     A bad file is reported in the summary and the batch goes on."""
@@ -95,8 +102,8 @@ def ingest_pdfs(
         document = Document(analysis_id=analysis.id, doc_id=path.stem, version=version, source=str(path.resolve()))
         try:
             ingest_version(kb, settings, path, analysis, document, summary, force_ocr=force_ocr,
-                           progress=progress(path) if progress else None)
-        except ExtractionError as error:
+                           progress=progress(path) if progress else None, allow_low_coverage=allow_low_coverage)
+        except (ExtractionError, LowCoverage) as error:
             summary.failed.append((str(path), str(error)))
     return summary
 
@@ -107,6 +114,7 @@ def index_manifest(
     settings: Settings,
     *,
     progress: Callable[[VersionRecord], PageProgress | None] | None = None,
+    allow_low_coverage: bool = False,
 ) -> IngestSummary:
     """``mitra ingest run`` after the crawl: every downloaded version not yet indexed
     (the store orders versions itself, so the order of this loop does not matter)."""
@@ -117,8 +125,8 @@ def index_manifest(
         document = Document.model_validate(record.model_dump(include=set(Document.model_fields)))
         try:
             ingest_version(kb, settings, record.path, analysis, document, summary,
-                           progress=progress(record) if progress else None)
-        except ExtractionError as error:
+                           progress=progress(record) if progress else None, allow_low_coverage=allow_low_coverage)
+        except (ExtractionError, LowCoverage) as error:
             manifest.mark_stage(record.key, Stage.extract, str(error))
             manifest.mark_stage(record.key, Stage.index, "not indexed: extraction failed")
             summary.failed.append((str(record.path), str(error)))

@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 class SearchesPassages(Protocol):
     """What the answerer needs from ``mitra.retrieval.Retriever``."""
 
-    def search(self, analysis_id: str, question: str, *, system: str = "rerank", k: int | None = None,
+    def search(self, analysis_id: str, question: str, *, system: str | None = None, k: int | None = None,
                version: str | None = None) -> RetrievalResult: ...
 
 

@@ -27,8 +27,11 @@ CREATE TABLE IF NOT EXISTS documents (
     analysis_id TEXT NOT NULL, doc_id TEXT NOT NULL, version TEXT NOT NULL,
     title TEXT NOT NULL, source TEXT NOT NULL, sha256 TEXT NOT NULL, pages INTEGER,
     n_chunks INTEGER NOT NULL, superseded INTEGER NOT NULL, indexed_at TEXT NOT NULL,
+    format TEXT NOT NULL DEFAULT '', coverage REAL,
     PRIMARY KEY (analysis_id, doc_id, version));
 """
+# Columns added after the first release: (table, column, declaration) for older catalogs.
+_ADDED_COLUMNS = [("documents", "format", "TEXT NOT NULL DEFAULT ''"), ("documents", "coverage", "REAL")]
 
 
 class DocumentRecord(BaseModel):
@@ -63,6 +66,9 @@ class Catalog:
         path.parent.mkdir(parents=True, exist_ok=True)
         with self.transaction() as db:
             db.executescript(_SCHEMA)
+            for table, column, declaration in _ADDED_COLUMNS:
+                if column not in {row["name"] for row in db.execute(f"PRAGMA table_info({table})")}:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def transaction(self):
         return sqlite_transaction(self.path)
@@ -133,6 +139,8 @@ class Catalog:
                     source=r["source"],
                     sha256=r["sha256"],
                     pages=r["pages"],
+                    format=r["format"],
+                    coverage=r["coverage"],
                 ),
                 n_chunks=r["n_chunks"],
                 superseded=bool(r["superseded"]),
@@ -145,8 +153,10 @@ class Catalog:
     def put_document(db: sqlite3.Connection, document: Document, n_chunks: int, superseded: bool) -> None:
         d = document
         db.execute(
-            "INSERT OR REPLACE INTO documents VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (d.analysis_id, d.doc_id, d.version, d.title, d.source, d.sha256, d.pages, n_chunks, int(superseded), now()),
+            "INSERT OR REPLACE INTO documents (analysis_id, doc_id, version, title, source, sha256, pages, n_chunks, "
+            "superseded, indexed_at, format, coverage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (d.analysis_id, d.doc_id, d.version, d.title, d.source, d.sha256, d.pages, n_chunks, int(superseded), now(),
+             d.format, d.coverage),
         )
 
     @staticmethod

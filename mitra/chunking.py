@@ -1,18 +1,32 @@
-"""Paragraph chunking with provenance.
+"""Paragraph chunking with provenance, and the coverage check that no text was lost.
 
-Two front ends produce ``Paragraph`` records — ``parse_text`` here for Markdown /
-LaTeX text (``mitra index-jsonl``), and ``ingest.chunk`` for PDF layout blocks —
-and share one back end: ``pack_paragraphs`` (merge tiny paragraphs, split huge
-ones at sentence boundaries) and ``make_chunks`` (deterministic ids).
+Front ends turn a document into ``Paragraph`` records with their section path and
+say what they left out on purpose (``ParsedText``):
+
+* ``parse_text`` here for text handed in whole (``mitra index-jsonl``), in one of
+  three formats — LaTeX (sectioning commands), Markdown (``#`` headings, ``$``/``$$``
+  maths, fenced code, tables) and plain text (section names on their own lines) —
+  chosen by ``detect_format`` from the document's *structure*;
+* ``ingest.chunk`` for PDF layout blocks.
+
+They share one back end: ``pack_paragraphs`` (merge tiny paragraphs, split huge
+ones at sentence boundaries), ``make_chunks`` (deterministic ids) and
+``coverage``: the share of the input's words (after dropping what was left out on
+purpose: references, acknowledgements, author lists) that reach some chunk.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Literal
 
-from mitra.text import clean_latex, normalise_space, readable_latex, split_sentences
+from mitra.text import clean_latex, math_to_words, normalise_space, readable_latex, split_sentences, tokenize
 from mitra.types import Chunk, ChunkKind, Document, chunk_id
+
+TextFormat = Literal["auto", "markdown", "latex", "text"]
+TEXT_FORMATS: tuple[str, ...] = ("auto", "markdown", "latex", "text")
 
 
 @dataclass(frozen=True)
@@ -24,18 +38,310 @@ class Paragraph:
     page_end: int | None = None
 
 
+@dataclass
+class ParsedText:
+    """A front end's output: the paragraphs, the section titles they sit under (whose
+    words reach the chunks through the section path), and the text left out on purpose."""
+
+    paragraphs: list[Paragraph] = field(default_factory=list)
+    headings: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    format: str = "text"
+
+
+@dataclass
+class ChunkedText:
+    chunks: list[Chunk]
+    coverage: float
+    format: str
+
+
 # Sections whose text is furniture for a reader, noise for retrieval.
-_DROP_SECTION = re.compile(r"^(acknowledg|references|bibliography|author list|funding)", re.I)
+_DROP_SECTION = re.compile(r"^(?:[\dA-Z]{1,3}[.)]?\s+)?(acknowledg|references|bibliography|author list|funding)", re.I)
 
 
 def is_dropped_section(title: str) -> bool:
     return bool(_DROP_SECTION.match(title.strip()))
 
 
-# ---------------------------------------------------------------- Markdown / LaTeX
+# ---------------------------------------------------------------- format detection
 _LATEX_HEADING = re.compile(
     r"\\(section|subsection|subsubsection|paragraph)\*?\s*(?:\[[^\]]*\])?\s*\{((?:[^{}]|\{[^{}]*\})*)\}"
 )
+_LATEX_DOCUMENT = re.compile(r"\\(?:documentclass|begin\{document\}|maketitle)\b")
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_MD_SETEXT = re.compile(r"^(=+|-+)\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_MD_SIGNS = re.compile(r"^\s*(\$\$|\|[\s:|-]*-{3,}[\s:|-]*\||!\[|[-*+]\s|\d+\.\s)", re.M)
+
+
+def detect_format(text: str) -> str:
+    """``latex``, ``markdown`` or ``text``, from how the document marks its structure:
+    sectioning commands, Markdown headings, or neither (section names on their own
+    lines). Maths alone decides nothing: Markdown papers carry LaTeX maths too."""
+    latex = len(_LATEX_HEADING.findall(text)) + 3 * len(_LATEX_DOCUMENT.findall(text))
+    markdown = sum(1 for line, _ in _markdown_lines(text) if _MD_HEADING.match(line))
+    if latex > markdown:
+        return "latex"
+    if markdown:
+        return "markdown"
+    return "markdown" if len(_MD_SIGNS.findall(text)) >= 2 else "text"
+
+
+def _markdown_lines(text: str) -> Iterable[tuple[str, bool]]:
+    """(line, inside a fenced code block)."""
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            yield line, True
+        else:
+            yield line, fenced
+
+
+def parse_text(text: str, fmt: str = "auto") -> ParsedText:
+    """Split a document's text into paragraphs carrying their section path."""
+    if fmt not in TEXT_FORMATS:
+        raise ValueError(f"unknown text format '{fmt}': choose one of {', '.join(TEXT_FORMATS)}")
+    chosen = detect_format(text) if fmt == "auto" else fmt
+    parsed = {"latex": _parse_latex, "markdown": _parse_markdown, "text": _parse_plain}[chosen](text)
+    parsed.format = chosen
+    return parsed
+
+
+class _Sections:
+    """The section path while reading, and what the front end keeps or drops under it."""
+
+    def __init__(self) -> None:
+        self.path: list[str] = []
+        self.out = ParsedText()
+
+    def heading(self, title: str, level: int) -> None:
+        self.path = self.path[: level - 1] + [title]
+        if not self.dropping:
+            self.out.headings.append(title)
+        else:
+            self.out.dropped.append(title)
+
+    @property
+    def dropping(self) -> bool:
+        return any(is_dropped_section(title) for title in self.path)
+
+    def add(self, text: str, kind: ChunkKind = ChunkKind.body, section: tuple[str, ...] | None = None) -> None:
+        if not text.strip():
+            return
+        if self.dropping and section is None:
+            self.out.dropped.append(text)
+        else:
+            self.out.paragraphs.append(Paragraph(text, tuple(self.path) if section is None else section, kind))
+
+
+# ---------------------------------------------------------------- Markdown
+_MD_CAPTION = re.compile(r"^(figure|fig\.|table)\s*\d+[.:]", re.I)
+_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_IMAGE_TARGET = re.compile(r"!\[[^\]]*\]\(([^)]*)\)")
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+_DISPLAY_OPEN = re.compile(r"^\s*(\$\$|\\\[|\\begin\{(equation|align|eqnarray|multline|gather)\*?\})")
+_DISPLAY_CLOSE = {"$$": re.compile(r"\$\$\s*$"), "\\[": re.compile(r"\\\]\s*$")}
+_MATH_ENV_CLOSE = re.compile(r"\\end\{(equation|align|eqnarray|multline|gather)\*?\}\s*$")
+_DISPLAY_IN_TEXT = re.compile(r"\$\$(.*?)\$\$", re.S)
+_MD_RULE = re.compile(r"^\s*([-*_]\s*){3,}$")
+
+
+def _parse_markdown(text: str) -> ParsedText:
+    reader = _MarkdownReader()
+    front = _FRONT_MATTER.match(text)
+    if front:
+        reader.sections.out.dropped.append(front.group(0))
+        text = text[front.end() :]
+    # comments and image addresses are not text a reader sees
+    reader.sections.out.dropped += _HTML_COMMENT.findall(text) + _MD_IMAGE_TARGET.findall(text)
+    reader.read(list(_markdown_lines(_HTML_COMMENT.sub("\n", text))))
+    return reader.sections.out
+
+
+class _MarkdownReader:
+    """Line by line: headings (ATX and setext), fenced code, display maths, paragraphs."""
+
+    def __init__(self) -> None:
+        self.sections = _Sections()
+        self.buffer: list[str] = []
+        self.after_maths = False  # the last paragraph ended in display maths: "where ..." goes on
+
+    def read(self, lines: list[tuple[str, bool]]) -> None:
+        i = 0
+        while i < len(lines):
+            line, fenced = lines[i]
+            if fenced:  # code is kept as it is: a "# comment" in it is no heading
+                self.flush()
+                start = i
+                while i < len(lines) and lines[i][1]:
+                    i += 1
+                self.sections.add("\n".join(line for line, _ in lines[start:i]))
+                continue
+            if _DISPLAY_OPEN.match(line):
+                block, i = _display_block(lines, i)
+                self.display_maths(_display_words(block))
+                continue
+            heading = _MD_HEADING.match(line)
+            if heading:
+                self.flush()
+                self.sections.heading(_inline(heading.group(2)), len(heading.group(1)))
+            elif len(self.buffer) == 1 and _MD_SETEXT.match(line):
+                title = self.buffer.pop()
+                self.sections.heading(_inline(title), 1 if line.strip()[0] == "=" else 2)
+            elif not line.strip() or _MD_RULE.match(line):
+                self.flush()
+            else:
+                self.buffer.append(line)
+            i += 1
+        self.flush()
+
+    def flush(self) -> None:
+        if not self.buffer:
+            return
+        block = "\n".join(self.buffer)
+        self.buffer.clear()
+        text = _inline(_DISPLAY_IN_TEXT.sub(lambda m: " " + _as_inline(m.group(1)) + " ", block))
+        kind = _markdown_kind(block)
+        if self.after_maths and kind is ChunkKind.body and text[:1].islower():
+            self.extend_last(text)
+        else:
+            self.sections.add(text, kind)
+        self.after_maths = False
+
+    def display_maths(self, maths: str) -> None:
+        """Display maths belongs to the sentence around it (as in the LaTeX and PDF front
+        ends): it joins the open paragraph, or the one before the blank line."""
+        if self.buffer:
+            self.buffer.append(f"$${maths}$$")
+            return
+        if not self.extend_last(readable_latex(_as_inline(maths))):
+            self.sections.add(readable_latex(_as_inline(maths)), ChunkKind.equation)
+        self.after_maths = True
+
+    def extend_last(self, text: str) -> bool:
+        out = self.sections.out.paragraphs
+        if self.sections.dropping or not out or out[-1].kind is not ChunkKind.body:
+            return False
+        if out[-1].section != tuple(self.sections.path):
+            return False
+        out[-1] = replace(out[-1], text=f"{out[-1].text} {text}")
+        return True
+
+
+def _display_block(lines: list[tuple[str, bool]], start: int) -> tuple[str, int]:
+    """The display-maths block opening at ``start`` (to its closing delimiter), and the
+    index after it."""
+    first = lines[start][0].strip()
+    opener = _DISPLAY_OPEN.match(first).group(1)
+    close = _DISPLAY_CLOSE.get(opener, _MATH_ENV_CLOSE)
+    if close.search(first[len(opener) :]):  # opens and closes on one line
+        return first, start + 1
+    end = start + 1
+    while end < len(lines) and not close.search(lines[end][0]):
+        end += 1
+    return "\n".join(line for line, _ in lines[start : end + 1]), end + 1
+
+
+def _display_words(block: str) -> str:
+    return " ".join(re.sub(r"^\s*(\$\$|\\\[)|(\$\$|\\\])\s*$", "", block.strip()).split())
+
+
+def _as_inline(maths: str) -> str:
+    """Short display maths is shown inline (KaTeX draws it when it can); long maths is words."""
+    return f"${maths.strip()}$" if len(maths) <= 200 else clean_latex(maths)
+
+
+def _inline(markdown: str) -> str:
+    """Markdown or plain text with LaTeX maths, for people and search: images become their
+    alt text, maths KaTeX can draw stays ``$...$``, other markup is flattened to words.
+    Table rows are kept as they are. A bare % is a percent sign here, not a LaTeX comment."""
+    if markdown.lstrip().startswith("|"):
+        return normalise_space(markdown)
+    return readable_latex(_escape_percent(_MD_IMAGE.sub(r"\1", markdown)))
+
+
+def _escape_percent(text: str) -> str:
+    return re.sub(r"(?<!\\)%", r"\\%", text)
+
+
+def _markdown_kind(body: str) -> ChunkKind:
+    if body.lstrip().startswith("|"):
+        return ChunkKind.table
+    if body.lstrip().startswith("$$") and body.rstrip().endswith("$$"):
+        return ChunkKind.equation
+    match = _MD_CAPTION.match(body.lstrip("*_ "))
+    if match:
+        return ChunkKind.table if match.group(1).lower() == "table" else ChunkKind.caption
+    return ChunkKind.body
+
+
+# ---------------------------------------------------------------- plain text
+# "2.1 Data", "IV. Results", "A.2 Tables": the number sets the level.
+_NUMBERED = re.compile(r"^(?:(\d+(?:\.\d+)*)\.?|([IVXLC]+)\.|([A-Z](?:\.\d+)*)\.?)\s+(\S.*)$")
+_NOT_HEADING_START = tuple("-*•[(|$\\<>=+~#")
+
+
+def _parse_plain(text: str) -> ParsedText:
+    """Section names on their own lines (QASPER, text dumps of papers). Paragraphs are
+    blank-line separated blocks when the text has them, otherwise single lines."""
+    sections = _Sections()
+    lines = [line.rstrip() for line in text.splitlines()]
+    nonblank = [line for line in lines if line.strip()]
+    blank_separated = sum(1 for line in lines if not line.strip()) >= 0.1 * max(len(nonblank), 1)
+    units = _blocks(lines) if blank_separated else [[line] for line in nonblank]
+    for n, unit in enumerate(units):
+        following = units[n + 1][0] if n + 1 < len(units) else None
+        if following is not None and _is_heading_line(unit[0], following):
+            title, level = _heading_level(unit[0].strip())
+            sections.heading(title, level)
+            unit = unit[1:]
+        if unit:
+            body = _inline(" ".join(line.strip() for line in unit))
+            match = _MD_CAPTION.match(body)
+            kind = (ChunkKind.table if match.group(1).lower() == "table" else ChunkKind.caption) if match else ChunkKind.body
+            sections.add(body, kind)
+    return sections.out
+
+
+def _blocks(lines: list[str]) -> list[list[str]]:
+    blocks: list[list[str]] = [[]]
+    for line in lines:
+        if line.strip():
+            blocks[-1].append(line)
+        elif blocks[-1]:
+            blocks.append([])
+    return [b for b in blocks if b]
+
+
+def _is_heading_line(line: str, following: str) -> bool:
+    """A short line that does not read as a sentence, opening on a capital or a section
+    number, followed by more text."""
+    s = line.strip()
+    words = s.split()
+    if not s or len(s) > 100 or len(words) > 12 or s.startswith(_NOT_HEADING_START):
+        return False
+    numbered = _NUMBERED.match(s)
+    if s[-1] in ".,;:?!" and not (numbered and s[-1] == "." and len(words) == 1):
+        return False
+    if not re.search(r"[A-Za-z]{2}", s) or not (s[0].isupper() or numbered):
+        return False
+    # a lower-case next line continues a sentence cut by a line break; nothing follows a heading
+    return bool(following.strip()) and not following.strip()[0].islower()
+
+
+def _heading_level(title: str) -> tuple[str, int]:
+    numbered = _NUMBERED.match(title)
+    if numbered and numbered.group(1):
+        return title, numbered.group(1).count(".") + 1
+    if numbered and numbered.group(3):
+        return title, numbered.group(3).count(".") + 1
+    return title, 1
+
+
+# ---------------------------------------------------------------- LaTeX
 _LATEX_LEVEL = {"section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4}
 _LATEX_ENV = re.compile(
     r"\\begin\{(figure\*?|table\*?|equation\*?|align\*?|eqnarray\*?|multline\*?|gather\*?|abstract|"
@@ -43,59 +349,17 @@ _LATEX_ENV = re.compile(
     re.S,
 )
 _CAPTION = re.compile(r"\\caption\s*(?:\[[^\]]*\])?\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}", re.S)
-_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_MD_CAPTION = re.compile(r"^(figure|fig\.|table)\s*\d+[.:]", re.I)
+_BEGIN_DOCUMENT = re.compile(r"\\begin\{document\}")
 
 
-def parse_text(text: str) -> list[Paragraph]:
-    """Split a document's text into paragraphs carrying their section path.
-    LaTeX is recognised by its sectioning commands, otherwise Markdown headings."""
-    if _LATEX_HEADING.search(text) or "\\begin{" in text:
-        return _parse_latex(text)
-    return _parse_markdown(text)
-
-
-def _parse_markdown(text: str) -> list[Paragraph]:
-    paragraphs: list[Paragraph] = []
-    path: list[str] = []
-    buffer: list[str] = []
-
-    def flush() -> None:
-        body = normalise_space("\n".join(buffer))
-        buffer.clear()
-        if body and not (path and is_dropped_section(path[0])):
-            paragraphs.append(Paragraph(body, tuple(path), _markdown_kind(body)))
-
-    for line in text.splitlines():
-        heading = _MD_HEADING.match(line)
-        if heading:
-            flush()
-            level = len(heading.group(1))
-            path[:] = path[: level - 1] + [heading.group(2).strip()]
-        elif not line.strip():
-            flush()
-        else:
-            buffer.append(line)
-    flush()
-    return paragraphs
-
-
-def _markdown_kind(body: str) -> ChunkKind:
-    if body.startswith("|"):
-        return ChunkKind.table
-    if body.startswith("$$"):
-        return ChunkKind.equation
-    match = _MD_CAPTION.match(body)
-    if match:
-        return ChunkKind.table if match.group(1).lower() == "table" else ChunkKind.caption
-    return ChunkKind.body
-
-
-def _parse_latex(text: str) -> list[Paragraph]:
+def _parse_latex(text: str) -> ParsedText:
+    sections = _Sections()
     text = re.sub(r"(?<!\\)%.*", "", text)
+    begin = _BEGIN_DOCUMENT.search(text)
+    if begin:  # the LaTeX preamble: package and macro definitions, not text
+        sections.out.dropped.append(text[: begin.end()])
+        text = text[begin.end() :]
     headings = list(_LATEX_HEADING.finditer(text))
-    paragraphs: list[Paragraph] = []
-    path: list[str] = []
     # Text before the first heading is the title block / author list in papers: kept
     # only when it reads like prose (an abstract environment is kept anywhere).
     starts = [0] + [h.end() for h in headings]
@@ -103,16 +367,17 @@ def _parse_latex(text: str) -> list[Paragraph]:
     for i, (start, end) in enumerate(zip(starts, ends)):
         if i > 0:
             heading = headings[i - 1]
-            level = _LATEX_LEVEL[heading.group(1)]
-            path = path[: level - 1] + [clean_latex(heading.group(2))]
-        if path and is_dropped_section(path[0]):
+            sections.heading(clean_latex(heading.group(2)), _LATEX_LEVEL[heading.group(1)])
+        body = text[start:end]
+        if sections.dropping:
+            sections.out.dropped.append(body)
             continue
-        paragraphs.extend(_latex_section_body(text[start:end], tuple(path), preamble=i == 0))
-    return paragraphs
+        _latex_section_body(sections, body, preamble=i == 0 and bool(headings))
+    return sections.out
 
 
-def _latex_section_body(body: str, section: tuple[str, ...], preamble: bool) -> list[Paragraph]:
-    out: list[Paragraph] = []
+def _latex_section_body(sections: _Sections, body: str, preamble: bool) -> None:
+    floats: list[tuple[str, ChunkKind, tuple[str, ...] | None]] = []
     pos = 0
     prose: list[str] = []
     for env in _LATEX_ENV.finditer(body):
@@ -120,37 +385,55 @@ def _latex_section_body(body: str, section: tuple[str, ...], preamble: bool) -> 
         pos = env.end()
         name, content = env.group(1).rstrip("*"), env.group(2)
         if name in ("figure", "table"):
-            caption = _CAPTION.search(content)
-            words = readable_latex(caption.group(1)) if caption else ""
+            # every caption: a figure of several panels has one per panel
+            words = "\n".join(readable_latex(c.group(1)) for c in _CAPTION.finditer(content))
+            rest = _CAPTION.sub(" ", content)
             if name == "table":
-                rest = content[: caption.start()] + content[caption.end() :] if caption else content
                 words = normalise_space(f"{words}\n{clean_latex(rest)}")
+            else:  # the figure's graphics and placement: no words a reader sees
+                sections.out.dropped.append(rest)
             if words:
-                kind = ChunkKind.table if name == "table" else ChunkKind.caption
-                out.append(Paragraph(words, section, kind))
+                floats.append((words, ChunkKind.table if name == "table" else ChunkKind.caption, None))
         elif name == "abstract":
-            out.extend(_prose_paragraphs(content, ("Abstract",)))
-        elif name != "thebibliography":
+            floats += [(p.text, ChunkKind.body, ("Abstract",)) for p in _prose_paragraphs(content)]
+        elif name == "thebibliography":
+            sections.out.dropped.append(content)
+        else:
             # Display maths belongs to the sentence around it: keep it in the prose flow.
             prose.append(f" {content} ")
     prose.append(body[pos:])
-    text = "".join(prose)
-    if preamble and _looks_like_author_list(text):
-        return out
-    return _prose_paragraphs(text, section) + out
+    for paragraph in _prose_paragraphs("".join(prose)):
+        if preamble and _looks_like_author_list(paragraph.raw):
+            sections.out.dropped.append(paragraph.raw)
+        else:
+            sections.add(paragraph.text)
+    for words, kind, section in floats:
+        sections.add(words, kind, section)
 
 
-def _prose_paragraphs(latex: str, section: tuple[str, ...]) -> list[Paragraph]:
-    return [
-        Paragraph(clean, section)
-        for block in re.split(r"\n\s*\n|\\par\b", latex)
-        if (clean := readable_latex(block))
-    ]
+@dataclass(frozen=True)
+class _Prose:
+    raw: str
+    text: str
+
+
+def _prose_paragraphs(latex: str) -> list[_Prose]:
+    return [_Prose(block, clean) for block in re.split(r"\n\s*\n|\\par\b", latex) if (clean := readable_latex(block))]
+
+
+_AFFILIATION = re.compile(r"\$\^\{?[\d,a-z*]{1,8}\}?\$|\\inst\b")
+_SENTENCE_END = re.compile(r"[a-z]{2}[.!?](\s|$)")
 
 
 def _looks_like_author_list(latex: str) -> bool:
-    marks = latex.count("$^") + latex.count("\\inst") + latex.count("\\author") + latex.count("\\affil")
-    return marks >= 3 or "Collaboration" in latex[:400] or "\\maketitle" in latex
+    """A title-page block: author/affiliation commands, dense affiliation marks
+    ("A. Name$^{1}$, B. Name$^{2}$"), or a collaboration name with hardly a sentence."""
+    if re.search(r"\\(author|affil|affiliation|maketitle|title)\b", latex):
+        return True
+    marks = len(_AFFILIATION.findall(latex))
+    if marks >= 3 and marks * 150 >= len(latex):
+        return True
+    return "Collaboration" in latex[:400] and len(_SENTENCE_END.findall(latex)) < 2
 
 
 # ---------------------------------------------------------------- packing
@@ -223,6 +506,40 @@ def make_chunks(document: Document, paragraphs: list[Paragraph]) -> list[Chunk]:
     ]
 
 
-def chunk_text(document: Document, text: str, min_chars: int, max_chars: int) -> list[Chunk]:
-    """Markdown or LaTeX text of one document version -> chunks."""
-    return make_chunks(document, pack_paragraphs(parse_text(text), min_chars, max_chars))
+# ---------------------------------------------------------------- coverage
+def word_counts(texts: Iterable[str], latex: bool = False) -> Counter:
+    """Content words (the BM25 tokens) of source texts. ``latex``: LaTeX source, where %
+    starts a comment; elsewhere it is a percent sign."""
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update(tokenize(clean_latex(text if latex else _escape_percent(text))))
+    return counts
+
+
+def coverage(source: Counter, dropped: Counter, chunks: list[Chunk], headings: Iterable[str]) -> float:
+    """Share of the source's words, less those dropped on purpose, that search finds in
+    the chunks (their text as indexed, or the section titles they carry). 1.0 for a
+    source with no words left."""
+    wanted = source - dropped
+    total = sum(wanted.values())
+    if not total:
+        return 1.0
+    reached: Counter = Counter()
+    for text in [*(math_to_words(c.text) for c in chunks), *headings]:
+        reached.update(tokenize(text))
+    return sum(min(n, reached[w]) for w, n in wanted.items()) / total
+
+
+def chunk_parsed(document: Document, parsed: ParsedText, source: Counter, min_chars: int, max_chars: int,
+                 latex: bool = False) -> ChunkedText:
+    """The shared back end of every front end: pack, give ids, measure coverage."""
+    chunks = make_chunks(document, pack_paragraphs(parsed.paragraphs, min_chars, max_chars))
+    dropped = word_counts(parsed.dropped, latex=latex)
+    return ChunkedText(chunks=chunks, coverage=coverage(source, dropped, chunks, parsed.headings), format=parsed.format)
+
+
+def chunk_text(document: Document, text: str, min_chars: int, max_chars: int, fmt: str = "auto") -> ChunkedText:
+    """Markdown, LaTeX or plain text of one document version -> chunks, with coverage."""
+    parsed = parse_text(text, fmt)
+    latex = parsed.format == "latex"
+    return chunk_parsed(document, parsed, word_counts([text], latex=latex), min_chars, max_chars, latex=latex)

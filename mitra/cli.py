@@ -43,7 +43,7 @@ def user_errors(command: Callable) -> Callable:
         try:
             return command(*args, **kwargs)
         except MitraError as error:
-            console.print(f"[bold red]error:[/] {error}", highlight=False)
+            console.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
 
     return wrapper
@@ -60,13 +60,24 @@ def pipeline(with_reranker: bool = True):
         return build_pipeline(with_reranker=with_reranker)
 
 
+AllowLowCoverage = Annotated[
+    bool,
+    typer.Option("--allow-low-coverage", help="Index documents even when their chunks lose text (see min_coverage)."),
+]
+
+
 @app.command("index-jsonl")
 @user_errors
 def index_jsonl_command(
     file: Annotated[Path, typer.Argument(help="JSONL: one analysis per line with its documents' text.")],
+    allow_low_coverage: AllowLowCoverage = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Index analyses (abstract tier + full-text tier) from a JSONL file; each analysis is replaced atomically."""
+    """Index analyses (abstract tier + full-text tier) from a JSONL file; each analysis is replaced atomically.
+
+    Each document's text is read as Markdown, LaTeX or plain text ("format", default auto). A document
+    that yields no chunks, or whose chunks hold less than min_coverage of its words, stops the run
+    before anything is written."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from mitra.indexing import load_analyses
@@ -84,11 +95,21 @@ def index_jsonl_command(
             task = progress.add_task(f"embedding {analysis_id}", total=n_chunks)
             return lambda n: progress.advance(task, n)
 
-        done = index_jsonl(p.kb, file, on_analysis)
+        done = index_jsonl(p.kb, file, on_analysis, allow_low_coverage=allow_low_coverage)
+    documents = [d for a in done for d in a.documents]
+    coverages = [d["coverage"] for d in documents if d["coverage"] is not None]
+    lowest = min(coverages, default=1.0)
     if as_json:
-        print_json({"indexed": [{"analysis_id": a, "chunks": n} for a, n in done], "stats": p.kb.stats()})
+        print_json({
+            "indexed": [{"analysis_id": a.analysis_id, "chunks": a.chunks, "documents": a.documents} for a in done],
+            "coverage": {"min": lowest, "mean": round(sum(coverages) / len(coverages), 4) if coverages else None},
+            "stats": p.kb.stats(),
+        })
     else:
-        console.print(f"indexed {len(done)} analyses, {sum(n for _, n in done)} chunks")
+        console.print(
+            f"indexed {len(done)} analyses, {len(documents)} documents, {sum(a.chunks for a in done)} chunks; "
+            f"coverage: lowest {lowest:.1%} (the share of a document's words that reach a chunk)"
+        )
 
 
 @app.command()
@@ -126,7 +147,9 @@ def search(
     analysis: Annotated[Optional[str], typer.Option(help="Analysis id; without it the question is routed first.")] = None,
     queries: Annotated[Optional[Path], typer.Option(help='Batch: JSONL lines {"qid", "query", "analysis_id"?}.')] = None,
     out: Annotated[Optional[Path], typer.Option(help="Batch output JSONL.")] = None,
-    system: Annotated[str, typer.Option(help="bm25 | dense | hybrid | rerank")] = "rerank",
+    system: Annotated[
+        Optional[str], typer.Option(help="bm25 | dense | hybrid | rerank | adapted (default: settings.retrieval_system)")
+    ] = None,
     k: Annotated[Optional[int], typer.Option(help="Passages to return (default: settings.final_k).")] = None,
     version: Annotated[Optional[str], typer.Option(help="Search this document version, superseded or not.")] = None,
     as_json: JsonOption = False,
@@ -139,7 +162,7 @@ def search(
     if queries is not None and out is None:
         raise typer.BadParameter("--queries needs --out")
     requests = load_queries(queries) if queries else [SearchRequest(qid="q1", query=question, analysis_id=analysis)]
-    p = pipeline(with_reranker=system == "rerank")
+    p = pipeline(with_reranker=system in (None, "rerank", "adapted"))
     rows = [run_search(p, r, system=system, k=k, version=version) for r in requests]
     if queries is not None:
         from mitra.jsonl import write_jsonl
@@ -183,7 +206,7 @@ def eval_command(
     if unknown:
         raise typer.BadParameter(f"unknown systems {unknown}; choose from {', '.join(SYSTEMS)}")
     queries = read_jsonl(gold, GoldQuery)
-    report = evaluate(pipeline(with_reranker="rerank" in names), queries, names, gold_name=str(gold))
+    report = evaluate(pipeline(with_reranker=bool({"rerank", "adapted"} & set(names))), queries, names, gold_name=str(gold))
     if out:
         save_report(report, out)
     if as_json:
@@ -194,19 +217,63 @@ def eval_command(
 
 @app.command()
 @user_errors
+def adapt(
+    minutes: Annotated[float, typer.Option(help="Time budget for the whole run.")] = 10.0,
+    llm_share: Annotated[float, typer.Option(help="Share of the budget for LLM-written questions (0: none).")] = 0.3,
+    llm_questions: Annotated[int, typer.Option(help="At most this many LLM-written questions.")] = 400,
+    max_steps: Annotated[Optional[int], typer.Option(help="Stop training after this many steps.")] = None,
+    enable: Annotated[str, typer.Option(help="auto: switch on only where it beats fusion; always; never.")] = "auto",
+    as_json: JsonOption = False,
+) -> None:
+    """Train a reranker on this knowledge base's own text (no labels, nothing downloaded).
+
+    Pseudo-queries come from the indexed passages (inverse-cloze sentences, section headings,
+    questions the configured LLM writes); it is validated on held-out passages and used by
+    default only where it beats the fused ranking there. A killed run resumes where it stopped."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from mitra.adapt import AdaptOptions, run_adaptation
+
+    options = AdaptOptions(minutes=minutes, llm_share=llm_share, llm_questions=llm_questions,
+                           max_steps=max_steps, enable=enable)
+    p = pipeline(with_reranker=False)
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console) as bars:
+        tasks: dict[str, int] = {}
+
+        def report(stage: str, done: int, total: int | None) -> None:
+            if stage not in tasks:
+                tasks[stage] = bars.add_task(stage, total=total)
+            bars.update(tasks[stage], completed=done, total=total)
+
+        manifest = run_adaptation(p, options, progress=report)
+    if as_json:
+        print_json(manifest.model_dump())
+    else:
+        console.print(manifest.summary())
+        console.print(f"{manifest.reason}; {manifest.steps} training steps, {manifest.seconds['total']:.0f} s")
+
+
+@app.command()
+@user_errors
 def stats(as_json: JsonOption = False) -> None:
     """What the knowledge base holds."""
     from mitra.settings import get_settings
     from mitra.store import KnowledgeBase
 
+    from mitra.adapt import current_manifest
+
     kb = KnowledgeBase(get_settings())
     data = kb.stats()
+    manifest = current_manifest(kb.settings)
+    data["adapted"] = manifest.model_dump() if manifest else None
     data["per_analysis"] = [
         {
             "analysis_id": a.id,
             "title": a.title,
             "documents": [
-                {"doc_id": d.document.doc_id, "version": d.document.version, "chunks": d.n_chunks, "superseded": d.superseded}
+                {"doc_id": d.document.doc_id, "version": d.document.version, "chunks": d.n_chunks,
+                 "superseded": d.superseded, "format": d.document.format, "coverage": d.document.coverage}
                 for d in kb.documents(a.id)
             ],
         }
@@ -218,13 +285,16 @@ def stats(as_json: JsonOption = False) -> None:
     table = Table("analysis", "title", "documents (version: chunks)")
     for row in data["per_analysis"]:
         docs = ", ".join(
-            f"{d['doc_id']} {version_label(d['version'])}: {d['chunks']}" + (" (superseded)" if d["superseded"] else "")
+            f"{d['doc_id']} {version_label(d['version'])}: {d['chunks']}"
+            + (f" ({d['coverage']:.0%} of words)" if d["coverage"] is not None else "")
+            + (" (superseded)" if d["superseded"] else "")
             for d in row["documents"]
         )
         table.add_row(row["analysis_id"], row["title"][:60], docs)
     out = Console()
     out.print(table)
-    out.print({k: v for k, v in data.items() if k != "per_analysis"})
+    out.print({k: v for k, v in data.items() if k not in ("per_analysis", "adapted")})
+    out.print(manifest.summary() if manifest else "no adapted reranker (mitra adapt trains one)")
 
 
 @functools.cache

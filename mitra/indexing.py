@@ -13,8 +13,9 @@ an analysis half-indexed.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
@@ -22,7 +23,7 @@ from mitra.chunking import chunk_text
 from mitra.jsonl import InputError, read_jsonl
 from mitra.settings import Settings
 from mitra.store import KnowledgeBase
-from mitra.types import Analysis, Chunk, Document
+from mitra.types import Analysis, Chunk, Document, version_label
 
 
 class JsonlDocument(BaseModel):
@@ -30,6 +31,8 @@ class JsonlDocument(BaseModel):
     version: str = "1"
     title: str = ""
     text: str
+    # How the text marks its structure; "auto" tells from the sectioning it finds.
+    format: Literal["auto", "markdown", "latex", "text"] = "auto"
 
     @field_validator("doc_id", "version", "text")
     @classmethod
@@ -67,7 +70,45 @@ def load_analyses(path: Path) -> list[JsonlAnalysis]:
     return records
 
 
-def to_records(record: JsonlAnalysis, settings: Settings) -> tuple[Analysis, list[Document], list[Chunk]]:
+@dataclass
+class PreparedAnalysis:
+    """One analysis chunked and ready to index; each document carries its text format
+    and coverage (the share of its words that reach a chunk)."""
+
+    analysis: Analysis
+    documents: list[Document]
+    chunks: list[Chunk]
+
+    def chunk_count(self, document: Document) -> int:
+        return sum(c.doc_id == document.doc_id and c.version == document.version for c in self.chunks)
+
+
+@dataclass
+class IndexedAnalysis:
+    """What indexing one analysis did (no chunk texts: a batch's memory stays flat)."""
+
+    analysis_id: str
+    chunks: int
+    documents: list[dict]  # doc_id, version, format, chunks, coverage
+
+    @classmethod
+    def of(cls, prepared: PreparedAnalysis) -> "IndexedAnalysis":
+        return cls(
+            analysis_id=prepared.analysis.id,
+            chunks=len(prepared.chunks),
+            documents=[
+                {"doc_id": d.doc_id, "version": d.version, "format": d.format, "chunks": prepared.chunk_count(d),
+                 "coverage": None if d.coverage is None else round(d.coverage, 4)}
+                for d in prepared.documents
+            ],
+        )
+
+
+class LowCoverage(InputError):
+    """Documents whose text would be lost: no chunks, or too few of their words in them."""
+
+
+def prepare(record: JsonlAnalysis, settings: Settings) -> PreparedAnalysis:
     analysis = Analysis(
         id=record.analysis_id, title=record.title, abstract=record.abstract, experiment=record.experiment
     )
@@ -81,30 +122,64 @@ def to_records(record: JsonlAnalysis, settings: Settings) -> tuple[Analysis, lis
             source="jsonl",
             sha256=hashlib.sha256(d.text.encode()).hexdigest(),
         )
-        documents.append(document)
-        chunks.extend(chunk_text(document, d.text, settings.chunk_min_chars, settings.chunk_max_chars))
-    return analysis, documents, chunks
+        chunked = chunk_text(document, d.text, settings.chunk_min_chars, settings.chunk_max_chars, d.format)
+        documents.append(document.model_copy(update={"format": chunked.format, "coverage": chunked.coverage}))
+        chunks.extend(chunked.chunks)
+    return PreparedAnalysis(analysis, documents, chunks)
+
+
+def intake_problems(prepared: PreparedAnalysis, min_coverage: float) -> list[str]:
+    """What would be lost indexing this analysis, one line per document."""
+    problems = []
+    for d in prepared.documents:
+        where = f"analysis '{d.analysis_id}' document '{d.doc_id}' {version_label(d.version)} ({d.format})"
+        if prepared.chunk_count(d) == 0:
+            problems.append(f"{where}: its text yields no chunks")
+        elif d.coverage is not None and d.coverage < min_coverage:
+            problems.append(
+                f"{where}: only {d.coverage:.0%} of its words reach a chunk (min_coverage {min_coverage:.0%})"
+            )
+    return problems
+
+
+def check_intake(problems: list[str], hint: str = "") -> None:
+    """Raise ``LowCoverage`` naming the documents that would lose text."""
+    if problems:
+        more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        raise LowCoverage(f"{'; '.join(problems[:3])}{more}: not indexed. {hint}Pass --allow-low-coverage to index anyway")
+
+
+_JSONL_HINT = 'Give the document\'s "format" (markdown, latex or text) if it was misread. '
 
 
 def index_records(
     kb: KnowledgeBase,
     records: list[JsonlAnalysis],
     on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None,
-) -> list[tuple[str, int]]:
-    """Index validated analyses; returns (analysis id, chunk count) pairs.
-    ``on_analysis(id, n_chunks)`` may return a progress callback for that analysis."""
+    allow_low_coverage: bool = False,
+) -> list[IndexedAnalysis]:
+    """Index validated analyses. Every document is chunked and checked first (no
+    chunks, or coverage below ``settings.min_coverage``, stops the run before any
+    store is touched, unless ``allow_low_coverage``); then each analysis is replaced
+    atomically. ``on_analysis(id, n_chunks)`` may return a progress callback."""
+    if not allow_low_coverage:
+        problems = [p for r in records for p in intake_problems(prepare(r, kb.settings), kb.settings.min_coverage)]
+        check_intake(problems, _JSONL_HINT)
     kb.collect_garbage()
     done = []
     for record in records:
-        analysis, documents, chunks = to_records(record, kb.settings)
-        progress = on_analysis(analysis.id, len(chunks)) if on_analysis else None
-        kb.replace_analysis(analysis, documents, chunks, progress=progress, sync=False)
-        done.append((analysis.id, len(chunks)))
+        prepared = prepare(record, kb.settings)
+        progress = on_analysis(prepared.analysis.id, len(prepared.chunks)) if on_analysis else None
+        kb.replace_analysis(prepared.analysis, prepared.documents, prepared.chunks, progress=progress, sync=False)
+        done.append(IndexedAnalysis.of(prepared))
     kb.sync_abstracts()
     return done
 
 
 def index_jsonl(
-    kb: KnowledgeBase, path: Path, on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None
-) -> list[tuple[str, int]]:
-    return index_records(kb, load_analyses(path), on_analysis)
+    kb: KnowledgeBase,
+    path: Path,
+    on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None,
+    allow_low_coverage: bool = False,
+) -> list[IndexedAnalysis]:
+    return index_records(kb, load_analyses(path), on_analysis, allow_low_coverage)

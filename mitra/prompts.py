@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass
 from typing import Protocol, Sequence
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 
 from mitra.settings import Settings
-from mitra.types import Analysis, Hit, version_label
+from mitra.types import Analysis, Chunk, Hit, version_label
 
 
 class PastExchange(Protocol):
@@ -272,3 +272,15 @@ def build_judge_prompt(
         passages="\n".join(p.render() for p in passages) or "(none)",
         answer=sanitise(answer),
     )
+
+
+PSEUDO_QUESTION_SYSTEM = """\
+You write one short question that a physicist could ask and that the given passage of an \
+analysis document answers. Use the passage's own terms. Reply with the question only."""
+
+
+def pseudo_question_messages(chunk: Chunk) -> list[BaseMessage]:
+    """What the LLM reads to write a training question for ``mitra adapt``; the passage is
+    sanitised like an answer prompt's."""
+    section = f"Section: {chunk.section_path}\n" if chunk.section else ""
+    return [SystemMessage(PSEUDO_QUESTION_SYSTEM), HumanMessage(f"{section}Passage: {sanitise(chunk.text[:900])}")]

@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
 from mitra.embedders import ModelUnavailable, resolve_model_path
 from mitra.settings import Settings
 
 log = logging.getLogger(__name__)
+
+
+class Reranker(Protocol):
+    """Scores passages for a question, higher is better (the last retrieval stage)."""
+
+    name: str
+
+    def score(self, query: str, passages: list[str]) -> list[float]: ...
 
 
 class CrossEncoderReranker:

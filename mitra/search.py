@@ -42,7 +42,7 @@ def hit_row(hit: Hit) -> dict:
 
 
 def run_search(
-    pipeline: Pipeline, request: SearchRequest, *, system: System = "rerank", k: int | None = None, version: str | None = None
+    pipeline: Pipeline, request: SearchRequest, *, system: System | None = None, k: int | None = None, version: str | None = None
 ) -> dict:
     routed = []
     analysis_id = request.analysis_id

@@ -76,7 +76,27 @@ class Settings(BaseSettings):
     rrf_k: int = 60
     weight_dense: float = 1.0
     weight_bm25: float = 1.0
+    weight_section: float = Field(
+        1.0, description="weight of each candidate's section score (BM25 over whole top-level sections); 0 disables"
+    )
+    weight_prf: float = Field(
+        1.0, description="weight of BM25 re-asked with the query expanded from the best first-pass passages; 0 disables"
+    )
+    prf_docs: int = Field(5, description="pseudo-relevance feedback: first-pass passages the expansion terms come from")
+    prf_terms: int = Field(10, description="pseudo-relevance feedback: terms added to the query")
+    retrieval_system: Literal["auto", "bm25", "dense", "hybrid", "rerank", "adapted"] = Field(
+        "auto", description="auto: the adapted reranker where enabled, else the cross-encoder where loaded, else hybrid"
+    )
     include_superseded: bool = False
+
+    # --- the adapted reranker (mitra adapt) ------------------------------------
+    use_adapted: bool = Field(True, description="use the adapted reranker `mitra adapt` switched on, if any")
+    adapt_base_model: str = Field(
+        "all-MiniLM-L6-v2", description="the packaged encoder the adapted reranker is fine-tuned from"
+    )
+    adapt_max_length: int = Field(256, description="tokens of a passage the adapted encoder reads")
+    adapt_batch_size: int = Field(16, description="questions per training step (each with its passage and a negative)")
+    adapt_learning_rate: float = Field(2e-5, description="training learning rate (constant after warm-up)")
 
     # --- tier 1 routing ----------------------------------------------------
     route_top_n: int = 3
@@ -87,6 +107,11 @@ class Settings(BaseSettings):
     # --- chunking ----------------------------------------------------------
     chunk_min_chars: int = 200
     chunk_max_chars: int = 1200
+    min_coverage: float = Field(
+        0.9,
+        description="a document whose chunks hold less than this share of its words (sections dropped on purpose, "
+        "such as references, not counted) is refused unless --allow-low-coverage",
+    )
 
     # --- answerer (mitra/llm.py, mitra/answer.py) ---------------------------
     llm_backend: Literal["auto", "ollama", "openai", "embedded"] = "auto"
@@ -138,8 +163,10 @@ class Settings(BaseSettings):
         for name in ("dense_k", "bm25_k", "final_k", "route_top_n", "route_k", "rrf_k"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1")
-        if self.weight_dense < 0 or self.weight_bm25 < 0 or self.weight_dense + self.weight_bm25 == 0:
-            raise ValueError("fusion weights must be >= 0 and not both 0")
+        if min(self.weight_dense, self.weight_bm25, self.weight_section, self.weight_prf) < 0:
+            raise ValueError("fusion weights must be >= 0")
+        if self.weight_dense + self.weight_bm25 == 0:
+            raise ValueError("weight_dense and weight_bm25 must not both be 0")
         if self.chunk_min_chars >= self.chunk_max_chars:
             raise ValueError("chunk_min_chars must be smaller than chunk_max_chars")
         return self

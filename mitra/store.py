@@ -103,7 +103,27 @@ def _chunk(chunk_id: str, text: str, meta: dict) -> Chunk:
 
 
 def _tags(chunk: Chunk) -> dict[str, str]:
-    return {"version": chunk.version, "doc_id": chunk.doc_id, "superseded": "1" if chunk.superseded else "0"}
+    return {"version": chunk.version, "doc_id": chunk.doc_id, "superseded": "1" if chunk.superseded else "0",
+            "section": section_key(chunk)}
+
+
+def section_key(chunk: Chunk) -> str:
+    """The top-level section of one document version a chunk belongs to."""
+    return f"{chunk.doc_id}@{chunk.version}#{chunk.section[0] if chunk.section else ''}"
+
+
+def chunk_index(chunks: list[Chunk]) -> BM25Index:
+    """BM25 over the chunks, with the section index beside it (see ``mitra.bm25``)."""
+    index = BM25Index.build([c.id for c in chunks], [c.index_text for c in chunks], [_tags(c) for c in chunks])
+    sections: dict[str, list[Chunk]] = {}
+    for c in chunks:
+        sections.setdefault(section_key(c), []).append(c)
+    index.sections = BM25Index.build(
+        list(sections),
+        ["\n".join(c.index_text for c in members) for members in sections.values()],
+        [{k: v for k, v in _tags(members[0]).items() if k != "section"} for members in sections.values()],
+    )
+    return index
 
 
 def connect_chroma(settings: Settings):
@@ -216,10 +236,7 @@ class KnowledgeBase:
                 progress(len(batch))
 
     def _rebuild_bm25(self, name: str, collection) -> None:
-        chunks = self._all_chunks(collection)
-        BM25Index.build([c.id for c in chunks], [c.index_text for c in chunks], [_tags(c) for c in chunks]).save(
-            self._bm25_dir(name)
-        )
+        chunk_index(self._all_chunks(collection)).save(self._bm25_dir(name))
 
     @staticmethod
     def _all_chunks(collection, where: dict | None = None) -> list[Chunk]:
@@ -248,9 +265,7 @@ class KnowledgeBase:
         self._drop_collection(name)  # leftovers of an interrupted attempt at this generation
         if chunks:  # abstract-only analyses get their collection lazily, on first use
             self._write_chunks(self._collection(name), chunks, progress)
-        BM25Index.build([c.id for c in chunks], [c.index_text for c in chunks], [_tags(c) for c in chunks]).save(
-            self._bm25_dir(name)
-        )
+        chunk_index(chunks).save(self._bm25_dir(name))
         counts: dict[tuple[str, str], int] = {}
         for c in chunks:
             counts[(c.doc_id, c.version)] = counts.get((c.doc_id, c.version), 0) + 1
@@ -403,9 +418,27 @@ class KnowledgeBase:
         ]
         return [(c, s) for c, s in hits if search_filter.admits(c)][:k]
 
-    def bm25_search(self, analysis_id: str, query: str, k: int, search_filter: SearchFilter) -> list[tuple[str, float]]:
-        index = self._load_bm25(self._record(analysis_id).collection)
-        return index.search(query, k, search_filter.bm25_mask(index))
+    def bm25_index(self, analysis_id: str) -> BM25Index:
+        """The analysis's BM25 index (chunks, and their sections), loaded once per generation."""
+        return self._load_bm25(self._record(analysis_id).collection)
+
+    def bm25_search(
+        self, analysis_id: str, tokens: list[str], k: int, search_filter: SearchFilter
+    ) -> list[tuple[str, float]]:
+        index = self.bm25_index(analysis_id)
+        return index.search_tokens(tokens, k, search_filter.bm25_mask(index))
+
+    def section_scores(
+        self, analysis_id: str, tokens: list[str], chunk_ids: list[str], search_filter: SearchFilter
+    ) -> list[tuple[str, float]]:
+        """Each chunk scored by the BM25 score of its section (0 where the section does
+        not match, or the index predates sections)."""
+        index = self.bm25_index(analysis_id)
+        if index.sections is None:
+            return []
+        sections = index.sections
+        scored = dict(sections.search_tokens(tokens, len(sections), search_filter.bm25_mask(sections)))
+        return [(cid, scored.get(index.tag(cid, "section") or "", 0.0)) for cid in chunk_ids]
 
     def route_dense(self, query_vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         collection = self._collection(ABSTRACTS)

@@ -59,12 +59,13 @@ def clean_latex(text: str) -> str:
         if not n:
             break
     text = _SPACE_CMDS.sub(" ", text)
-    text = text.replace("&", " | ")
+    text = re.sub(r"(?<!\\)&", " | ", text)
     # Remaining commands: keep their name as a word (\Kshort -> Kshort, \rm -> rm is dropped below).
     # LHCb/PDG particle macros: \PW -> W, \Pmu -> mu (but \Phi, \Psi, \Pi are Greek).
     text = _PARTICLE_RE.sub(r"\\\1", text)
     text = _CMD_RE.sub(lambda m: "" if m.group(1) in _STYLE_CMDS else m.group(1), text)
     text = re.sub(r"[{}$^_]", " ", text)
+    text = re.sub(r"\\([%&#])", r"\1", text)  # escaped characters are themselves
     text = text.replace("\\", " ")
     return normalise_space(text)
 
@@ -114,6 +115,7 @@ _STYLE_CMDS = {
     "raggedright", "clearpage", "newpage", "maketitle", "tabindent", "phantom", "sf", "tt",
     "textsc", "textsf", "texttt", "mathsf", "mathbb", "operatorname", "frac", "sqrt", "overline",
     "bar", "hat", "tilde", "vec", "dot", "prime", "nonumber", "limits", "footnote",
+    "section", "subsection", "subsubsection", "chapter",
 }
 
 

@@ -41,6 +41,8 @@ class Document(BaseModel):
     source: str = ""  # URL or path the text came from
     sha256: str = ""
     pages: int | None = None
+    format: str = ""  # how its text was read: pdf, markdown, latex or text
+    coverage: float | None = None  # share of its words that reached a chunk
 
 
 class Chunk(BaseModel):

@@ -28,7 +28,7 @@ def settings(tmp_path: Path) -> Settings:
 
 @pytest.fixture(scope="session")
 def shared_root() -> Path:
-    from mitra.lhcb import shared_dir
+    from benchmarks.corpora import shared_dir
 
     root = shared_dir()
     if root is None:
@@ -50,6 +50,33 @@ def pipeline(settings, embedder, corpus_jsonl):
     built = build_pipeline(settings, embedder=embedder)
     index_jsonl(built.kb, corpus_jsonl)
     return built
+
+
+@pytest.fixture
+def cli_in(monkeypatch):
+    """``cli_in(*args)`` runs ``mitra`` in process on the data dir ``MITRA_DATA_DIR`` names,
+    without the cross-encoder; settings are read afresh for every call."""
+    from typer.testing import CliRunner
+
+    from mitra import cli as cli_module
+    from mitra.settings import get_settings
+
+    monkeypatch.setenv("MITRA_RERANKER", "none")
+    runner = CliRunner()
+
+    def run(*args):
+        get_settings.cache_clear()
+        return runner.invoke(cli_module.register_commands(), list(args))
+
+    yield run
+    get_settings.cache_clear()
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch, cli_in):
+    """``cli(*args)``: ``cli_in`` on a fresh data dir."""
+    monkeypatch.setenv("MITRA_DATA_DIR", str(tmp_path / "kb"))
+    return cli_in
 
 
 # ---------------------------------------------------------------- portal: demo corpus + local document portal

@@ -34,7 +34,7 @@ def document(doc_id: str, version: str = "v1") -> Document:
 
 @pytest.fixture(scope="module")
 def note_chunks(note_pdf):
-    return chunk_document(extract_pdf(note_pdf, SETTINGS), document("AN-TEST-01"), SETTINGS)
+    return chunk_document(extract_pdf(note_pdf, SETTINGS), document("AN-TEST-01"), SETTINGS).chunks
 
 
 def test_chunks_carry_provenance_sections_and_page_spans(note_chunks):
@@ -53,6 +53,11 @@ def test_chunks_carry_provenance_sections_and_page_spans(note_chunks):
     ]
     crossing = note_chunks[2].text
     assert "The calibration is derived from events recorded in 2023" in crossing  # joined over the page break
+
+
+def test_pdf_coverage_counts_the_page_text_that_reaches_chunks(note_pdf):
+    chunked = chunk_document(extract_pdf(note_pdf, SETTINGS), document("AN-TEST-01"), SETTINGS)
+    assert chunked.format == "pdf" and chunked.coverage == pytest.approx(1.0, abs=0.02)
 
 
 def test_furniture_and_references_stay_out_of_the_text(note_chunks):
@@ -74,7 +79,7 @@ def test_table_chunk_keeps_caption_and_cells(note_chunks):
 
 
 def test_ids_are_deterministic(note_pdf, note_chunks):
-    again = chunk_document(extract_pdf(note_pdf, SETTINGS), document("AN-TEST-01"), SETTINGS)
+    again = chunk_document(extract_pdf(note_pdf, SETTINGS), document("AN-TEST-01"), SETTINGS).chunks
     assert [c.id for c in again] == [c.id for c in note_chunks]
     assert note_chunks[0].id.startswith("AN-TEST-01@v1#00000-")
 
@@ -87,7 +92,7 @@ def test_abstract_of(note_pdf):
 def _demo_chunks(demo_corpus, analysis: str, doc_id: str, version: str = "v1", **kwargs):
     path = demo_corpus.path(demo_corpus.document(analysis, doc_id, version))
     extracted = extract_pdf(path, SETTINGS, **kwargs)
-    return extracted, chunk_document(extracted, document(doc_id, version), SETTINGS)
+    return extracted, chunk_document(extracted, document(doc_id, version), SETTINGS).chunks
 
 
 def test_demo_note_is_clean(demo_corpus):
@@ -129,7 +134,7 @@ def test_demo_scanned_note_is_read_by_ocr(demo_corpus):
 @pytest.mark.slow
 def test_real_paper_pages_chunk_cleanly(hep_pdfs):
     extracted = extract_pdf(hep_pdfs / "1207.7235v2.pdf", SETTINGS, pages=[3, 4, 5, 28, 29])
-    chunks = chunk_document(extracted, document("CMS-HIG-12-028"), SETTINGS)
+    chunks = chunk_document(extracted, document("CMS-HIG-12-028"), SETTINGS).chunks
     text = "\n".join(c.text for c in chunks)
     assert line_number_run(text) is None
     # CMS running header: page number and current section, e.g. "2   2 The CMS experiment".
@@ -145,9 +150,17 @@ def test_real_paper_pages_chunk_cleanly(hep_pdfs):
 @pytest.mark.slow
 def test_real_two_column_paper_has_no_repeated_headers(hep_pdfs):
     extracted = extract_pdf(hep_pdfs / "ATL-PHYS-PROC-2023-080.pdf", SETTINGS)
-    chunks = chunk_document(extracted, document("ATL-PHYS-PROC-2023-080"), SETTINGS)
+    chunks = chunk_document(extracted, document("ATL-PHYS-PROC-2023-080"), SETTINGS).chunks
     text = "\n".join(c.text for c in chunks)
     assert "Tatsuya Masubuchi" not in text  # running header (and the author on the title page)
     assert line_number_run(text) is None
     assert sum(c.kind is ChunkKind.caption for c in chunks) >= 5
     assert all(not c.section or c.section[0] != "References" for c in chunks)
+
+
+@pytest.mark.slow
+def test_every_real_pdf_keeps_its_text(hep_pdfs):
+    """The coverage check must not refuse any of the 16 real ATLAS/CMS papers."""
+    for pdf in sorted(hep_pdfs.glob("*.pdf")):
+        chunked = chunk_document(extract_pdf(pdf, SETTINGS), document(pdf.stem), SETTINGS)
+        assert chunked.coverage >= SETTINGS.min_coverage, (pdf.name, chunked.coverage)

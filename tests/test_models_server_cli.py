@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
 from mitra.embedders import DPREmbedder, ModelUnavailable, resolve_model_path
 from mitra.rerank import CrossEncoderReranker, load_reranker
@@ -131,19 +130,6 @@ def test_chroma_server_mode(chroma_server, tmp_path, embedder, corpus_jsonl):
 
 
 # ---------------------------------------------------------------- CLI
-@pytest.fixture
-def cli(tmp_path, monkeypatch):
-    from mitra import cli as cli_module
-    from mitra.settings import get_settings
-
-    monkeypatch.setenv("MITRA_DATA_DIR", str(tmp_path / "kb"))
-    monkeypatch.setenv("MITRA_RERANKER", "none")
-    get_settings.cache_clear()
-    runner = CliRunner()
-    yield lambda *args: runner.invoke(cli_module.app, list(args))
-    get_settings.cache_clear()
-
-
 def test_cli_index_route_search_eval_stats(cli, tmp_path, corpus_jsonl):
     result = cli("index-jsonl", str(corpus_jsonl), "--json")
     assert result.exit_code == 0, result.output

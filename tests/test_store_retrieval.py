@@ -129,7 +129,7 @@ def test_new_document_version_supersedes_the_old_one(pipeline):
 
     def chunks(doc, yield_value):
         text = f"# Results\nThe measured signal strength is {yield_value}.\n\n# Method\nA BDT separates signal."
-        return chunk_text(doc, text, 10, 300)
+        return chunk_text(doc, text, 10, 300).chunks
 
     kb.add_document_version(analysis, v1, chunks(v1, "0.92"))
     kb.add_document_version(analysis, v2, chunks(v2, "1.05"))

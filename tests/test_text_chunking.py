@@ -1,3 +1,5 @@
+import pytest
+
 from mitra.chunking import Paragraph, chunk_text, pack_paragraphs, parse_text
 from mitra.text import clean_latex, split_sentences, tokenize
 from mitra.types import ChunkKind, Document
@@ -29,7 +31,7 @@ def test_markdown_sections_and_kinds():
     paragraphs = parse_text(
         "# Selection\nMuons need pT > 20 GeV.\n\n## Trigger\nSingle-muon trigger.\n\n"
         "Table 2: Event yields.\n\n| a | b |\n\n# References\n[1] Someone, 2020."
-    )
+    ).paragraphs
     assert [(p.section, p.kind) for p in paragraphs] == [
         (("Selection",), ChunkKind.body),
         (("Selection", "Trigger"), ChunkKind.body),
@@ -46,7 +48,7 @@ def test_latex_sections_captions_tables_and_author_list():
 \subsection{Method} Templates are fitted.
 \begin{table}\caption{Systematic uncertainties.}\begin{tabular}{ll} PDF & 9 \\ \end{tabular}\end{table}
 \section*{Acknowledgements} We thank the funding agencies."""
-    got = [(p.section, p.kind, p.text) for p in parse_text(latex)]
+    got = [(p.section, p.kind, p.text) for p in parse_text(latex).paragraphs]
     assert got == [
         (("Introduction",), ChunkKind.body, "The W mass is measured."),
         (("Introduction",), ChunkKind.caption, "The muon pT spectrum."),
@@ -74,8 +76,8 @@ def test_captions_are_never_merged_into_body():
 
 def test_chunk_ids_are_deterministic_and_carry_provenance():
     doc = Document(analysis_id="A", doc_id="note", version="2")
-    first = chunk_text(doc, "# Intro\nSome text here.\n\n# Results\nMore text.", 5, 100)
-    again = chunk_text(doc, "# Intro\nSome text here.\n\n# Results\nMore text.", 5, 100)
+    first = chunk_text(doc, "# Intro\nSome text here.\n\n# Results\nMore text.", 5, 100).chunks
+    again = chunk_text(doc, "# Intro\nSome text here.\n\n# Results\nMore text.", 5, 100).chunks
     assert [c.id for c in first] == [c.id for c in again]
     assert first[0].id.startswith("note@2#00000-")
     assert first[1].section == ["Results"] and first[1].analysis_id == "A"
@@ -93,6 +95,102 @@ def test_maths_katex_can_draw_is_kept_for_people_and_read_as_words_for_search():
 
 def test_latex_chunks_keep_renderable_maths_and_index_its_words():
     doc = Document(analysis_id="A", doc_id="note")
-    [chunk] = chunk_text(doc, r"\section{Selection} Events need $p_{\rm T} > 25$~GeV.", 5, 500)
+    [chunk] = chunk_text(doc, r"\section{Selection} Events need $p_{\rm T} > 25$~GeV.", 5, 500).chunks
     assert chunk.text == r"Events need $p_{\rm T} > 25$ GeV."
     assert chunk.index_text == "Selection\nEvents need p T > 25 GeV."
+
+
+# ---------------------------------------------------------------- formats and coverage
+MARKDOWN_PAPER = r"""# 1 Introduction
+The expansion rate $H_0$ is measured with 95% confidence from the distance ladder,
+which gives
+
+$$
+\begin{aligned}
+H_0 &= 73.0 \pm 1.0 \\
+\Omega_m &= 0.3
+\end{aligned}
+$$
+
+where $H_0$ is in km/s/Mpc.
+
+## 1.1 Data
+![Figure 1: the sky](http://host/sky.png)
+
+Figure 1: The sky map of the supernova hosts.
+
+```python
+# a comment, not a heading
+x = 1
+```
+
+| sample | N |
+|---|---|
+| SN Ia | 42 |
+
+# References
+[1] Riess et al., 2022.
+"""
+
+PLAIN_PAPER = """Introduction
+Fake news spreads on social media faster than ever, and 80% of it comes from a few accounts.
+We study how to detect such accounts from their posts.
+Data Collection
+We collect 180 accounts from earlier annotation work and 32 trustworthy ones.
+2.1 Preprocessing
+Duplicate and link-only tweets are removed.
+Acknowledgments
+We thank the reviewers.
+"""
+
+
+def test_markdown_with_inline_and_display_maths_keeps_every_word():
+    doc = Document(analysis_id="A", doc_id="paper")
+    result = chunk_text(doc, MARKDOWN_PAPER, 10, 1200)
+    assert result.format == "markdown" and result.coverage == 1.0
+    sections = [tuple(c.section) for c in result.chunks]
+    assert sections[0] == ("1 Introduction",) and ("1 Introduction", "1.1 Data") in sections
+    intro = result.chunks[0].text
+    # display maths joins its sentence, and "where ..." goes on in the same paragraph
+    assert "73.0" in intro and intro.rstrip().endswith("km/s/Mpc.") and "95%" in intro
+    kinds = {c.kind for c in result.chunks}
+    assert {ChunkKind.caption, ChunkKind.table} <= kinds
+    assert not any("Riess" in c.text for c in result.chunks)  # references dropped on purpose
+    assert any(c.text.startswith("```python\n# a comment") for c in result.chunks)
+
+
+def test_plain_text_sections_on_their_own_lines():
+    result = chunk_text(Document(analysis_id="A", doc_id="paper"), PLAIN_PAPER, 10, 1200)
+    assert result.format == "text" and result.coverage == 1.0
+    assert [c.section for c in result.chunks] == [["Introduction"], ["Introduction"], ["Data Collection"],
+                                                 ["Data Collection", "2.1 Preprocessing"]]
+    assert "80% of it" in result.chunks[0].text  # a bare % is a percent sign, not a comment
+
+
+def test_format_is_told_by_structure_not_by_maths():
+    from mitra.chunking import detect_format
+
+    assert detect_format(MARKDOWN_PAPER) == "markdown"  # has \begin{aligned}: still Markdown
+    assert detect_format(r"\section{Intro} Text with $x$.") == "latex"
+    assert detect_format(PLAIN_PAPER) == "text"
+
+
+def test_a_given_format_is_honoured():
+    doc = Document(analysis_id="A", doc_id="paper")
+    text = "# Title line\nBody text under it."
+    assert chunk_text(doc, text, 1, 500, "markdown").chunks[0].section == ["Title line"]
+    as_text = chunk_text(doc, text, 1, 500, "text").chunks
+    assert as_text[0].section == [] and "Title line" in as_text[0].text
+    with pytest.raises(ValueError, match="unknown text format"):
+        chunk_text(doc, text, 1, 500, "html")
+
+
+def test_coverage_counts_what_reaches_chunks_and_forgives_what_is_dropped_on_purpose():
+    from collections import Counter
+
+    from mitra.chunking import coverage, word_counts
+
+    chunks = chunk_text(Document(analysis_id="A", doc_id="d"), "alpha beta gamma delta", 1, 500).chunks
+    source = word_counts(["alpha beta gamma delta epsilon zeta"])
+    assert coverage(source, Counter(), chunks, []) == pytest.approx(4 / 6)
+    assert coverage(source, word_counts(["epsilon"]), chunks, ["zeta"]) == 1.0
