@@ -12,6 +12,7 @@ import streamlit as st
 
 from mitra import ui
 from mitra.feedback import Feedback
+from mitra.render import inert_markdown as inert
 from mitra.session import (
     AnswerTurn,
     Candidates,
@@ -100,7 +101,7 @@ def banner(s: Session) -> None:
         document_label(d.document.doc_id, d.document.version) + (" (superseded)" if d.superseded else "") for d in docs
     )
     with st.container(key="lock-banner"):
-        st.markdown(f":material/lock: Locked on `{s.analysis.id}` — **{s.analysis.title}**")
+        st.markdown(f":material/lock: Locked on `{inert(s.analysis.id)}` — **{inert(s.analysis.title)}**")
         st.caption(listed or "no documents")
 
 
@@ -110,10 +111,10 @@ def render_choices(event_index: int, analyses, scores, expert: bool) -> None:
         with st.container(border=True):
             left, right = st.columns([5, 1.3], vertical_alignment="center")
             with left:
-                st.markdown(f"**{analysis.title}**  \n`{analysis.id}`")
+                st.markdown(f"**{inert(analysis.title)}**  \n`{inert(analysis.id)}`")
                 if analysis.abstract:
                     snippet = analysis.abstract if len(analysis.abstract) < 240 else analysis.abstract[:237] + "…"
-                    st.caption(snippet)
+                    st.caption(inert(snippet))
                 if routed is not None:
                     st.progress(min(max(routed.score, 0.0), 1.0), text=f"match {routed.score:.2f}")
                     if expert:
@@ -132,18 +133,18 @@ def render_choices(event_index: int, analyses, scores, expert: bool) -> None:
 def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
     if not turn.done:
         slot = st.empty()
-        with st.spinner("Retrieving passages and writing the answer…"), slot.container():
-            streamed = st.write_stream(turn.tokens())
+        with st.spinner("Retrieving passages and writing the answer…"):
+            streamed = ui.stream_inert(slot, turn.tokens())
         if turn.answer is not None and turn.answer.text != streamed:
-            slot.markdown(turn.answer.text)  # the checked text: dead citations dropped, wordless answers explained
+            slot.markdown(inert(turn.answer.text))  # the checked text: dead citations dropped, wordless answers explained
     elif turn.answer is not None:
-        st.markdown(turn.answer.text)
+        st.markdown(inert(turn.answer.text))
     if turn.answer is not None and turn.answer.uncited:
         st.caption(":material/warning: This answer cites no passage: treat it as unsupported and read the sources.")
     if turn.error:
         st.warning(f"{turn.error}\n\nThe passages retrieved for your question are shown below.", icon=":material/cloud_off:")
     if turn.standalone and turn.standalone != turn.question:
-        st.caption(f"Searched as: “{turn.standalone}”")
+        st.caption(f"Searched as: “{inert(turn.standalone)}”")
     documents = ui.documents_by_version(turn.analysis.id)
     cited = set(turn.answer.cited) if turn.answer else set()
     for n, hit in enumerate(turn.passages, start=1):
@@ -185,12 +186,12 @@ def render(s: Session, expert: bool) -> None:
     last = len(s.transcript) - 1
     for index, event in enumerate(s.transcript):
         if isinstance(event, UserSaid):
-            st.chat_message("user", avatar=":material/person:").markdown(event.text)
+            st.chat_message("user", avatar=":material/person:").markdown(inert(event.text))
             continue
         with st.chat_message("assistant", avatar=ui.ASSISTANT):
             if isinstance(event, Candidates) and not (index == last and s.phase is Phase.choosing):
                 # Answered already: one line instead of the cards.
-                st.caption("Proposed: " + " · ".join(f"{o.analysis.id} ({o.score:.2f})" for o in event.options))
+                st.caption("Proposed: " + " · ".join(f"{inert(o.analysis.id)} ({o.score:.2f})" for o in event.options))
             elif isinstance(event, Candidates):
                 st.markdown("Which analysis is your question about?")
                 if expert:
@@ -203,14 +204,14 @@ def render(s: Session, expert: bool) -> None:
                     "and I will look again."
                 )
             elif isinstance(event, SearchResults) and not (index == last and s.phase is Phase.searching):
-                st.caption(f"Matching “{event.query}”: " + " · ".join(a.id for a in event.matches))
+                st.caption(inert(f"Matching “{event.query}”: " + " · ".join(a.id for a in event.matches)))
             elif isinstance(event, SearchResults):
-                st.markdown(f"Analyses matching “{event.query}”:")
+                st.markdown(f"Analyses matching “{inert(event.query)}”:")
                 render_choices(index, event.matches, [None] * len(event.matches), expert)
             elif isinstance(event, Locked):
-                st.markdown(f":material/lock: Locked on **{event.analysis.id}** — {event.analysis.title}.")
+                st.markdown(f":material/lock: Locked on **{inert(event.analysis.id)}** — {inert(event.analysis.title)}.")
             elif isinstance(event, Notice):
-                st.info(event.text)
+                st.info(inert(event.text))
             elif isinstance(event, AnswerTurn):
                 with ui.user_errors():
                     render_answer(index, event, expert)

@@ -8,17 +8,24 @@
   distance between the two extractions' text (every block but figure text and line
   numbers, in reading order, NFKC and whitespace normalised), divided by the text
   layer's length. It counts OCR misreadings (maths above all) and the differences in
-  reading order between the two paths, so it bounds pure recognition errors from above.
+  reading order between the two paths, so it bounds pure recognition errors from above;
+* peak memory of ``mitra index-jsonl`` (its own process, maximum resident set size)
+  indexing the full text of 10, 100 and 780 LHCb papers (``--memory-papers``), with
+  the time it took: memory must not grow with the corpus.
 
 Usage: python benchmarks/ingest_throughput.py [--pdf-dir DIR] [--files N] [--pages N]
-       [--ocr-pages N] [--dpi DPI]
+       [--ocr-pages N] [--dpi DPI] [--memory-papers 10,100,780] [--skip-pdf]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import subprocess
+import sys
+import tempfile
 import time
 import unicodedata
 from pathlib import Path
@@ -41,6 +48,38 @@ def page_text(doc: ExtractedDocument) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).split())
 
 
+# Runs one command and prints its peak resident memory (kB): RUSAGE_CHILDREN of a fresh
+# process covers exactly that command.
+_PEAK = "import resource, subprocess, sys; code = subprocess.run(sys.argv[1:]).returncode; " \
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)"
+
+
+def index_memory(counts: list[int]) -> dict:
+    """Peak memory and time of `mitra index-jsonl` over the full text of N LHCb papers."""
+    from benchmarks.corpora import shared_dir
+    from benchmarks.corpora.lhcb import iter_papers
+    from mitra.jsonl import write_jsonl
+
+    root = shared_dir()
+    if root is None:
+        return {"skipped": "../shared/data not found"}
+    papers = list(iter_papers(root))
+    out = {}
+    for n in counts:
+        with tempfile.TemporaryDirectory() as tmp:
+            jsonl = Path(tmp) / "papers.jsonl"
+            write_jsonl(jsonl, (p.record(full_text=True).model_dump() for p in papers[:n]))
+            command = [sys.executable, "-m", "mitra", "index-jsonl", str(jsonl), "--json"]
+            env = {**os.environ, "MITRA_DATA_DIR": str(Path(tmp) / "kb"), "MITRA_RERANKER": "none"}
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "-c", _PEAK, *command], env=env, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+            peak_kb, code = done.stdout.strip().splitlines()[-1].split()
+            out[str(n)] = {"papers": n, "exit": int(code), "peak_rss_mb": round(int(peak_kb) / 1024),
+                           "seconds": round(time.perf_counter() - start, 1)}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pdf-dir", type=Path, default=REPO.parent / "shared" / "data" / "hep_pdfs")
@@ -48,7 +87,14 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=None, help="text layer: only the first N pages of each PDF")
     parser.add_argument("--ocr-pages", type=int, default=2, help="forced OCR: the first N pages of each PDF")
     parser.add_argument("--dpi", type=int, default=Settings().ocr_dpi)
+    parser.add_argument("--memory-papers", default="10,100,780", help="index-jsonl peak memory at these corpus sizes")
+    parser.add_argument("--skip-pdf", action="store_true", help="only the index-jsonl memory figures")
     args = parser.parse_args()
+    memory = index_memory([int(n) for n in args.memory_papers.split(",") if n])
+    if args.skip_pdf:
+        print(json.dumps({"machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
+                          "index_jsonl_memory": memory}, indent=2))
+        return
 
     pdfs = sorted(args.pdf_dir.glob("*.pdf"))[: args.files]
     if not pdfs:
@@ -104,6 +150,7 @@ def main() -> None:
                     "reference_chars": reference,
                     "per_file": per_file,
                 },
+                "index_jsonl_memory": memory,
             },
             indent=2,
         )

@@ -5,7 +5,8 @@ random unit vectors, because embedding 100k passages on 2 cores takes ~20 min
 and vector-search cost does not depend on what the vectors mean. Queries are
 embedded by the real packaged MiniLM. The reranker is a randomly initialised
 cross-encoder with exactly the architecture of cross-encoder/ms-marco-MiniLM-L-6-v2
-(6 layers, 384 hidden, 12 heads): same runtime, no weights needed.
+(6 layers, 384 hidden, 12 heads): same runtime, no weights needed. The adapted
+reranker (``mitra adapt``) is timed with and without its stored passage vectors.
 
     python benchmarks/retrieval_latency.py [--sizes 10000,100000] [--queries 30]
 """
@@ -60,6 +61,22 @@ def minilm_cross_encoder(directory: Path) -> CrossEncoderReranker:
     return CrossEncoderReranker(str(directory))
 
 
+def adapted_latency(kb, embedder, settings, analysis_id: str, queries: list[str]) -> dict[str, list[float]]:
+    """The adapted reranker's stage over the fused top 20: an encoder of the packaged
+    MiniLM's size (its weights do not change the runtime), with the passages' vectors
+    stored (the corpus it was adapted on) or not (passages indexed since)."""
+    from mitra.adapt import AdaptedReranker, base_encoder
+
+    adapted = AdaptedReranker(base_encoder(settings), {}, weight=0.5, name="adapted (latency)")
+    retriever = Retriever(kb, embedder, None, settings, adapted=adapted)
+    out: dict[str, list[float]] = {"adapted_uncached": [], "adapted_cached": []}
+    for query in queries:
+        adapted.vectors.clear()
+        for case in ("adapted_uncached", "adapted_cached"):  # the second call finds the vectors stored
+            out[case].append(retriever.search(analysis_id, query, system="adapted").timings_ms["rerank"])
+    return out
+
+
 def percentiles(values: list[float]) -> dict[str, float]:
     cuts = quantiles(values, n=20)
     return {"p50": round(cuts[9], 2), "p95": round(cuts[18], 2)}
@@ -108,6 +125,7 @@ def main() -> None:
             for stage, ms in result.timings_ms.items():
                 stages.setdefault(stage, []).append(ms)
             stages.setdefault("total", []).append(sum(result.timings_ms.values()))
+        stages.update(adapted_latency(kb, embedder, settings, analysis.id, queries))
         results[str(size)] = {
             "chunks": len(chunks),
             "index_seconds": round(index_s, 1),

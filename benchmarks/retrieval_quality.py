@@ -35,9 +35,10 @@ import numpy as np
 from benchmarks.corpora import SET_NAMES, BenchmarkSet, load_set, shared_dir
 from mitra.evaluation import locked_metrics, routing_hits
 from mitra.indexing import index_records
+from mitra.llm import demo_gguf_path
 from mitra.metrics import bootstrap_interval
-from mitra.retrieval import SYSTEMS, Pipeline, build_pipeline
-from mitra.settings import Settings
+from mitra.retrieval import Pipeline, build_pipeline
+from mitra.settings import SYSTEMS, Settings
 
 METRICS = ("P@1", "MRR@10", "NDCG@5", "hit@5")
 ROUTING_SYSTEMS = ("bm25", "dense", "hybrid")
@@ -154,6 +155,8 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/mitra-retrieval-quality"))
     parser.add_argument("--reuse", action="store_true", help="keep knowledge bases (and adapted models) already built")
     parser.add_argument("--adapt-minutes", type=float, default=0.0, help="train an adapted reranker per set first")
+    parser.add_argument("--gguf", type=Path, help="the LLM that writes adaptation questions (default: the demo "
+                        "model if `mitra assemble-demo-model` put it in ./.mitra/models, else the configured one)")
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting for this run (e.g. weight_prf=0), to measure one choice against another")
@@ -161,6 +164,9 @@ def main() -> None:
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
     overrides = dict(item.split("=", 1) for item in args.set)
+    demo_model = demo_gguf_path(Settings(_env_file=None))
+    if args.gguf or demo_model.is_file():
+        overrides["gguf_path"] = str(args.gguf or demo_model.resolve())
     root = shared_dir()
     if root is None:
         sys.exit("../shared/data not found (set MITRA_SHARED_DIR): this benchmark needs the public sets")

@@ -18,7 +18,7 @@ from ingest.extract import ExtractedDocument
 from ingest.layout import FURNITURE, Block, BlockKind, join_lines
 from mitra.chunking import ChunkedText, Paragraph, ParsedText, chunk_parsed, is_dropped_section, word_counts
 from mitra.settings import Settings
-from mitra.types import Chunk, ChunkKind, Document
+from mitra.types import ChunkKind, Document
 
 _KIND = {
     BlockKind.body: ChunkKind.body,

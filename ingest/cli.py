@@ -70,12 +70,14 @@ def _print_summary(report) -> None:
 
 
 def _crawl(profile: str, base_url: str | None, settings):
-    """The crawl with its progress bar and end summary, for `crawl` and `run`."""
+    """The crawl with its progress bar and end summary, for `crawl` and `run` (it writes
+    the manifest and the downloads: it holds the data dir's writer lock)."""
     from ingest.crawl import crawl as run_crawl
     from ingest.profiles import load_profile
+    from mitra.lock import writer_lock
 
     progress = _RichProgress()
-    with progress.bar:
+    with writer_lock(settings, "ingest crawl"), progress.bar:
         report = run_crawl(load_profile(profile), settings, base_url=base_url, progress=progress)
     _print_summary(report)
     return report
@@ -150,10 +152,27 @@ def _print_ingest_summary(summary) -> None:
         console.print(table)
 
 
+def _pdf_files(paths: list[Path]) -> list[Path]:
+    """Each directory replaced by the PDFs in it; other paths as given (a missing file is
+    reported in the summary with the others)."""
+    from mitra.jsonl import InputError
+
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
+            if not found:
+                raise InputError(f"{path}: is a directory with no PDF files in it")
+            files += found
+        else:
+            files.append(path)
+    return files
+
+
 @app.command()
 @user_errors
 def pdf(
-    files: list[Path] = typer.Argument(..., help="PDF files; each becomes a document named after the file"),
+    files: list[Path] = typer.Argument(..., help="PDF files, or directories of them; each file becomes a document"),
     analysis: str = typer.Option(..., "--analysis", help="the analysis id the documents belong to"),
     title: str | None = typer.Option(None, "--title", help="the analysis title (default: kept, or the id)"),
     abstract: str | None = typer.Option(None, "--abstract", help="default: kept, or the first document's Abstract"),
@@ -167,6 +186,7 @@ def pdf(
     from mitra.retrieval import build_pipeline
     from mitra.types import Analysis
 
+    files = _pdf_files(files)
     kb = build_pipeline(with_reranker=False).kb
     known = kb.get_analysis(analysis)
     target = Analysis(

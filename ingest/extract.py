@@ -34,6 +34,7 @@ from pdfplumber.utils.exceptions import PdfminerException
 from ingest.layout import UNMAPPED, Block, Graphic, PageLayout, PageWords, Word, layout_document, layout_page
 from ingest.manifest import file_sha256
 from ingest.ocr import OcrBackend, OcrUnavailableError, ocr_backend
+from mitra.errors import MitraError
 from mitra.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]  # (pages done, pages to do)
 
 
-class ExtractionError(Exception):
+class ExtractionError(MitraError):
     """A file that cannot be extracted; the message says which file and why."""
 
     def __init__(self, path: Path, reason: str) -> None:
@@ -52,6 +53,10 @@ class ExtractionError(Exception):
 
 class NotAPdfError(ExtractionError):
     """The file does not start with the PDF signature (an HTML error page saved as .pdf, ...)."""
+
+
+class TooLargeError(ExtractionError):
+    """A file over ``max_document_mb``."""
 
 
 class EmptyFileError(NotAPdfError):

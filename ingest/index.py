@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Callable
 
 from ingest.chunk import abstract_of, chunk_document
-from ingest.extract import ExtractionError, extract_pdf
+from ingest.extract import ExtractionError, NotAPdfError, TooLargeError, extract_pdf
 from ingest.manifest import Manifest, Stage, VersionRecord, file_sha256
 from mitra.indexing import LowCoverage, PreparedAnalysis, check_intake, intake_problems
+from mitra.lock import writer_lock
 from mitra.settings import Settings
 from mitra.store import KnowledgeBase
 from mitra.types import Analysis, Document
@@ -63,6 +64,11 @@ def ingest_version(
     """Extract, chunk and index one document version (skipped when already indexed).
     Raises ``ExtractionError`` for a file that cannot be read and ``LowCoverage`` for
     one whose chunks would lose its text; nothing is written then."""
+    if not path.is_file():
+        raise NotAPdfError(path, "no such file" if not path.exists() else "not a file")
+    size_mb = path.stat().st_size / 1e6
+    if size_mb > settings.max_document_mb:
+        raise TooLargeError(path, f"{size_mb:.1f} MB, over max_document_mb ({settings.max_document_mb:g} MB)")
     document = document.model_copy(update={"sha256": document.sha256 or file_sha256(path)})
     summary.analyses.add(analysis.id)
     summary.documents.add((analysis.id, document.doc_id))
@@ -76,7 +82,7 @@ def ingest_version(
     chunked = chunk_document(extracted, document, settings)
     document = document.model_copy(update={"format": chunked.format, "coverage": chunked.coverage})
     if not allow_low_coverage:
-        check_intake(intake_problems(PreparedAnalysis(analysis, [document], chunked.chunks), settings.min_coverage))
+        check_intake(intake_problems(PreparedAnalysis(analysis, [document], chunked.chunks), settings))
     kb.add_document_version(analysis, document, chunked.chunks)
     summary.versions += 1
     summary.pages += extracted.pages
@@ -98,13 +104,16 @@ def ingest_pdfs(
     """``mitra ingest pdf``: each file is a document (id = file name) of one analysis.
     A bad file is reported in the summary and the batch goes on."""
     summary = IngestSummary()
-    for path in paths:
-        document = Document(analysis_id=analysis.id, doc_id=path.stem, version=version, source=str(path.resolve()))
-        try:
-            ingest_version(kb, settings, path, analysis, document, summary, force_ocr=force_ocr,
-                           progress=progress(path) if progress else None, allow_low_coverage=allow_low_coverage)
-        except (ExtractionError, LowCoverage) as error:
-            summary.failed.append((str(path), str(error)))
+    with writer_lock(settings, "ingest pdf"):
+        kb.collect_garbage()
+        for path in paths:
+            document = Document(analysis_id=analysis.id, doc_id=path.stem, version=version, source=str(path.resolve()))
+            try:
+                ingest_version(kb, settings, path, analysis, document, summary, force_ocr=force_ocr,
+                               progress=progress(path) if progress else None, allow_low_coverage=allow_low_coverage)
+            except (ExtractionError, LowCoverage) as error:
+                summary.failed.append((str(path), str(error)))
+        kb.sync_abstracts()
     return summary
 
 
@@ -120,17 +129,20 @@ def index_manifest(
     (the store orders versions itself, so the order of this loop does not matter)."""
     summary = IngestSummary()
     analyses = {a.id: Analysis(id=a.id, title=a.title, abstract=a.abstract) for a in manifest.analyses()}
-    for record in manifest.pending(Stage.index):
-        analysis = analyses.get(record.analysis_id) or Analysis(id=record.analysis_id, title=record.analysis_id)
-        document = Document.model_validate(record.model_dump(include=set(Document.model_fields)))
-        try:
-            ingest_version(kb, settings, record.path, analysis, document, summary,
-                           progress=progress(record) if progress else None, allow_low_coverage=allow_low_coverage)
-        except (ExtractionError, LowCoverage) as error:
-            manifest.mark_stage(record.key, Stage.extract, str(error))
-            manifest.mark_stage(record.key, Stage.index, "not indexed: extraction failed")
-            summary.failed.append((str(record.path), str(error)))
-            continue
-        manifest.mark_stage(record.key, Stage.extract)
-        manifest.mark_stage(record.key, Stage.index)
+    with writer_lock(settings, "ingest run"):
+        kb.collect_garbage()
+        for record in manifest.pending(Stage.index):
+            analysis = analyses.get(record.analysis_id) or Analysis(id=record.analysis_id, title=record.analysis_id)
+            document = Document.model_validate(record.model_dump(include=set(Document.model_fields)))
+            try:
+                ingest_version(kb, settings, record.path, analysis, document, summary,
+                               progress=progress(record) if progress else None, allow_low_coverage=allow_low_coverage)
+            except (ExtractionError, LowCoverage) as error:
+                manifest.mark_stage(record.key, Stage.extract, str(error))
+                manifest.mark_stage(record.key, Stage.index, "not indexed: extraction failed")
+                summary.failed.append((str(record.path), str(error)))
+                continue
+            manifest.mark_stage(record.key, Stage.extract)
+            manifest.mark_stage(record.key, Stage.index)
+        kb.sync_abstracts()
     return summary

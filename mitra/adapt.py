@@ -43,6 +43,7 @@ from pydantic import BaseModel, Field
 from mitra import faults
 from mitra.embedders import ModelUnavailable, resolve_model_path
 from mitra.errors import MitraError
+from mitra.lock import writer_lock
 from mitra.metrics import bootstrap_interval, mrr_at_k
 from mitra.pseudo_queries import LLMBudget, PseudoQuery, heading_queries, llm_queries, passage_for
 from mitra.settings import Settings
@@ -108,10 +109,14 @@ Progress = Callable[[str, int, int | None], None]  # (stage, done, total)
 # ---------------------------------------------------------------- the run
 def run_adaptation(pipeline: Pipeline, options: AdaptOptions, progress: Progress | None = None) -> AdaptManifest:
     """Train, validate and publish an adapted reranker for ``pipeline``'s knowledge base."""
+    with writer_lock(pipeline.settings, "adapt"):
+        return _run(pipeline, options, progress or (lambda stage, done, total: None))
+
+
+def _run(pipeline: Pipeline, options: AdaptOptions, report: Progress) -> AdaptManifest:
     settings = pipeline.settings
     started = time.monotonic()
     deadline = started + options.minutes * 60
-    report = progress or (lambda stage, done, total: None)
     seconds: dict[str, float] = {}
 
     chunks, snapshot = corpus_snapshot(pipeline)
@@ -453,30 +458,33 @@ def current_manifest(settings: Settings) -> AdaptManifest | None:
 
 
 class AdaptedReranker:
-    """The published adapted encoder as a reranker: the question's similarity to each
-    passage, mixed with the fused score at the weight validation chose. Passage vectors
-    of the adapted corpus are read from disk; a passage indexed since is embedded once."""
+    """The adapted encoder as a reranker: the question's similarity to each passage,
+    mixed with the fused score at ``weight`` (validation's choice). Passage vectors are
+    looked up by text (those of the adapted corpus come from disk); a passage indexed
+    since is embedded once, then kept."""
 
-    def __init__(self, settings: Settings, manifest: AdaptManifest):
+    def __init__(self, model, vectors: dict[str, np.ndarray], weight: float | None, name: str):
+        self.model, self.weight, self.name = model, weight, name
+        self.vectors = vectors
+
+    @classmethod
+    def load(cls, settings: Settings, manifest: AdaptManifest) -> "AdaptedReranker":
         directory = settings.models_dir / manifest.model_dir
-        self.manifest = manifest
-        self.name = f"adapted:{manifest.model_dir}"
-        self.weight = manifest.heldout.weight
-        self.model = base_encoder(settings, str(directory))
         keys = json.loads((directory / "passages.json").read_text())
-        vectors = np.load(directory / "passages.npy")
-        self._vectors: dict[str, np.ndarray] = dict(zip(keys, vectors))
+        vectors = dict(zip(keys, np.load(directory / "passages.npy")))
+        return cls(base_encoder(settings, str(directory)), vectors, manifest.heldout.weight,
+                   f"adapted:{manifest.model_dir}")
 
     def score(self, query: str, passages: list[str]) -> list[float]:
         if not passages:
             return []
         keys = [text_key(p) for p in passages]
-        missing = [(k, p) for k, p in zip(keys, passages) if k not in self._vectors]
+        missing = [(k, p) for k, p in zip(keys, passages) if k not in self.vectors]
         if missing:
             new = self.model.encode([p for _, p in missing], normalize_embeddings=True, convert_to_numpy=True)
-            self._vectors.update((k, v.astype(np.float16)) for (k, _), v in zip(missing, new))
+            self.vectors.update((k, v.astype(np.float16)) for (k, _), v in zip(missing, new))
         q = self.model.encode([query], normalize_embeddings=True, convert_to_numpy=True)[0]
-        return [float(self._vectors[k].astype(np.float32) @ q) for k in keys]
+        return [float(self.vectors[k].astype(np.float32) @ q) for k in keys]
 
 
 def load_adapted(settings: Settings) -> tuple[AdaptedReranker | None, str]:
@@ -486,4 +494,4 @@ def load_adapted(settings: Settings) -> tuple[AdaptedReranker | None, str]:
         return None, "no adapted reranker (run `mitra adapt`)"
     if not manifest.enabled or not settings.use_adapted:
         return None, manifest.summary() + ("" if settings.use_adapted else "; use_adapted is off")
-    return AdaptedReranker(settings, manifest), manifest.summary()
+    return AdaptedReranker.load(settings, manifest), manifest.summary()

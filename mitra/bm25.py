@@ -30,8 +30,10 @@ class BM25Index:
         tags: list[dict[str, str]],
         retriever: bm25s.BM25 | None,
         sections: "BM25Index | None" = None,
+        stamp: str = "",
     ):
         self.ids = ids
+        self.stamp = stamp  # what the index was built from (the routing index: the catalog's version)
         # Per entry filter fields (version, superseded, section), so filters are masks, not re-indexing.
         self.tags = tags
         self.sections = sections
@@ -99,6 +101,8 @@ class BM25Index:
         return [t for t, _ in sorted(weighted.items(), key=lambda item: (-item[1], item[0]))[:n] if weighted[t] > 0]
 
     def save(self, directory: Path) -> None:
+        """Write beside ``directory`` and swap it in by renames (writers hold the data dir's
+        lock, so no two saves of one index run at once)."""
         tmp = directory.with_name(directory.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
         self._write(tmp)
@@ -111,7 +115,7 @@ class BM25Index:
 
     def _write(self, directory: Path) -> None:
         directory.mkdir(parents=True)
-        (directory / "entries.json").write_text(json.dumps({"ids": self.ids, "tags": self.tags}))
+        (directory / "entries.json").write_text(json.dumps({"ids": self.ids, "tags": self.tags, "stamp": self.stamp}))
         if self._retriever is not None:
             self._retriever.save(directory / "bm25s", show_progress=False)
         if self.sections is not None:
@@ -126,4 +130,4 @@ class BM25Index:
         retriever = None
         if (directory / "bm25s").exists():
             retriever = bm25s.BM25.load(directory / "bm25s", show_progress=False, verbosity=0)
-        return cls(data["ids"], data["tags"], retriever, cls.load(directory / "sections"))
+        return cls(data["ids"], data["tags"], retriever, cls.load(directory / "sections"), data.get("stamp", ""))

@@ -109,6 +109,12 @@ class Catalog:
 
     @staticmethod
     def put_analysis(db: sqlite3.Connection, analysis: Analysis, collection: str) -> None:
+        """Insert or replace the analysis, and move the routing version on (in the same
+        transaction): routing indexes built from an older version know they are stale."""
+        db.execute(
+            "INSERT INTO meta VALUES ('routing_version', '1') ON CONFLICT(key) "
+            "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
+        )
         db.execute(
             "INSERT OR REPLACE INTO analyses VALUES (?, ?, ?, ?, ?, ?, ?)",
             (

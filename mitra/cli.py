@@ -11,16 +11,23 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import os
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Callable, Optional
 
 import typer
 from rich.console import Console
+from typer.exceptions import TyperException
 from rich.table import Table
 
 from mitra.errors import MitraError
+from mitra.settings import SYSTEMS
 from mitra.types import version_label
+
+SystemChoice = Enum("SystemChoice", {name: name for name in SYSTEMS}, type=str)
+EnableChoice = Enum("EnableChoice", {name: name for name in ("auto", "always", "never")}, type=str)
 
 app = typer.Typer(
     name="mitra",
@@ -35,16 +42,42 @@ _COMMAND_MODULES: list[str] = ["ingest.cli", "mitra.chat_cli", "mitra.answer_cli
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 
 
+_debug = {"on": os.environ.get("MITRA_DEBUG", "") not in ("", "0")}
+
+
+@app.callback()
+def _options(
+    debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")] = False,
+) -> None:
+    if debug:
+        _debug["on"] = True
+
+
 def user_errors(command: Callable) -> Callable:
-    """Show a MitraError as one red line and exit 2, instead of a traceback."""
+    """The CLI boundary: a MitraError (bad input, a failure the user can fix) is one red
+    line and exit 2; anything else is one line and exit 1, its traceback shown only with
+    ``--debug`` or ``MITRA_DEBUG=1``."""
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
             return command(*args, **kwargs)
         except MitraError as error:
+            if _debug["on"]:
+                raise
             console.print(f"[bold red]error:[/] {error}", highlight=False, soft_wrap=True)
             raise typer.Exit(2) from None
+        except (typer.Exit, typer.Abort, TyperException, KeyboardInterrupt):
+            raise  # exit codes and usage errors: typer reports them itself
+        except Exception as error:
+            if _debug["on"]:
+                raise
+            console.print(
+                f"[bold red]internal error:[/] {type(error).__name__}: {error} "
+                "(run again with --debug or MITRA_DEBUG=1 for the traceback)",
+                highlight=False, soft_wrap=True,
+            )
+            raise typer.Exit(1) from None
 
     return wrapper
 
@@ -80,22 +113,19 @@ def index_jsonl_command(
     before anything is written."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from mitra.indexing import load_analyses
+    from mitra.indexing import index_records, load_analyses
 
-    load_analyses(file)  # fail on a malformed file before loading any model
-    from mitra.indexing import index_jsonl
-
+    records = load_analyses(file)  # a malformed file fails before any model loads
     p = pipeline(with_reranker=False)
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, disable=as_json,
+    with Progress(  # on stderr, so it shows under --json too
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console,
     ) as progress:
 
         def on_analysis(analysis_id: str, n_chunks: int):
             task = progress.add_task(f"embedding {analysis_id}", total=n_chunks)
             return lambda n: progress.advance(task, n)
 
-        done = index_jsonl(p.kb, file, on_analysis, allow_low_coverage=allow_low_coverage)
+        done = index_records(p.kb, records, on_analysis, allow_low_coverage=allow_low_coverage)
     documents = [d for a in done for d in a.documents]
     coverages = [d["coverage"] for d in documents if d["coverage"] is not None]
     lowest = min(coverages, default=1.0)
@@ -116,10 +146,12 @@ def index_jsonl_command(
 @user_errors
 def route(
     question: Annotated[str, typer.Argument(help="A question; the analyses it is most likely about are listed.")],
-    top: Annotated[int, typer.Option(help="How many candidate analyses.")] = 3,
+    top: Annotated[int, typer.Option(min=1, help="How many candidate analyses.")] = 3,
     as_json: JsonOption = False,
 ) -> None:
     """Tier 1: which analyses is this question about?"""
+    if not question.strip():
+        raise typer.BadParameter("the question is empty", param_hint="QUESTION")
     result = pipeline(with_reranker=False).router.route(question, top_n=top)
     if as_json:
         print_json(
@@ -148,9 +180,9 @@ def search(
     queries: Annotated[Optional[Path], typer.Option(help='Batch: JSONL lines {"qid", "query", "analysis_id"?}.')] = None,
     out: Annotated[Optional[Path], typer.Option(help="Batch output JSONL.")] = None,
     system: Annotated[
-        Optional[str], typer.Option(help="bm25 | dense | hybrid | rerank | adapted (default: settings.retrieval_system)")
+        Optional[SystemChoice], typer.Option(help="The retrieval system (default: settings.retrieval_system).")
     ] = None,
-    k: Annotated[Optional[int], typer.Option(help="Passages to return (default: settings.final_k).")] = None,
+    k: Annotated[Optional[int], typer.Option(min=1, help="Passages to return (default: settings.final_k).")] = None,
     version: Annotated[Optional[str], typer.Option(help="Search this document version, superseded or not.")] = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -161,9 +193,12 @@ def search(
         raise typer.BadParameter("give either a QUESTION or --queries FILE")
     if queries is not None and out is None:
         raise typer.BadParameter("--queries needs --out")
+    if question is not None and not question.strip():
+        raise typer.BadParameter("the query is empty", param_hint="QUESTION")
     requests = load_queries(queries) if queries else [SearchRequest(qid="q1", query=question, analysis_id=analysis)]
-    p = pipeline(with_reranker=system in (None, "rerank", "adapted"))
-    rows = [run_search(p, r, system=system, k=k, version=version) for r in requests]
+    name = system.value if system else None
+    p = pipeline(with_reranker=name in (None, "rerank", "adapted"))
+    rows = [run_search(p, r, system=name, k=k, version=version) for r in requests]
     if queries is not None:
         from mitra.jsonl import write_jsonl
 
@@ -199,7 +234,6 @@ def eval_command(
     """Retrieval quality per system: P@k, R@k, MRR@10, NDCG@3/5 and routing accuracy."""
     from mitra.evaluation import GoldQuery, evaluate, save_report, to_markdown
     from mitra.jsonl import read_jsonl
-    from mitra.retrieval import SYSTEMS
 
     names = [s.strip() for s in systems.split(",") if s.strip()]
     unknown = sorted(set(names) - set(SYSTEMS))
@@ -218,24 +252,27 @@ def eval_command(
 @app.command()
 @user_errors
 def adapt(
-    minutes: Annotated[float, typer.Option(help="Time budget for the whole run.")] = 10.0,
-    llm_share: Annotated[float, typer.Option(help="Share of the budget for LLM-written questions (0: none).")] = 0.3,
-    llm_questions: Annotated[int, typer.Option(help="At most this many LLM-written questions.")] = 400,
-    max_steps: Annotated[Optional[int], typer.Option(help="Stop training after this many steps.")] = None,
-    enable: Annotated[str, typer.Option(help="auto: switch on only where it beats fusion; always; never.")] = "auto",
+    minutes: Annotated[Optional[float], typer.Option(min=0.1, help="Time budget for the whole run (default 10).")] = None,
+    llm_share: Annotated[Optional[float], typer.Option(
+        min=0, max=1, help="Share of the budget for LLM-written questions (0: headings only) (default 0.5).")] = None,
+    llm_questions: Annotated[Optional[int], typer.Option(min=0, help="At most this many LLM-written questions (default 400).")] = None,
+    max_steps: Annotated[Optional[int], typer.Option(min=1, help="Stop training after this many steps.")] = None,
+    enable: Annotated[Optional[EnableChoice], typer.Option(
+        help="auto: switch on only where it beats fusion on held-out questions (default auto).")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Train a reranker on this knowledge base's own text (no labels, nothing downloaded).
 
-    Pseudo-queries come from the indexed passages (inverse-cloze sentences, section headings,
-    questions the configured LLM writes); it is validated on held-out passages and used by
+    Questions come from the indexed passages (section headings, and questions the configured
+    LLM writes about passages); the model is validated on held-out questions and used by
     default only where it beats the fused ranking there. A killed run resumes where it stopped."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from mitra.adapt import AdaptOptions, run_adaptation
 
-    options = AdaptOptions(minutes=minutes, llm_share=llm_share, llm_questions=llm_questions,
-                           max_steps=max_steps, enable=enable)
+    given = {"minutes": minutes, "llm_share": llm_share, "llm_questions": llm_questions, "max_steps": max_steps,
+             "enable": enable.value if enable else None}
+    options = AdaptOptions(**{name: value for name, value in given.items() if value is not None})
     p = pipeline(with_reranker=False)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as bars:

@@ -15,12 +15,13 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Callable, Iterable, Literal
 
 from pydantic import BaseModel, Field, field_validator
 
 from mitra.chunking import chunk_text
-from mitra.jsonl import InputError, read_jsonl
+from mitra.jsonl import InputError, JsonlFile
+from mitra.lock import writer_lock
 from mitra.settings import Settings
 from mitra.store import KnowledgeBase
 from mitra.types import Analysis, Chunk, Document, version_label
@@ -57,8 +58,10 @@ class JsonlAnalysis(BaseModel):
         return value.strip()
 
 
-def load_analyses(path: Path) -> list[JsonlAnalysis]:
-    records = read_jsonl(path, JsonlAnalysis)
+def load_analyses(path: Path) -> JsonlFile[JsonlAnalysis]:
+    """The file's analyses, every line validated now (one streaming pass) and read again
+    when indexed, so memory holds one analysis at a time."""
+    records = JsonlFile(path, JsonlAnalysis)
     seen: set[str] = set()
     for record in records:
         if record.analysis_id in seen:
@@ -108,7 +111,18 @@ class LowCoverage(InputError):
     """Documents whose text would be lost: no chunks, or too few of their words in them."""
 
 
+class DocumentTooLarge(InputError):
+    """A document over ``max_document_mb``."""
+
+
 def prepare(record: JsonlAnalysis, settings: Settings) -> PreparedAnalysis:
+    for d in record.documents:
+        size_mb = len(d.text.encode()) / 1e6
+        if size_mb > settings.max_document_mb:
+            raise DocumentTooLarge(
+                f"analysis '{record.analysis_id}' document '{d.doc_id}' {version_label(d.version)} is "
+                f"{size_mb:.1f} MB, over max_document_mb ({settings.max_document_mb:g} MB): split it, or raise the limit"
+            )
     analysis = Analysis(
         id=record.analysis_id, title=record.title, abstract=record.abstract, experiment=record.experiment
     )
@@ -128,16 +142,16 @@ def prepare(record: JsonlAnalysis, settings: Settings) -> PreparedAnalysis:
     return PreparedAnalysis(analysis, documents, chunks)
 
 
-def intake_problems(prepared: PreparedAnalysis, min_coverage: float) -> list[str]:
+def intake_problems(prepared: PreparedAnalysis, settings: Settings) -> list[str]:
     """What would be lost indexing this analysis, one line per document."""
     problems = []
     for d in prepared.documents:
         where = f"analysis '{d.analysis_id}' document '{d.doc_id}' {version_label(d.version)} ({d.format})"
         if prepared.chunk_count(d) == 0:
             problems.append(f"{where}: its text yields no chunks")
-        elif d.coverage is not None and d.coverage < min_coverage:
+        elif d.coverage is not None and d.coverage < settings.min_coverage:
             problems.append(
-                f"{where}: only {d.coverage:.0%} of its words reach a chunk (min_coverage {min_coverage:.0%})"
+                f"{where}: only {d.coverage:.0%} of its words reach a chunk (min_coverage {settings.min_coverage:.0%})"
             )
     return problems
 
@@ -154,25 +168,29 @@ _JSONL_HINT = 'Give the document\'s "format" (markdown, latex or text) if it was
 
 def index_records(
     kb: KnowledgeBase,
-    records: list[JsonlAnalysis],
+    records: Iterable[JsonlAnalysis],
     on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None,
     allow_low_coverage: bool = False,
 ) -> list[IndexedAnalysis]:
-    """Index validated analyses. Every document is chunked and checked first (no
-    chunks, or coverage below ``settings.min_coverage``, stops the run before any
-    store is touched, unless ``allow_low_coverage``); then each analysis is replaced
-    atomically. ``on_analysis(id, n_chunks)`` may return a progress callback."""
-    if not allow_low_coverage:
-        problems = [p for r in records for p in intake_problems(prepare(r, kb.settings), kb.settings.min_coverage)]
-        check_intake(problems, _JSONL_HINT)
-    kb.collect_garbage()
-    done = []
-    for record in records:
-        prepared = prepare(record, kb.settings)
-        progress = on_analysis(prepared.analysis.id, len(prepared.chunks)) if on_analysis else None
-        kb.replace_analysis(prepared.analysis, prepared.documents, prepared.chunks, progress=progress, sync=False)
-        done.append(IndexedAnalysis.of(prepared))
-    kb.sync_abstracts()
+    """Index validated analyses (``records`` is read twice: a list, or a ``JsonlFile``).
+    Every document is chunked and checked first (too large, no chunks, or coverage below
+    ``settings.min_coverage`` stops the run before any store is touched, unless
+    ``allow_low_coverage`` for the last two); then each analysis is replaced atomically,
+    its routing entry with it. Holds the data dir's writer lock throughout.
+    ``on_analysis(id, n_chunks)`` may return a progress callback."""
+    settings = kb.settings
+    with writer_lock(settings, "index-jsonl"):
+        problems = [p for r in records for p in intake_problems(prepare(r, settings), settings)]
+        if not allow_low_coverage:
+            check_intake(problems, _JSONL_HINT)
+        kb.collect_garbage()  # under the lock: no other writer is building anything
+        done = []
+        for record in records:
+            prepared = prepare(record, settings)
+            progress = on_analysis(prepared.analysis.id, len(prepared.chunks)) if on_analysis else None
+            kb.replace_analysis(prepared.analysis, prepared.documents, prepared.chunks, progress=progress)
+            done.append(IndexedAnalysis.of(prepared))
+        kb.sync_abstracts()
     return done
 
 

@@ -15,15 +15,12 @@ from typing import Iterator, Literal
 
 from mitra.embedders import Embedder, load_embedder
 from mitra.rerank import Reranker, load_reranker
-from mitra.settings import Settings, get_settings
+from mitra.settings import SYSTEMS, Settings, get_settings
 from mitra.store import KnowledgeBase, SearchFilter
 from mitra.text import tokenize
 from mitra.types import Chunk, Hit, RoutedAnalysis, RoutingResult
 
 System = Literal["bm25", "dense", "hybrid", "rerank", "adapted"]
-SYSTEMS: tuple[str, ...] = ("bm25", "dense", "hybrid", "rerank", "adapted")
-
-
 def reciprocal_rank_fusion(
     rankings: dict[str, list[str]], weights: dict[str, float], k: int
 ) -> dict[str, float]:

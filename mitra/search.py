@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
 from mitra.jsonl import read_jsonl
 from mitra.retrieval import Pipeline, System
@@ -20,6 +20,13 @@ class SearchRequest(BaseModel):
     qid: str
     query: str
     analysis_id: str | None = None
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("the query is empty")
+        return value
 
 
 def load_queries(path: Path) -> list[SearchRequest]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field, model_validator
 from pydantic_settings import (
@@ -21,6 +21,12 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
     YamlConfigSettingsSource,
 )
+
+
+# The retrieval systems, cheapest first (mitra.retrieval implements them; the CLI's
+# --system choices and the settings' names come from here).
+System = Literal["bm25", "dense", "hybrid", "rerank", "adapted"]
+SYSTEMS: tuple[str, ...] = get_args(System)
 
 
 def _config_file() -> Path | None:
@@ -43,6 +49,9 @@ class Settings(BaseSettings):
 
     # --- storage -----------------------------------------------------------
     data_dir: Path = Field(Path(".mitra"), description="Chroma, BM25 indexes, catalog, manifest")
+    lock_timeout_s: float = Field(
+        600.0, ge=0, description="how long a writer waits for another writer of the same data dir before giving up"
+    )
     chroma_host: str | None = Field(None, description="Chroma server host; unset = embedded PersistentClient")
     chroma_port: int = 8000
 
@@ -71,7 +80,7 @@ class Settings(BaseSettings):
     # Tier 2 fusion. "convex": weighted mean of min-max normalised dense and BM25
     # scores (Bruch et al. 2023); on the 31 LHCb expert questions it lifted MRR@10
     # over reciprocal-rank fusion in every chunking and BM25 setting tried
-    # (benchmarks/lhcb_quality.py: 0.58 vs 0.55 at 200-1200 chars, BM25 0.51).
+    # (0.58 vs 0.55 at 200-1200 chars, BM25 0.51).
     fusion: Literal["convex", "rrf"] = "convex"
     rrf_k: int = 60
     weight_dense: float = 1.0
@@ -84,7 +93,7 @@ class Settings(BaseSettings):
     )
     prf_docs: int = Field(5, description="pseudo-relevance feedback: first-pass passages the expansion terms come from")
     prf_terms: int = Field(10, description="pseudo-relevance feedback: terms added to the query")
-    retrieval_system: Literal["auto", "bm25", "dense", "hybrid", "rerank", "adapted"] = Field(
+    retrieval_system: Literal["auto", System] = Field(
         "auto", description="auto: the adapted reranker where enabled, else the cross-encoder where loaded, else hybrid"
     )
     include_superseded: bool = False
@@ -107,6 +116,9 @@ class Settings(BaseSettings):
     # --- chunking ----------------------------------------------------------
     chunk_min_chars: int = 200
     chunk_max_chars: int = 1200
+    max_document_mb: float = Field(
+        50.0, gt=0, description="a larger document (its text, or its PDF file) is refused with an error naming it"
+    )
     min_coverage: float = Field(
         0.9,
         description="a document whose chunks hold less than this share of its words (sections dropped on purpose, "

@@ -5,12 +5,15 @@ full-text collection per analysis. Embeddings are always computed here, never by
 Chroma's default embedding function (it would download a model).
 
 Consistency rules:
-* ``replace_analysis`` writes a new *generation* (collection + BM25) and switches
-  to it in one catalog commit, so readers see the old or the new analysis, never
-  a mix; leftovers of an interrupted run are collected on the next write.
+* ``replace_analysis`` writes a new *generation* (collection + BM25) and its routing
+  entry, then switches to it in one catalog commit, so readers see the old or the new
+  analysis, never a mix, and a committed analysis is always routable too. Replaced
+  generations and leftovers of an interrupted run are collected by the next writer
+  (``collect_garbage``, under the data dir's writer lock).
 * ``add_document_version`` is idempotent (deterministic chunk ids, upserts), so a
   killed ingestion run re-run from the start converges to the same stores.
-* The abstracts tier is derived from the catalog and re-synced after every write.
+* The routing tier follows the catalog: vectors written with each analysis, BM25
+  rebuilt from the catalog whenever its routing version moved on.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from mitra import faults
 from mitra.bm25 import BM25Index
 from mitra.catalog import AnalysisRecord, Catalog, DocumentRecord
 from mitra.embedders import Embedder
@@ -105,6 +109,10 @@ def _chunk(chunk_id: str, text: str, meta: dict) -> Chunk:
 def _tags(chunk: Chunk) -> dict[str, str]:
     return {"version": chunk.version, "doc_id": chunk.doc_id, "superseded": "1" if chunk.superseded else "0",
             "section": section_key(chunk)}
+
+
+def _routing_hash(analysis: Analysis) -> str:
+    return hashlib.sha256(analysis.routing_text.encode()).hexdigest()
 
 
 def section_key(chunk: Chunk) -> str:
@@ -252,10 +260,10 @@ class KnowledgeBase:
         documents: list[Document],
         chunks: list[Chunk],
         progress: Progress | None = None,
-        sync: bool = True,
     ) -> None:
-        """Atomically replace everything indexed for ``analysis``. Bulk callers pass
-        ``sync=False`` and call ``sync_abstracts()`` once at the end."""
+        """Atomically replace everything indexed for ``analysis``: a new generation of its
+        full text and its routing entry are written first, then one catalog commit makes
+        the analysis searchable and routable together."""
         self._claim_embedder()
         latest = current_versions(documents)
         chunks = [c.model_copy(update={"superseded": latest.get(c.doc_id) != c.version}) for c in chunks]
@@ -266,6 +274,8 @@ class KnowledgeBase:
         if chunks:  # abstract-only analyses get their collection lazily, on first use
             self._write_chunks(self._collection(name), chunks, progress)
         chunk_index(chunks).save(self._bm25_dir(name))
+        self._route([analysis])
+        faults.reached("index.written")
         counts: dict[tuple[str, str], int] = {}
         for c in chunks:
             counts[(c.doc_id, c.version)] = counts.get((c.doc_id, c.version), 0) + 1
@@ -274,10 +284,9 @@ class KnowledgeBase:
             db.execute("DELETE FROM documents WHERE analysis_id = ?", (analysis.id,))
             for d in documents:
                 self.catalog.put_document(db, d, counts.get((d.doc_id, d.version), 0), latest[d.doc_id] != d.version)
-        if old:
-            self._drop_collection(old.collection)
-        if sync:
-            self.sync_abstracts()
+        faults.reached("index.committed")
+        # The old generation stays until the next writer's collect_garbage: a reader that
+        # read the catalog just before this commit can still finish its query on it.
 
     def add_document_version(
         self,
@@ -311,19 +320,12 @@ class KnowledgeBase:
         if updates:
             collection.update(ids=[i for i, _ in updates], metadatas=[m for _, m in updates])
         self._rebuild_bm25(name, collection)
+        self._route([analysis])
         with self.catalog.transaction() as db:
             self.catalog.put_analysis(db, analysis, name)
             self.catalog.put_document(db, document, len(chunks), current != document.version)
             self.catalog.set_superseded(db, analysis.id, document.doc_id, current)
-        self.sync_abstracts()
-
-    def remove_analysis(self, analysis_id: str) -> None:
-        record = self._record(analysis_id)
-        with self.catalog.transaction() as db:
-            db.execute("DELETE FROM documents WHERE analysis_id = ?", (analysis_id,))
-            db.execute("DELETE FROM analyses WHERE id = ?", (analysis_id,))
-        self._drop_collection(record.collection)
-        self.sync_abstracts()
+        faults.reached("index.committed")
 
     def _drop_collection(self, name: str) -> None:
         if name in {c.name for c in self.client.list_collections()}:
@@ -338,30 +340,49 @@ class KnowledgeBase:
             self._drop_collection(name)
         return orphans
 
-    def sync_abstracts(self) -> None:
-        """Make the abstracts tier (vectors + BM25) match the catalog."""
+    def _route(self, analyses: list[Analysis]) -> None:
+        """Write the routing (tier 1) vectors of ``analyses``; routing BM25 follows the
+        catalog by itself (``_routing_bm25``)."""
         embedder = self._require_embedder()
-        analyses = [r.analysis for r in self.catalog.analyses()]
         collection = self._collection(ABSTRACTS)
-        have = collection.get(include=["metadatas"])
-        have_hash = {i: m.get("hash") for i, m in zip(have["ids"], have["metadatas"])}
-        want_hash = {a.id: hashlib.sha256(a.routing_text.encode()).hexdigest() for a in analyses}
-        changed = [a for a in analyses if have_hash.get(a.id) != want_hash[a.id]]
-        removed = sorted(set(have_hash) - set(want_hash))
-        if removed:
-            collection.delete(ids=removed)
-        for start in range(0, len(changed), _CHROMA_BATCH):
-            batch = changed[start : start + _CHROMA_BATCH]
+        for start in range(0, len(analyses), _CHROMA_BATCH):
+            batch = analyses[start : start + _CHROMA_BATCH]
             collection.upsert(
                 ids=[a.id for a in batch],
                 embeddings=embedder.embed_passages([a.routing_text for a in batch]),
                 documents=[a.routing_text for a in batch],
-                metadatas=[{"hash": want_hash[a.id], "title": a.title} for a in batch],
+                metadatas=[{"hash": _routing_hash(a), "title": a.title} for a in batch],
             )
-        if changed or removed or not (self._bm25_dir(ABSTRACTS) / "entries.json").exists():
-            BM25Index.build([a.id for a in analyses], [f"{a.id} {a.routing_text}" for a in analyses]).save(
-                self._bm25_dir(ABSTRACTS)
-            )
+
+    def sync_abstracts(self) -> None:
+        """Make the routing tier match the catalog (after a bulk run, or to repair one that
+        was killed): vectors of changed analyses, none of removed ones, and BM25 saved."""
+        analyses = [r.analysis for r in self.catalog.analyses()]
+        collection = self._collection(ABSTRACTS)
+        have = collection.get(include=["metadatas"])
+        have_hash = {i: m.get("hash") for i, m in zip(have["ids"], have["metadatas"])}
+        removed = sorted(set(have_hash) - {a.id for a in analyses})
+        if removed:
+            collection.delete(ids=removed)
+        self._route([a for a in analyses if have_hash.get(a.id) != _routing_hash(a)])
+        self._routing_bm25().save(self._bm25_dir(ABSTRACTS))
+
+    def _routing_bm25(self) -> BM25Index:
+        """BM25 over the analyses' routing texts, current with the catalog: the saved one
+        when its stamp is the catalog's routing version, else rebuilt (in memory, once per
+        version), so an analysis is routable from the commit that made it searchable."""
+        version = self.catalog.get_meta("routing_version") or "0"
+        saved = self._load_bm25(ABSTRACTS)
+        if saved.stamp == version:
+            return saved
+        key = (f"{ABSTRACTS}@catalog", int(version))
+        if key not in self._bm25:
+            analyses = [r.analysis for r in self.catalog.analyses()]
+            index = BM25Index.build([a.id for a in analyses], [f"{a.id} {a.routing_text}" for a in analyses])
+            index.stamp = version
+            self._bm25 = {k: v for k, v in self._bm25.items() if k[0] != key[0]}
+            self._bm25[key] = index
+        return self._bm25[key]
 
     # ---------------------------------------------------------------- reads
     def analyses(self) -> list[Analysis]:
@@ -446,7 +467,7 @@ class KnowledgeBase:
         return [(i, 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]
 
     def route_bm25(self, query: str, k: int) -> list[tuple[str, float]]:
-        return self._load_bm25(ABSTRACTS).search(query, k)
+        return self._routing_bm25().search(query, k)
 
     def stats(self) -> dict:
         analyses = self.catalog.analyses()

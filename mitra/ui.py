@@ -16,6 +16,7 @@ import streamlit as st
 
 from mitra.catalog import DocumentRecord
 from mitra.errors import MitraError
+from mitra.render import inert_markdown
 from mitra.session import source_label
 from mitra.settings import Settings, get_settings
 from mitra.types import Document, Hit, version_label
@@ -77,23 +78,33 @@ def source_card(
 ) -> None:
     c = hit.chunk
     icon = ":material/push_pin:" if cited else ":material/article:"
-    with st.expander(source_label(n, hit) + (" · cited" if cited else ""), expanded=False, icon=icon):
+    with st.expander(inert_markdown(source_label(n, hit)) + (" · cited" if cited else ""), expanded=False, icon=icon):
         record = documents.get((c.doc_id, c.version))
-        meta = [f"**{c.doc_id}** {version_label(c.version)}" + (" (superseded)" if c.superseded else "")]
+        meta = [f"**{inert_markdown(c.doc_id)}** {version_label(c.version)}" + (" (superseded)" if c.superseded else "")]
         if c.section_path:
-            meta.append(f"section *{c.section_path}*")
+            meta.append(f"section *{inert_markdown(c.section_path)}*")
         if c.page_label:
             meta.append(c.page_label)
         if c.kind.value != "body":
             meta.append(c.kind.value)
         st.caption(" · ".join(meta))
         # st.markdown renders $...$ as LaTeX, which is how equations survive extraction.
-        st.markdown(c.text)
+        st.markdown(inert_markdown(c.text))
         link = page_link(record.document, c.page_start) if record else None
         if link:
             st.markdown(f":material/picture_as_pdf: [Open the PDF at this page]({link})")
         if expert:
             st.caption(" · ".join(f"{k} {v:.3g}" for k, v in hit.scores.items()))
+
+
+def stream_inert(slot, tokens: Iterator[str]) -> str:
+    """Stream model output into ``slot``, the whole text made inert again at every token:
+    an image or link completed by the next token never renders as one."""
+    text = ""
+    for token in tokens:
+        text += token
+        slot.markdown(inert_markdown(text))
+    return text
 
 
 def documents_by_version(analysis_id: str) -> dict[tuple[str, str], DocumentRecord]:

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from mitra import ui
+from mitra.render import inert_markdown
 from mitra.session import document_label, find_analyses
 from mitra.types import version_label
 
@@ -46,8 +47,8 @@ def document_table(analysis_id: str) -> None:
         for c in chunks:
             head = " · ".join(p for p in (c.section_path, c.page_label, c.kind.value if c.kind.value != "body" else "") if p)
             if head:
-                st.caption(head)
-            st.markdown(c.text)
+                st.caption(inert_markdown(head))
+            st.markdown(inert_markdown(c.text))
 
 
 def main() -> None:
@@ -65,9 +66,9 @@ def main() -> None:
     shown = find_analyses(query, analyses) if query.strip() else analyses
     st.caption(f"{len(shown)} of {len(analyses)} analyses")
     for analysis in shown:
-        with st.expander(f"**{analysis.id}** — {analysis.title}"):
+        with st.expander(f"**{inert_markdown(analysis.id)}** — {inert_markdown(analysis.title)}"):
             if analysis.abstract:
-                st.markdown(analysis.abstract)
+                st.markdown(inert_markdown(analysis.abstract))
             document_table(analysis.id)
 
 

@@ -4,8 +4,6 @@ shown as the paper's Tables 1 and 2 with bar charts per system and routing accur
 from __future__ import annotations
 
 import json
-import tempfile
-from pathlib import Path
 
 import altair as alt
 import pandas as pd
@@ -14,7 +12,8 @@ import streamlit as st
 from mitra import ui
 from mitra.evaluation import TABLE1, TABLE2, EvalReport, GoldQuery, evaluate
 from mitra.jsonl import InputError, read_jsonl
-from mitra.retrieval import SYSTEMS
+from mitra.settings import SYSTEMS
+from mitra.uploads import saved_upload
 
 st.set_page_config(page_title="MITRA · Evaluation", page_icon=":material/bar_chart:", layout="wide")
 st.title(":material/bar_chart: Retrieval evaluation")
@@ -28,10 +27,8 @@ def load_report(raw: bytes, name: str) -> EvalReport:
 
 
 def run_report(raw: bytes, name: str, systems: list[str]) -> EvalReport:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / name
-        path.write_bytes(raw)
-        queries = read_jsonl(path, GoldQuery)
+    with saved_upload(raw, name) as path:  # the browser's file name never becomes a path
+        queries = read_jsonl(path, GoldQuery, name=name)
     with st.spinner(f"Evaluating {len(queries)} queries with {', '.join(systems)}…"):
         return evaluate(ui.pipeline(), queries, systems, gold_name=name)
 

@@ -406,3 +406,21 @@ def bad_pdfs(tmp_path_factory, note_pdf) -> dict[str, Path]:
 def hep_pdfs(shared_root) -> Path:
     """The 16 real ATLAS/CMS papers of ../shared/data/hep_pdfs (slow tests only)."""
     return shared_root / "data" / "hep_pdfs"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    from tests.browser import CHROME_FLAGS
+
+    if not Path("/usr/bin/chromedriver").exists():
+        pytest.skip("Debian chromium-driver is not installed (/usr/bin/chromedriver)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in CHROME_FLAGS:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    yield driver
+    driver.quit()

