@@ -53,6 +53,9 @@ class Settings(BaseSettings):
         600.0, ge=0, description="how long a writer waits for another writer of the same data dir before giving up"
     )
     chroma_host: str | None = Field(None, description="Chroma server host; unset = embedded PersistentClient")
+    chroma_cached_indexes: int = Field(
+        64, ge=8, description="embedded Chroma: vector indexes (about one per analysis) kept in memory at once"
+    )
     chroma_port: int = 8000
 
     # --- embedder ----------------------------------------------------------

@@ -20,11 +20,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import resource
 import shutil
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -142,7 +145,27 @@ def connect_chroma(settings: Settings):
     if settings.chroma_host:
         return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
     settings.chroma_dir.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+    with _hnsw_cache(settings.chroma_cached_indexes):
+        return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
+
+
+@contextmanager
+def _hnsw_cache(indexes: int) -> Iterator[None]:
+    """Embedded Chroma keeps every HNSW index it opened in memory, up to a cache it sizes
+    from the open-file limit (RLIMIT_NOFILE // 5, about 4,000 here): one collection per
+    analysis then makes memory grow with the corpus (1.2 GB at 400 small collections).
+    The limit is lowered only while the client is built, which bounds that cache."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    open_now = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else 0
+    wanted = max(indexes * 5, open_now + 64)
+    if soft != resource.RLIM_INFINITY and wanted >= soft:
+        yield
+        return
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 
 
 @dataclass
