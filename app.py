@@ -1,4 +1,4 @@
-"""MITRA chat: a thin renderer of ``mitra.session.Session``.
+"""MITRA chat: a thin renderer of ``mitra.chat.session.Session``.
 
 Run: ``streamlit run app.py`` (settings from MITRA_* env, mitra.toml or .env).
 User actions (chat input, buttons) call the session in callbacks or before the
@@ -11,9 +11,9 @@ from __future__ import annotations
 import streamlit as st
 
 from mitra import ui
-from mitra.feedback import Feedback
-from mitra.render import inert_markdown as inert
-from mitra.session import (
+from mitra.evaluation.feedback import Feedback
+from mitra.ui.render import inert_markdown as inert
+from mitra.chat.session import (
     AnswerTurn,
     Candidates,
     Locked,

@@ -23,12 +23,12 @@ from statistics import mean, median
 
 from benchmarks.retrieval_latency import minilm_cross_encoder
 from demo.records import demo_records
-from mitra.answer import Answer, Answerer
-from mitra.embedders import SentenceTransformerEmbedder
-from mitra.indexing import index_records
-from mitra.llm import demo_gguf_path, load_chat_model, resolve_gguf
-from mitra.retrieval import build_pipeline
-from mitra.settings import Settings, get_settings
+from mitra.answer.answerer import Answer, Answerer
+from mitra.models.embedders import SentenceTransformerEmbedder
+from ingest.sources.jsonl import index_records
+from mitra.models.llm import demo_gguf_path, load_chat_model, resolve_gguf
+from mitra.retrieval.pipeline import build_pipeline
+from mitra.core.settings import Settings, get_settings
 
 # (analysis, question): generic questions whose answer differs per analysis, and one off-topic.
 QUESTIONS = [

@@ -21,11 +21,11 @@ from typing import Callable
 import numpy as np
 
 from benchmarks.corpora import SET_NAMES, load_set, shared_dir
-from mitra.bm25 import BM25Index
-from mitra.embedders import SentenceTransformerEmbedder
-from mitra.evaluation import _relevance
-from mitra.indexing import prepare
-from mitra.settings import Settings
+from mitra.store.bm25 import BM25Index
+from mitra.models.embedders import SentenceTransformerEmbedder
+from mitra.evaluation.retrieval import _relevance
+from ingest.sources.jsonl import prepare
+from mitra.core.settings import Settings
 
 CANDIDATES = 50  # what each retriever hands to fusion (settings.dense_k / bm25_k)
 

@@ -32,11 +32,11 @@ from pathlib import Path
 
 from rapidfuzz.distance import Levenshtein
 
-from ingest.chunk import chunk_document
-from ingest.extract import ExtractedDocument, extract_pdf
-from ingest.layout import BlockKind
-from mitra.settings import Settings
-from mitra.types import Document
+from ingest.chunk.from_blocks import chunk_document
+from ingest.extract.pdf import ExtractedDocument, extract_pdf
+from ingest.extract.layout import BlockKind
+from mitra.core.settings import Settings
+from mitra.core.types import Document
 
 REPO = Path(__file__).resolve().parents[1]
 # Plots are found from drawing objects, which a scan does not have: leave their text out.
@@ -58,7 +58,7 @@ def index_memory(counts: list[int]) -> dict:
     """Peak memory and time of `mitra index-jsonl` over the full text of N LHCb papers."""
     from benchmarks.corpora import shared_dir
     from benchmarks.corpora.lhcb import iter_papers
-    from mitra.jsonl import write_jsonl
+    from mitra.core.jsonl import write_jsonl
 
     root = shared_dir()
     if root is None:

@@ -24,15 +24,15 @@ from statistics import quantiles
 
 import numpy as np
 
-from mitra.chunking import chunk_text
-from mitra.embedders import SentenceTransformerEmbedder, resolve_model_path
+from ingest.chunk.from_text import chunk_text
+from mitra.models.embedders import SentenceTransformerEmbedder, resolve_model_path
 from benchmarks.corpora import shared_dir
 from benchmarks.corpora.lhcb import expert_questions, iter_papers
-from mitra.rerank import CrossEncoderReranker
-from mitra.retrieval import Retriever
-from mitra.settings import Settings
-from mitra.store import KnowledgeBase
-from mitra.types import Analysis, Document
+from mitra.models.rerank import CrossEncoderReranker
+from mitra.retrieval.retriever import Retriever
+from mitra.core.settings import Settings
+from mitra.store.knowledge_base import KnowledgeBase
+from mitra.core.types import Analysis, Document
 
 
 class RandomPassageEmbedder:
@@ -65,7 +65,7 @@ def adapted_latency(kb, embedder, settings, analysis_id: str, queries: list[str]
     """The adapted reranker's stage over the fused top 20: an encoder of the packaged
     MiniLM's size (its weights do not change the runtime), with the passages' vectors
     stored (the corpus it was adapted on) or not (passages indexed since)."""
-    from mitra.adapt import AdaptedReranker, base_encoder
+    from mitra.models.adapted import AdaptedReranker, base_encoder
 
     adapted = AdaptedReranker(base_encoder(settings), {}, weight=0.5, name="adapted (latency)")
     retriever = Retriever(kb, embedder, None, settings, adapted=adapted)

@@ -33,12 +33,12 @@ from statistics import mean
 import numpy as np
 
 from benchmarks.corpora import SET_NAMES, BenchmarkSet, load_set, shared_dir
-from mitra.evaluation import locked_metrics, routing_hits
-from mitra.indexing import index_records
-from mitra.llm import demo_gguf_path
-from mitra.metrics import bootstrap_interval
-from mitra.retrieval import Pipeline, build_pipeline
-from mitra.settings import SYSTEMS, Settings
+from mitra.evaluation.retrieval import locked_metrics, routing_hits
+from ingest.sources.jsonl import index_records
+from mitra.models.llm import demo_gguf_path
+from mitra.evaluation.metrics import bootstrap_interval
+from mitra.retrieval.pipeline import Pipeline, build_pipeline
+from mitra.core.settings import SYSTEMS, Settings
 
 METRICS = ("P@1", "MRR@10", "NDCG@5", "hit@5")
 ROUTING_SYSTEMS = ("bm25", "dense", "hybrid")
@@ -56,7 +56,7 @@ def build(bench: BenchmarkSet, data_dir: Path, reuse: bool, overrides: dict) -> 
 
 
 def adapt(pipeline: Pipeline, minutes: float) -> dict:
-    from mitra.adapt import AdaptOptions, run_adaptation
+    from mitra.adapt.train import AdaptOptions, run_adaptation
 
     manifest = run_adaptation(pipeline, AdaptOptions(minutes=minutes))
     return manifest.model_dump()

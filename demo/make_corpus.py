@@ -50,8 +50,8 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from ingest.portal.corpus import CorpusDocument, CorpusIndex
-from mitra.types import Analysis
+from demo.portal.corpus import CorpusDocument, CorpusIndex
+from mitra.core.types import Analysis
 
 CONTENT_DIR = Path(__file__).resolve().parent / "corpus"
 COLLABORATION = "ORION"

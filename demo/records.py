@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from demo.make_corpus import Section, load_specs, resolve_versions
-from mitra.indexing import JsonlAnalysis, JsonlDocument
+from ingest.sources.jsonl import JsonlAnalysis, JsonlDocument
 
 
 def _plain(text: str) -> str:

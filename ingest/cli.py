@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from mitra.cli import AllowLowCoverage, JsonOption, user_errors
+from mitra.cli.common import AllowLowCoverage, JsonOption, console, pipeline, print_json, user_errors
 
 app = typer.Typer(
     name="ingest",
@@ -72,9 +73,9 @@ def _print_summary(report) -> None:
 def _crawl(profile: str, base_url: str | None, settings):
     """The crawl with its progress bar and end summary, for `crawl` and `run` (it writes
     the manifest and the downloads: it holds the data dir's writer lock)."""
-    from ingest.crawl import crawl as run_crawl
-    from ingest.profiles import load_profile
-    from mitra.lock import writer_lock
+    from ingest.sources.crawl import crawl as run_crawl
+    from ingest.sources.profiles import load_profile
+    from mitra.store.lock import writer_lock
 
     progress = _RichProgress()
     with writer_lock(settings, "ingest crawl"), progress.bar:
@@ -91,7 +92,7 @@ def crawl(
     as_json: JsonOption = False,
 ) -> None:
     """Log in to the portal, walk every analysis and download new document versions."""
-    from mitra.settings import get_settings
+    from mitra.core.settings import get_settings
 
     report = _crawl(profile, base_url, get_settings())
     if as_json:
@@ -107,10 +108,10 @@ def import_cookies(
     base_url: str | None = typer.Option(None, "--base-url", help="override the profile's base URL"),
 ) -> None:
     """Use a browser's logged-in session (e.g. after two-factor SSO) for the next crawls."""
-    from ingest.profiles import load_profile
-    from ingest.session import import_cookies as save_imported
-    from ingest.session import session_path
-    from mitra.settings import get_settings
+    from ingest.sources.profiles import load_profile
+    from ingest.sources.login import import_cookies as save_imported
+    from ingest.sources.login import session_path
+    from mitra.core.settings import get_settings
 
     site, settings = load_profile(profile), get_settings()
     count = save_imported(file, site, settings, site.resolve_base_url(base_url))
@@ -155,7 +156,7 @@ def _print_ingest_summary(summary) -> None:
 def _pdf_files(paths: list[Path]) -> list[Path]:
     """Each directory replaced by the PDFs in it; other paths as given (a missing file is
     reported in the summary with the others)."""
-    from mitra.jsonl import InputError
+    from mitra.core.jsonl import InputError
 
     files: list[Path] = []
     for path in paths:
@@ -182,9 +183,9 @@ def pdf(
     as_json: JsonOption = False,
 ) -> None:
     """Extract, chunk and index local PDF files into one analysis."""
-    from ingest.index import ingest_pdfs
-    from mitra.retrieval import build_pipeline
-    from mitra.types import Analysis
+    from ingest.pipeline import ingest_pdfs
+    from mitra.retrieval.pipeline import build_pipeline
+    from mitra.core.types import Analysis
 
     files = _pdf_files(files)
     kb = build_pipeline(with_reranker=False).kb
@@ -213,9 +214,9 @@ def run(
     as_json: JsonOption = False,
 ) -> None:
     """Crawl the portal, then extract, chunk and index every new document version."""
-    from ingest.index import index_manifest
-    from ingest.manifest import Manifest, Stage
-    from mitra.retrieval import build_pipeline
+    from ingest.pipeline import index_manifest
+    from ingest.sources.manifest import Manifest, Stage
+    from mitra.retrieval.pipeline import build_pipeline
 
     kb = build_pipeline(with_reranker=False).kb
     report = _crawl(profile, base_url, kb.settings)
@@ -237,8 +238,8 @@ def status(as_json: JsonOption = False) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from ingest.manifest import Manifest
-    from mitra.settings import get_settings
+    from ingest.sources.manifest import Manifest
+    from mitra.core.settings import get_settings
 
     settings = get_settings()
     if not settings.manifest_path.exists():
@@ -267,5 +268,48 @@ def status(as_json: JsonOption = False) -> None:
     Console().print(table)
 
 
+@user_errors
+def index_jsonl_command(
+    file: Annotated[Path, typer.Argument(help="JSONL: one analysis per line with its documents' text.")],
+    allow_low_coverage: AllowLowCoverage = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Index analyses (abstract tier + full-text tier) from a JSONL file; each analysis is replaced atomically.
+
+    Each document's text is read as Markdown, LaTeX or plain text ("format", default auto). A document
+    that yields no chunks, or whose chunks hold less than min_coverage of its words, stops the run
+    before anything is written."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ingest.sources.jsonl import index_records, load_analyses
+
+    records = load_analyses(file)  # a malformed file fails before any model loads
+    p = pipeline(with_reranker=False)
+    with Progress(  # on stderr, so it shows under --json too
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console,
+    ) as progress:
+
+        def on_analysis(analysis_id: str, n_chunks: int):
+            task = progress.add_task(f"embedding {analysis_id}", total=n_chunks)
+            return lambda n: progress.advance(task, n)
+
+        done = index_records(p.kb, records, on_analysis, allow_low_coverage=allow_low_coverage)
+    documents = [d for a in done for d in a.documents]
+    coverages = [d["coverage"] for d in documents if d["coverage"] is not None]
+    lowest = min(coverages, default=1.0)
+    if as_json:
+        print_json({
+            "indexed": [{"analysis_id": a.analysis_id, "chunks": a.chunks, "documents": a.documents} for a in done],
+            "coverage": {"min": lowest, "mean": round(sum(coverages) / len(coverages), 4) if coverages else None},
+            "stats": p.kb.stats(),
+        })
+    else:
+        console.print(
+            f"indexed {len(done)} analyses, {len(documents)} documents, {sum(a.chunks for a in done)} chunks; "
+            f"coverage: lowest {lowest:.1%} (the share of a document's words that reach a chunk)"
+        )
+
+
 def register(root_app: typer.Typer) -> None:
     root_app.add_typer(app, name="ingest")
+    root_app.command("index-jsonl")(index_jsonl_command)

@@ -1,3 +1,3 @@
-from mitra.cli import main
+from mitra.cli.main import main
 
 main()

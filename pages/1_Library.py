@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from mitra import ui
-from mitra.render import inert_markdown
-from mitra.session import document_label, find_analyses
-from mitra.types import version_label
+from mitra.ui.render import inert_markdown
+from mitra.chat.session import document_label, find_analyses
+from mitra.core.types import version_label
 
 st.set_page_config(page_title="MITRA · Library", page_icon=":material/library_books:", layout="wide")
 st.title(":material/library_books: Library")

@@ -10,10 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from mitra import ui
-from mitra.evaluation import TABLE1, TABLE2, EvalReport, GoldQuery, evaluate
-from mitra.jsonl import InputError, read_jsonl
-from mitra.settings import SYSTEMS
-from mitra.uploads import saved_upload
+from mitra.evaluation.retrieval import TABLE1, TABLE2, EvalReport, GoldQuery, evaluate
+from mitra.core.jsonl import InputError, read_jsonl
+from mitra.core.settings import SYSTEMS
+from mitra.ui.uploads import saved_upload
 
 st.set_page_config(page_title="MITRA · Evaluation", page_icon=":material/bar_chart:", layout="wide")
 st.title(":material/bar_chart: Retrieval evaluation")

@@ -12,7 +12,7 @@ st.title(":material/cloud_download: Ingestion")
 
 
 def main() -> None:
-    from ingest.manifest import DownloadStatus, Manifest, StageStatus
+    from ingest.sources.manifest import DownloadStatus, Manifest, StageStatus
 
     path = ui.settings().manifest_path
     if not path.is_file():

@@ -25,7 +25,7 @@ fi
 
 $PY demo/make_corpus.py demo/out
 portal_port=$($PY -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-$PY -m ingest.portal --corpus demo/out --port "$portal_port" >/dev/null 2>&1 &
+$PY -m demo.portal --corpus demo/out --port "$portal_port" >/dev/null 2>&1 &
 portal_pid=$!
 trap 'kill $portal_pid 2>/dev/null || true' EXIT
 $PY - "$portal_port" <<'PY'

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mitra.settings import Settings
-from tests.samples import ANALYSES, write_jsonl
+from mitra.core.settings import Settings
+from tests.fixtures.samples import ANALYSES, write_jsonl
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -16,7 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="session")
 def embedder():
     """The real packaged all-MiniLM-L6-v2, loaded once per test session."""
-    from mitra.embedders import SentenceTransformerEmbedder
+    from mitra.models.embedders import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder("all-MiniLM-L6-v2")
 
@@ -44,8 +44,8 @@ def corpus_jsonl(tmp_path_factory) -> Path:
 @pytest.fixture
 def pipeline(settings, embedder, corpus_jsonl):
     """A real pipeline (real Chroma on disk, real embedder) over the three analyses."""
-    from mitra.indexing import index_jsonl
-    from mitra.retrieval import build_pipeline
+    from ingest.sources.jsonl import index_jsonl
+    from mitra.retrieval.pipeline import build_pipeline
 
     built = build_pipeline(settings, embedder=embedder)
     index_jsonl(built.kb, corpus_jsonl)
@@ -58,8 +58,8 @@ def cli_in(monkeypatch):
     without the cross-encoder; settings are read afresh for every call."""
     from typer.testing import CliRunner
 
-    from mitra import cli as cli_module
-    from mitra.settings import get_settings
+    from mitra.cli import main as cli_module
+    from mitra.core.settings import get_settings
 
     monkeypatch.setenv("MITRA_RERANKER", "none")
     runner = CliRunner()
@@ -92,7 +92,7 @@ def demo_corpus(tmp_path_factory):
 def portal(demo_corpus):
     """The local portal serving the demo corpus with its fault documents, on a free port.
     One per test module, so its counters (logins, downloads) start at zero in each."""
-    from ingest.portal import PortalConfig, serve_portal
+    from demo.portal import PortalConfig, serve_portal
 
     config = PortalConfig(
         corpus_dir=demo_corpus.root, username="physicist", password="test-password-4711",
@@ -119,7 +119,7 @@ def closed_port() -> int:
 def answerer(pipeline):
     """The real answerer on the packaged SmolLM2 in the embedded llama.cpp server (started
     once per process), with few tokens: the tests check the flow, not the prose."""
-    from mitra.answer import build_answerer
+    from mitra.answer.answerer import build_answerer
 
     return build_answerer(pipeline, pipeline.settings.model_copy(update=CHAT_LLM))
 
@@ -127,7 +127,7 @@ def answerer(pipeline):
 @pytest.fixture
 def unreachable_answerer(pipeline):
     """The real answerer pointed at an OpenAI-compatible server that is not running."""
-    from mitra.answer import build_answerer
+    from mitra.answer.answerer import build_answerer
 
     down = {"llm_backend": "openai", "openai_base_url": f"http://127.0.0.1:{closed_port()}/v1"}
     return build_answerer(pipeline, pipeline.settings.model_copy(update=down))
@@ -136,8 +136,8 @@ def unreachable_answerer(pipeline):
 @pytest.fixture(scope="session")
 def app_data_dir(tmp_path_factory, embedder, corpus_jsonl) -> Path:
     """The three sample analyses indexed once, for the app, which reads its settings from env."""
-    from mitra.indexing import index_jsonl
-    from mitra.retrieval import build_pipeline
+    from ingest.sources.jsonl import index_jsonl
+    from mitra.retrieval.pipeline import build_pipeline
 
     data_dir = tmp_path_factory.mktemp("app") / "kb"
     built = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False)
@@ -160,7 +160,7 @@ def app_env(monkeypatch, app_data_dir):
     settings and models are reset only when the env changes, so most tests reuse them."""
     import streamlit as st
 
-    from mitra.settings import get_settings
+    from mitra.core.settings import get_settings
 
     def use(data_dir: Path = app_data_dir, **llm) -> None:
         env = app_environment(data_dir, **llm)
@@ -187,7 +187,7 @@ OLLAMA_MODEL = "mistral:7b-instruct-q4_K_M"
 def ollama_stub():
     """A stand-in Ollama server speaking the real /api/tags and /api/chat protocol, with
     the paper's model pulled; tests set ``reply``, ``pulled`` or ``delay_s`` as needed."""
-    from tests.ollama_stub import OllamaStub, running_stub
+    from tests.fixtures.ollama_stub import OllamaStub, running_stub
 
     with running_stub(OllamaStub(pulled=[OLLAMA_MODEL])) as stub:
         yield stub
@@ -413,7 +413,7 @@ def browser():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
-    from tests.browser import CHROME_FLAGS
+    from tests.fixtures.browser import CHROME_FLAGS
 
     if not Path("/usr/bin/chromedriver").exists():
         pytest.skip("Debian chromium-driver is not installed (/usr/bin/chromedriver)")

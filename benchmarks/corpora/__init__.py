@@ -11,7 +11,7 @@ Sets (``load_sets``):
                  87 questions with evidence paragraphs (locked tier).
 * ``rivet``    — 361 LHC analysis descriptions; routing from each analysis's title.
 
-Gold evidence is matched to chunks by ``mitra.metrics.evidence_matches`` (token
+Gold evidence is matched to chunks by ``mitra.evaluation.metrics.evidence_matches`` (token
 containment after the LaTeX cleaning and stemming BM25 uses), so one rule serves
 every text format.
 """
@@ -22,8 +22,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mitra.evaluation import GoldQuery
-from mitra.indexing import JsonlAnalysis
+from mitra.evaluation.retrieval import GoldQuery
+from ingest.sources.jsonl import JsonlAnalysis
 
 
 def shared_dir() -> Path | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from mitra.text import clean_latex, readable_latex
+from mitra.core.text import clean_latex, readable_latex
 
 _HEADING = re.compile(r"\\(section|subsection|subsubsection)\*?\s*(?:\[[^\]]*\])?\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 _ENV = re.compile(

@@ -15,9 +15,9 @@ from pydantic import BaseModel
 
 from benchmarks.corpora import BenchmarkSet
 from benchmarks.corpora.latex_markdown import latex_to_markdown
-from mitra.evaluation import GoldQuery
-from mitra.indexing import JsonlAnalysis, JsonlDocument
-from mitra.text import clean_latex, split_sentences
+from mitra.evaluation.retrieval import GoldQuery
+from ingest.sources.jsonl import JsonlAnalysis, JsonlDocument
+from mitra.core.text import clean_latex, split_sentences
 
 
 class LHCbPaper(BaseModel):

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 from benchmarks.corpora import BenchmarkSet
-from mitra.evaluation import GoldQuery
-from mitra.indexing import JsonlAnalysis, JsonlDocument
-from mitra.text import split_sentences
+from mitra.evaluation.retrieval import GoldQuery
+from ingest.sources.jsonl import JsonlAnalysis, JsonlDocument
+from mitra.core.text import split_sentences
 
 _FILE = "data/qasper/qasper_dev_subset_with_fulltext_and_evidence.json"
 

@@ -10,9 +10,9 @@ import json
 from pathlib import Path
 
 from benchmarks.corpora import BenchmarkSet
-from mitra.evaluation import GoldQuery
-from mitra.indexing import JsonlAnalysis
-from mitra.text import clean_latex
+from mitra.evaluation.retrieval import GoldQuery
+from ingest.sources.jsonl import JsonlAnalysis
+from mitra.core.text import clean_latex
 
 
 def rivet_set(root: Path) -> BenchmarkSet:

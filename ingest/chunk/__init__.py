@@ -1,0 +1,1 @@
+"""Text -> paragraphs with section paths -> chunks (Markdown/LaTeX/plain text, and PDF blocks)."""

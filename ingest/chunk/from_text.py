@@ -1,0 +1,412 @@
+"""Text handed in whole -> paragraphs with their section paths -> chunks (the text front ends).
+
+Front ends turn a document into ``Paragraph`` records with their section path and
+say what they left out on purpose (``ParsedText``):
+
+* ``parse_text`` here for text handed in whole (``mitra index-jsonl``), in one of
+  three formats — LaTeX (sectioning commands), Markdown (``#`` headings, ``$``/``$$``
+  maths, fenced code, tables) and plain text (section names on their own lines) —
+  chosen by ``detect_format`` from the document's *structure*;
+* ``ingest.chunk.from_blocks`` for PDF layout blocks.
+
+They share one back end, ``ingest.chunk.paragraphs`` (packing, chunk ids, coverage).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Iterable, Literal
+
+from mitra.core.text import clean_latex, escape_percent, normalise_space, readable_latex
+from ingest.chunk.paragraphs import ChunkedText, Paragraph, ParsedText, chunk_parsed, is_dropped_section, word_counts
+from mitra.core.types import ChunkKind, Document
+
+TextFormat = Literal["auto", "markdown", "latex", "text"]
+TEXT_FORMATS: tuple[str, ...] = ("auto", "markdown", "latex", "text")
+
+
+# ---------------------------------------------------------------- format detection
+_LATEX_HEADING = re.compile(
+    r"\\(section|subsection|subsubsection|paragraph)\*?\s*(?:\[[^\]]*\])?\s*\{((?:[^{}]|\{[^{}]*\})*)\}"
+)
+_LATEX_DOCUMENT = re.compile(r"\\(?:documentclass|begin\{document\}|maketitle)\b")
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_MD_SETEXT = re.compile(r"^(=+|-+)\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_MD_SIGNS = re.compile(r"^\s*(\$\$|\|[\s:|-]*-{3,}[\s:|-]*\||!\[|[-*+]\s|\d+\.\s)", re.M)
+
+
+def detect_format(text: str) -> str:
+    """``latex``, ``markdown`` or ``text``, from how the document marks its structure:
+    sectioning commands, Markdown headings, or neither (section names on their own
+    lines). Maths alone decides nothing: Markdown papers carry LaTeX maths too."""
+    latex = len(_LATEX_HEADING.findall(text)) + 3 * len(_LATEX_DOCUMENT.findall(text))
+    markdown = sum(1 for line, _ in _markdown_lines(text) if _MD_HEADING.match(line))
+    if latex > markdown:
+        return "latex"
+    if markdown:
+        return "markdown"
+    return "markdown" if len(_MD_SIGNS.findall(text)) >= 2 else "text"
+
+
+def _markdown_lines(text: str) -> Iterable[tuple[str, bool]]:
+    """(line, inside a fenced code block)."""
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            yield line, True
+        else:
+            yield line, fenced
+
+
+def parse_text(text: str, fmt: str = "auto") -> ParsedText:
+    """Split a document's text into paragraphs carrying their section path."""
+    if fmt not in TEXT_FORMATS:
+        raise ValueError(f"unknown text format '{fmt}': choose one of {', '.join(TEXT_FORMATS)}")
+    chosen = detect_format(text) if fmt == "auto" else fmt
+    parsed = {"latex": _parse_latex, "markdown": _parse_markdown, "text": _parse_plain}[chosen](text)
+    parsed.format = chosen
+    return parsed
+
+
+class _Sections:
+    """The section path while reading, and what the front end keeps or drops under it."""
+
+    def __init__(self) -> None:
+        self.path: list[str] = []
+        self.out = ParsedText()
+
+    def heading(self, title: str, level: int) -> None:
+        self.path = self.path[: level - 1] + [title]
+        if not self.dropping:
+            self.out.headings.append(title)
+        else:
+            self.out.dropped.append(title)
+
+    @property
+    def dropping(self) -> bool:
+        return any(is_dropped_section(title) for title in self.path)
+
+    def add(self, text: str, kind: ChunkKind = ChunkKind.body, section: tuple[str, ...] | None = None) -> None:
+        if not text.strip():
+            return
+        if self.dropping and section is None:
+            self.out.dropped.append(text)
+        else:
+            self.out.paragraphs.append(Paragraph(text, tuple(self.path) if section is None else section, kind))
+
+
+# ---------------------------------------------------------------- Markdown
+_MD_CAPTION = re.compile(r"^(figure|fig\.|table)\s*\d+[.:]", re.I)
+_MD_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_MD_IMAGE_TARGET = re.compile(r"!\[[^\]]*\]\(([^)]*)\)")
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
+_DISPLAY_OPEN = re.compile(r"^\s*(\$\$|\\\[|\\begin\{(equation|align|eqnarray|multline|gather)\*?\})")
+_DISPLAY_CLOSE = {"$$": re.compile(r"\$\$\s*$"), "\\[": re.compile(r"\\\]\s*$")}
+_MATH_ENV_CLOSE = re.compile(r"\\end\{(equation|align|eqnarray|multline|gather)\*?\}\s*$")
+_DISPLAY_IN_TEXT = re.compile(r"\$\$(.*?)\$\$", re.S)
+_MD_RULE = re.compile(r"^\s*([-*_]\s*){3,}$")
+
+
+def _parse_markdown(text: str) -> ParsedText:
+    reader = _MarkdownReader()
+    front = _FRONT_MATTER.match(text)
+    if front:
+        reader.sections.out.dropped.append(front.group(0))
+        text = text[front.end() :]
+    # comments and image addresses are not text a reader sees
+    reader.sections.out.dropped += _HTML_COMMENT.findall(text) + _MD_IMAGE_TARGET.findall(text)
+    reader.read(list(_markdown_lines(_HTML_COMMENT.sub("\n", text))))
+    return reader.sections.out
+
+
+class _MarkdownReader:
+    """Line by line: headings (ATX and setext), fenced code, display maths, paragraphs."""
+
+    def __init__(self) -> None:
+        self.sections = _Sections()
+        self.buffer: list[str] = []
+        self.after_maths = False  # the last paragraph ended in display maths: "where ..." goes on
+
+    def read(self, lines: list[tuple[str, bool]]) -> None:
+        i = 0
+        while i < len(lines):
+            line, fenced = lines[i]
+            if fenced:  # code is kept as it is: a "# comment" in it is no heading
+                self.flush()
+                start = i
+                while i < len(lines) and lines[i][1]:
+                    i += 1
+                self.sections.add("\n".join(line for line, _ in lines[start:i]))
+                continue
+            if _DISPLAY_OPEN.match(line) and not _closes_mid_line(line):
+                block, i = _display_block(lines, i)
+                self.display_maths(_display_words(block))
+                continue
+            heading = _MD_HEADING.match(line)
+            if heading:
+                self.flush()
+                self.sections.heading(_inline(heading.group(2)), len(heading.group(1)))
+            elif len(self.buffer) == 1 and _MD_SETEXT.match(line):
+                title = self.buffer.pop()
+                self.sections.heading(_inline(title), 1 if line.strip()[0] == "=" else 2)
+            elif not line.strip() or _MD_RULE.match(line):
+                self.flush()
+            else:
+                self.buffer.append(line)
+            i += 1
+        self.flush()
+
+    def flush(self) -> None:
+        if not self.buffer:
+            return
+        block = "\n".join(self.buffer)
+        self.buffer.clear()
+        text = _inline(_DISPLAY_IN_TEXT.sub(lambda m: " " + _as_inline(m.group(1)) + " ", block))
+        kind = _markdown_kind(block)
+        if self.after_maths and kind is ChunkKind.body and text[:1].islower():
+            self.extend_last(text)
+        else:
+            self.sections.add(text, kind)
+        self.after_maths = False
+
+    def display_maths(self, maths: str) -> None:
+        """Display maths belongs to the sentence around it (as in the LaTeX and PDF front
+        ends): it joins the open paragraph, or the one before the blank line."""
+        if self.buffer:
+            self.buffer.append(f"$${maths}$$")
+            return
+        if not self.extend_last(readable_latex(_as_inline(maths))):
+            self.sections.add(readable_latex(_as_inline(maths)), ChunkKind.equation)
+        self.after_maths = True
+
+    def extend_last(self, text: str) -> bool:
+        out = self.sections.out.paragraphs
+        if self.sections.dropping or not out or out[-1].kind is not ChunkKind.body:
+            return False
+        if out[-1].section != tuple(self.sections.path):
+            return False
+        out[-1] = replace(out[-1], text=f"{out[-1].text} {text}")
+        return True
+
+
+def _display_block(lines: list[tuple[str, bool]], start: int) -> tuple[str, int]:
+    """The display-maths block opening at ``start`` (to its closing delimiter), and the
+    index after it."""
+    first = lines[start][0].strip()
+    opener = _DISPLAY_OPEN.match(first).group(1)
+    close = _DISPLAY_CLOSE.get(opener, _MATH_ENV_CLOSE)
+    if close.search(first[len(opener) :]):  # opens and closes on one line
+        return first, start + 1
+    end = start + 1
+    while end < len(lines) and not close.search(lines[end][0]):
+        end += 1
+    return "\n".join(line for line, _ in lines[start : end + 1]), end + 1
+
+
+def _closes_mid_line(line: str) -> bool:
+    """``$$x$$ and more text``: display maths inside a text line, read with the line."""
+    text = line.strip()
+    opener = _DISPLAY_OPEN.match(text).group(1)
+    closer = {"$$": "$$", "\\[": "\\]"}.get(opener)
+    if closer is None:
+        return False
+    at = text.find(closer, len(opener))
+    return at != -1 and at != len(text) - len(closer)
+
+
+def _display_words(block: str) -> str:
+    return " ".join(re.sub(r"^\s*(\$\$|\\\[)|(\$\$|\\\])\s*$", "", block.strip()).split())
+
+
+def _as_inline(maths: str) -> str:
+    """Short display maths is shown inline (KaTeX draws it when it can); long maths is words."""
+    return f"${maths.strip()}$" if len(maths) <= 200 else clean_latex(maths)
+
+
+def _inline(markdown: str) -> str:
+    """Markdown or plain text with LaTeX maths, for people and search: images become their
+    alt text, maths KaTeX can draw stays ``$...$``, other markup is flattened to words.
+    Table rows are kept as they are. A bare % is a percent sign here, not a LaTeX comment."""
+    if markdown.lstrip().startswith("|"):
+        return normalise_space(markdown)
+    return readable_latex(escape_percent(_MD_IMAGE.sub(r"\1", markdown)))
+
+
+def _markdown_kind(body: str) -> ChunkKind:
+    if body.lstrip().startswith("|"):
+        return ChunkKind.table
+    if body.lstrip().startswith("$$") and body.rstrip().endswith("$$"):
+        return ChunkKind.equation
+    match = _MD_CAPTION.match(body.lstrip("*_ "))
+    if match:
+        return ChunkKind.table if match.group(1).lower() == "table" else ChunkKind.caption
+    return ChunkKind.body
+
+
+# ---------------------------------------------------------------- plain text
+# "2.1 Data", "IV. Results", "A.2 Tables": the number sets the level.
+_NUMBERED = re.compile(r"^(?:(\d+(?:\.\d+)*)\.?|([IVXLC]+)\.|([A-Z](?:\.\d+)*)\.?)\s+(\S.*)$")
+_NOT_HEADING_START = tuple("-*•[(|$\\<>=+~#")
+
+
+def _parse_plain(text: str) -> ParsedText:
+    """Section names on their own lines (QASPER, text dumps of papers). Paragraphs are
+    blank-line separated blocks when the text has them, otherwise single lines."""
+    sections = _Sections()
+    lines = [line.rstrip() for line in text.splitlines()]
+    nonblank = [line for line in lines if line.strip()]
+    blank_separated = sum(1 for line in lines if not line.strip()) >= 0.1 * max(len(nonblank), 1)
+    units = _blocks(lines) if blank_separated else [[line] for line in nonblank]
+    for n, unit in enumerate(units):
+        following = units[n + 1][0] if n + 1 < len(units) else None
+        if following is not None and _is_heading_line(unit[0], following):
+            title, level = _heading_level(unit[0].strip())
+            sections.heading(title, level)
+            unit = unit[1:]
+        if unit:
+            body = _inline(" ".join(line.strip() for line in unit))
+            match = _MD_CAPTION.match(body)
+            kind = (ChunkKind.table if match.group(1).lower() == "table" else ChunkKind.caption) if match else ChunkKind.body
+            sections.add(body, kind)
+    return sections.out
+
+
+def _blocks(lines: list[str]) -> list[list[str]]:
+    blocks: list[list[str]] = [[]]
+    for line in lines:
+        if line.strip():
+            blocks[-1].append(line)
+        elif blocks[-1]:
+            blocks.append([])
+    return [b for b in blocks if b]
+
+
+def _is_heading_line(line: str, following: str) -> bool:
+    """A short line that does not read as a sentence, opening on a capital or a section
+    number, followed by more text."""
+    s = line.strip()
+    words = s.split()
+    if not s or len(s) > 100 or len(words) > 12 or s.startswith(_NOT_HEADING_START):
+        return False
+    numbered = _NUMBERED.match(s)
+    if s[-1] in ".,;:?!" and not (numbered and s[-1] == "." and len(words) == 1):
+        return False
+    if not re.search(r"[A-Za-z]{2}", s) or not (s[0].isupper() or numbered):
+        return False
+    # a lower-case next line continues a sentence cut by a line break; nothing follows a heading
+    return bool(following.strip()) and not following.strip()[0].islower()
+
+
+def _heading_level(title: str) -> tuple[str, int]:
+    numbered = _NUMBERED.match(title)
+    if numbered and numbered.group(1):
+        return title, numbered.group(1).count(".") + 1
+    if numbered and numbered.group(3):
+        return title, numbered.group(3).count(".") + 1
+    return title, 1
+
+
+# ---------------------------------------------------------------- LaTeX
+_LATEX_LEVEL = {"section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4}
+_LATEX_ENV = re.compile(
+    r"\\begin\{(figure\*?|table\*?|equation\*?|align\*?|eqnarray\*?|multline\*?|gather\*?|abstract|"
+    r"thebibliography)\}(.*?)\\end\{\1\}",
+    re.S,
+)
+_CAPTION = re.compile(r"\\caption\s*(?:\[[^\]]*\])?\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}", re.S)
+_BEGIN_DOCUMENT = re.compile(r"\\begin\{document\}")
+
+
+def _parse_latex(text: str) -> ParsedText:
+    sections = _Sections()
+    text = re.sub(r"(?<!\\)%.*", "", text)
+    begin = _BEGIN_DOCUMENT.search(text)
+    if begin:  # the LaTeX preamble: package and macro definitions, not text
+        sections.out.dropped.append(text[: begin.end()])
+        text = text[begin.end() :]
+    headings = list(_LATEX_HEADING.finditer(text))
+    # Text before the first heading is the title block / author list in papers: kept
+    # only when it reads like prose (an abstract environment is kept anywhere).
+    starts = [0] + [h.end() for h in headings]
+    ends = [h.start() for h in headings] + [len(text)]
+    for i, (start, end) in enumerate(zip(starts, ends)):
+        if i > 0:
+            heading = headings[i - 1]
+            sections.heading(clean_latex(heading.group(2)), _LATEX_LEVEL[heading.group(1)])
+        body = text[start:end]
+        if sections.dropping:
+            sections.out.dropped.append(body)
+            continue
+        _latex_section_body(sections, body, preamble=i == 0 and bool(headings))
+    return sections.out
+
+
+def _latex_section_body(sections: _Sections, body: str, preamble: bool) -> None:
+    floats: list[tuple[str, ChunkKind, tuple[str, ...] | None]] = []
+    pos = 0
+    prose: list[str] = []
+    for env in _LATEX_ENV.finditer(body):
+        prose.append(body[pos : env.start()])
+        pos = env.end()
+        name, content = env.group(1).rstrip("*"), env.group(2)
+        if name in ("figure", "table"):
+            # every caption: a figure of several panels has one per panel
+            words = "\n".join(readable_latex(c.group(1)) for c in _CAPTION.finditer(content))
+            rest = _CAPTION.sub(" ", content)
+            if name == "table":
+                words = normalise_space(f"{words}\n{clean_latex(rest)}")
+            else:  # the figure's graphics and placement: no words a reader sees
+                sections.out.dropped.append(rest)
+            if words:
+                floats.append((words, ChunkKind.table if name == "table" else ChunkKind.caption, None))
+        elif name == "abstract":
+            floats += [(p.text, ChunkKind.body, ("Abstract",)) for p in _prose_paragraphs(content)]
+        elif name == "thebibliography":
+            sections.out.dropped.append(content)
+        else:
+            # Display maths belongs to the sentence around it: keep it in the prose flow.
+            prose.append(f" {content} ")
+    prose.append(body[pos:])
+    for paragraph in _prose_paragraphs("".join(prose)):
+        if preamble and _looks_like_author_list(paragraph.raw):
+            sections.out.dropped.append(paragraph.raw)
+        else:
+            sections.add(paragraph.text)
+    for words, kind, section in floats:
+        sections.add(words, kind, section)
+
+
+@dataclass(frozen=True)
+class _Prose:
+    raw: str
+    text: str
+
+
+def _prose_paragraphs(latex: str) -> list[_Prose]:
+    return [_Prose(block, clean) for block in re.split(r"\n\s*\n|\\par\b", latex) if (clean := readable_latex(block))]
+
+
+_AFFILIATION = re.compile(r"\$\^\{?[\d,a-z*]{1,8}\}?\$|\\inst\b")
+_SENTENCE_END = re.compile(r"[a-z]{2}[.!?](\s|$)")
+
+
+def _looks_like_author_list(latex: str) -> bool:
+    """A title-page block: author/affiliation commands, dense affiliation marks
+    ("A. Name$^{1}$, B. Name$^{2}$"), or a collaboration name with hardly a sentence."""
+    if re.search(r"\\(author|affil|affiliation|maketitle|title)\b", latex):
+        return True
+    marks = len(_AFFILIATION.findall(latex))
+    if marks >= 3 and marks * 150 >= len(latex):
+        return True
+    return "Collaboration" in latex[:400] and len(_SENTENCE_END.findall(latex)) < 2
+
+
+def chunk_text(document: Document, text: str, min_chars: int, max_chars: int, fmt: str = "auto") -> ChunkedText:
+    """Markdown, LaTeX or plain text of one document version -> chunks, with coverage."""
+    parsed = parse_text(text, fmt)
+    latex = parsed.format == "latex"
+    return chunk_parsed(document, parsed, word_counts([text], latex=latex), min_chars, max_chars, latex=latex)

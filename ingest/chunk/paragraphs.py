@@ -1,0 +1,157 @@
+"""The one chunking back end: paragraphs with their section path -> chunks, with coverage.
+
+Front ends (``ingest.chunk.from_text`` for Markdown, LaTeX and plain text;
+``ingest.chunk.from_blocks`` for PDF layout blocks) turn a document into
+``Paragraph`` records and say what they left out on purpose (``ParsedText``). This
+module packs them (``pack_paragraphs``: merge tiny paragraphs, split huge ones at
+sentence boundaries), makes chunks with deterministic ids (``make_chunks``) and
+measures ``coverage``: the share of the input's words (after dropping what was
+left out on purpose: references, acknowledgements, author lists) that reach some chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Iterable
+
+from mitra.core.text import clean_latex, escape_percent, math_to_words, split_sentences, tokenize
+from mitra.core.types import Chunk, ChunkKind, Document, chunk_id
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    section: tuple[str, ...] = ()
+    kind: ChunkKind = ChunkKind.body
+    page_start: int | None = None
+    page_end: int | None = None
+
+
+@dataclass
+class ParsedText:
+    """A front end's output: the paragraphs, the section titles they sit under (whose
+    words reach the chunks through the section path), and the text left out on purpose."""
+
+    paragraphs: list[Paragraph] = field(default_factory=list)
+    headings: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    format: str = "text"
+
+
+@dataclass
+class ChunkedText:
+    chunks: list[Chunk]
+    coverage: float
+    format: str
+
+
+# Sections whose text is furniture for a reader, noise for retrieval.
+_DROP_SECTION = re.compile(r"^(?:[\dA-Z]{1,3}[.)]?\s+)?(acknowledg|references|bibliography|author list|funding)", re.I)
+
+
+def is_dropped_section(title: str) -> bool:
+    return bool(_DROP_SECTION.match(title.strip()))
+
+
+# ---------------------------------------------------------------- packing
+def pack_paragraphs(paragraphs: list[Paragraph], min_chars: int, max_chars: int) -> list[Paragraph]:
+    """Merge consecutive small body paragraphs of one section; split paragraphs
+    longer than ``max_chars`` at sentence boundaries. Captions and tables stay alone."""
+    pieces = [piece for p in paragraphs for piece in _split_long(p, max_chars)]
+    packed: list[Paragraph] = []
+    for p in pieces:
+        last = packed[-1] if packed else None
+        if (
+            last is not None
+            and p.kind is ChunkKind.body
+            and last.kind is ChunkKind.body
+            and last.section == p.section
+            and (len(last.text) < min_chars or len(p.text) < min_chars)
+            and len(last.text) + len(p.text) + 1 <= max_chars
+        ):
+            packed[-1] = replace(
+                last,
+                text=f"{last.text}\n{p.text}",
+                page_end=p.page_end if p.page_end is not None else last.page_end,
+            )
+        else:
+            packed.append(p)
+    return packed
+
+
+def _split_long(p: Paragraph, max_chars: int) -> list[Paragraph]:
+    if len(p.text) <= max_chars:
+        return [p]
+    groups: list[str] = []
+    for sentence in split_sentences(p.text):
+        for part in _hard_wrap(sentence, max_chars):
+            if groups and len(groups[-1]) + 1 + len(part) <= max_chars:
+                groups[-1] += " " + part
+            else:
+                groups.append(part)
+    return [replace(p, text=g) for g in groups]
+
+
+def _hard_wrap(sentence: str, max_chars: int) -> list[str]:
+    """A single sentence over the limit (a table row dump, a formula) is cut at spaces."""
+    out: list[str] = []
+    while len(sentence) > max_chars:
+        cut = sentence.rfind(" ", 0, max_chars)
+        cut = cut if cut > 0 else max_chars
+        out.append(sentence[:cut].strip())
+        sentence = sentence[cut:].strip()
+    if sentence:
+        out.append(sentence)
+    return out
+
+
+def make_chunks(document: Document, paragraphs: list[Paragraph]) -> list[Chunk]:
+    return [
+        Chunk(
+            id=chunk_id(document.doc_id, document.version, i, p.text),
+            analysis_id=document.analysis_id,
+            doc_id=document.doc_id,
+            version=document.version,
+            position=i,
+            section=list(p.section),
+            page_start=p.page_start,
+            page_end=p.page_end,
+            kind=p.kind,
+            text=p.text,
+        )
+        for i, p in enumerate(paragraphs)
+    ]
+
+
+# ---------------------------------------------------------------- coverage
+def word_counts(texts: Iterable[str], latex: bool = False) -> Counter:
+    """Content words (the BM25 tokens) of source texts. ``latex``: LaTeX source, where %
+    starts a comment; elsewhere it is a percent sign."""
+    counts: Counter = Counter()
+    for text in texts:
+        counts.update(tokenize(clean_latex(text if latex else escape_percent(text))))
+    return counts
+
+
+def coverage(source: Counter, dropped: Counter, chunks: list[Chunk], headings: Iterable[str]) -> float:
+    """Share of the source's words, less those dropped on purpose, that search finds in
+    the chunks (their text as indexed, or the section titles they carry). 1.0 for a
+    source with no words left."""
+    wanted = source - dropped
+    total = sum(wanted.values())
+    if not total:
+        return 1.0
+    reached: Counter = Counter()
+    for text in [*(math_to_words(c.text) for c in chunks), *headings]:
+        reached.update(tokenize(text))
+    return sum(min(n, reached[w]) for w, n in wanted.items()) / total
+
+
+def chunk_parsed(document: Document, parsed: ParsedText, source: Counter, min_chars: int, max_chars: int,
+                 latex: bool = False) -> ChunkedText:
+    """The shared back end of every front end: pack, give ids, measure coverage."""
+    chunks = make_chunks(document, pack_paragraphs(parsed.paragraphs, min_chars, max_chars))
+    dropped = word_counts(parsed.dropped, latex=latex)
+    return ChunkedText(chunks=chunks, coverage=coverage(source, dropped, chunks, parsed.headings), format=parsed.format)

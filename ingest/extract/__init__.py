@@ -1,0 +1,1 @@
+"""PDF -> text blocks with layout: the text layer, OCR where there is none."""

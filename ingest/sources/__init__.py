@@ -1,0 +1,1 @@
+"""Where documents come from: JSONL text, the document portal (crawl, login, manifest, profiles)."""

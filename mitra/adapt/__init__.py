@@ -1,0 +1,1 @@
+"""`mitra adapt`: train a reranker on the knowledge base's own text."""

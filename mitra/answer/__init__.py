@@ -1,0 +1,1 @@
+"""Answering from retrieved passages: prompts, the grounded answerer, citations."""

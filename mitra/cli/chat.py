@@ -1,0 +1,121 @@
+"""``mitra chat``: the web app's conversation in the terminal.
+
+Ask a question, confirm an analysis by its number (0 = none of these), then follow
+up; ``/switch`` leaves the analysis, ``/new`` starts over, ``/quit`` (or Ctrl-D) ends.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from mitra.cli.common import console, user_errors
+from mitra.core.errors import MitraError
+
+if TYPE_CHECKING:  # the session pulls in the models' libraries: imported when `chat` runs
+    from mitra.chat.session import AnswerTurn, Event, Session
+
+out = Console(highlight=False)
+
+COMMANDS = {"/new": "new_conversation", "/switch": "switch"}
+HELP = "Commands: a number picks an analysis, 0 = none of these, /switch, /new, /quit."
+
+
+def show(events: list[Event]) -> None:
+    from mitra.chat.session import AnswerTurn, Candidates, Locked, Notice, SearchPrompt, SearchResults, document_label
+
+    for event in events:
+        if isinstance(event, Candidates):
+            out.print("Which analysis is your question about?")
+            for i, c in enumerate(event.options, start=1):
+                out.print(f"  [bold]{i}[/] {escape(c.analysis.id)} — {escape(c.analysis.title)} [dim](match {c.score:.2f})[/]")
+            out.print("  [bold]0[/] none of these   [dim](or rephrase the question)[/]")
+        elif isinstance(event, SearchPrompt):
+            out.print("Type part of the analysis name or id, or rephrase your question.")
+        elif isinstance(event, SearchResults):
+            for i, a in enumerate(event.matches, start=1):
+                out.print(f"  [bold]{i}[/] {escape(a.id)} — {escape(a.title)}")
+        elif isinstance(event, Locked):
+            versions = ", ".join(
+                document_label(d.document.doc_id, d.document.version) for d in event.documents if not d.superseded
+            )
+            out.rule(f"[bold]locked on {escape(event.analysis.id)}[/] — {escape(event.analysis.title)} [dim]({versions})[/]")
+        elif isinstance(event, Notice):
+            out.print(f"[yellow]{escape(event.text)}[/]")
+        elif isinstance(event, AnswerTurn):
+            stream_answer(event)
+
+
+def stream_answer(turn: AnswerTurn) -> None:
+    from mitra.chat.session import source_label
+
+    for token in turn.tokens():
+        out.print(token, end="", markup=False)
+    out.print()
+    if turn.error:
+        out.print(f"[red]{escape(turn.error)}[/] — the retrieved passages follow.")
+    cited = set(turn.answer.cited) if turn.answer else set()
+    for n, hit in enumerate(turn.passages, start=1):
+        style = "bold" if n in cited else "dim"  # what the answer cites stands out
+        out.print(f"[{style}]{escape(source_label(n, hit))}[/]")
+
+
+def handle(session: Session, line: str) -> list[Event]:
+    from mitra.chat.session import Phase
+
+    if line in COMMANDS:
+        return getattr(session, COMMANDS[line])()
+    if line.isdigit() and session.phase in (Phase.choosing, Phase.searching):
+        number = int(line)
+        if number == 0 and session.phase is Phase.choosing:
+            return session.none_of_these()
+        if not 1 <= number <= len(session.choices):
+            raise MitraError(f"Pick a number between 1 and {len(session.choices)}.")
+        return session.confirm(session.choices[number - 1].id)
+    return session.submit(line)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("feedback-export")
+    @user_errors
+    def feedback_export(
+        out: Annotated[Path, typer.Argument(help="Where to write the JSONL (the `mitra eval --gold` format).")],
+    ) -> None:
+        """Thumbs up/down given in the chat app, as evaluation questions."""
+        from mitra.evaluation.feedback import FeedbackStore
+        from mitra.core.settings import get_settings
+
+        text = FeedbackStore(get_settings().feedback_path).to_jsonl()
+        out.write_text(text)
+        console.print(f"wrote {text.count(chr(10))} questions to {out}")
+
+    @app.command()
+    @user_errors
+    def chat() -> None:
+        """Chat in the terminal: route, confirm an analysis, then ask follow-ups with cited answers."""
+        from mitra.cli.common import pipeline
+        from mitra.chat.session import RetrievalOnly, Session, load_answerer
+
+        p = pipeline()
+        if not p.kb.analyses():
+            raise MitraError("The knowledge base is empty: index analyses first (`mitra index-jsonl FILE`).")
+        answerer = load_answerer(p)
+        if isinstance(answerer, RetrievalOnly):
+            console.print(f"[yellow]No language model, passages only:[/] {escape(str(answerer.error))}")
+        session = Session(p, answerer)
+        console.print(HELP)
+        while True:
+            try:
+                line = typer.prompt("you", prompt_suffix="> ").strip()
+            except (EOFError, typer.Abort):
+                break
+            if line == "/quit":
+                break
+            try:
+                show(handle(session, line))
+            except MitraError as error:
+                out.print(f"[red]{escape(str(error))}[/]")

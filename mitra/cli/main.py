@@ -1,0 +1,48 @@
+"""The ``mitra`` command line: the app and its registry.
+
+Each topic keeps its commands in its own module with a ``register(app)`` function,
+listed in ``COMMAND_MODULES``; the offline pipeline's commands (``mitra ingest …``,
+``mitra index-jsonl``) come from ``ingest.cli`` the same way, so ``mitra`` never imports
+``ingest`` otherwise. Heavy imports stay inside the commands: ``mitra --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from typing import Annotated
+
+import typer
+
+from mitra.cli import common
+
+app = typer.Typer(
+    name="mitra",
+    help="MITRA: private question answering over a collaboration's analysis documents.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+COMMAND_MODULES: list[str] = [
+    "mitra.cli.search", "mitra.cli.adapt", "mitra.cli.answer", "mitra.cli.chat", "mitra.cli.config", "ingest.cli",
+]
+
+
+@app.callback()
+def _options(
+    debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")] = False,
+) -> None:
+    common.debug["on"] = debug or os.environ.get("MITRA_DEBUG", "") not in ("", "0")  # per invocation
+
+
+@functools.cache
+def register_commands() -> typer.Typer:
+    """The app with every topic's commands added (once per process)."""
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(app)
+    return app
+
+
+def main() -> None:
+    register_commands()()

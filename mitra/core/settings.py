@@ -1,0 +1,301 @@
+"""One settings object for the whole system.
+
+Values come, highest priority first, from: keyword arguments, ``MITRA_*``
+environment variables, a ``.env`` file, the TOML or YAML file named by
+``MITRA_CONFIG`` (or ``mitra.toml`` / ``mitra.yaml`` in the working directory),
+then the defaults below.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal, get_args
+
+from pydantic import BaseModel, Field, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+    YamlConfigSettingsSource,
+)
+
+
+# The retrieval systems, cheapest first (mitra.retrieval implements them; the CLI's
+# --system choices and the settings' names come from here).
+System = Literal["bm25", "dense", "hybrid", "rerank", "adapted"]
+SYSTEMS: tuple[str, ...] = get_args(System)
+
+
+def _config_file() -> Path | None:
+    named = os.environ.get("MITRA_CONFIG")
+    if named:
+        path = Path(named)
+        if not path.is_file():
+            raise FileNotFoundError(f"MITRA_CONFIG points to {path}, which does not exist")
+        return path
+    for candidate in ("mitra.toml", "mitra.yaml", "mitra.yml"):
+        if Path(candidate).is_file():
+            return Path(candidate)
+    return None
+
+
+class StorageSettings(BaseModel):
+    """Where the knowledge base lives, and how writers share it."""
+
+    data_dir: Path = Field(Path(".mitra"), description="Chroma, BM25 indexes, catalog, manifest, adapted models")
+    lock_timeout_s: float = Field(
+        600.0, ge=0, description="how long a writer waits for another writer of the same data dir before giving up"
+    )
+    chroma_host: str | None = Field(None, description="Chroma server host; unset = embedded PersistentClient")
+    chroma_port: int = Field(8000, description="Chroma server port (with chroma_host)")
+
+
+class EmbedderSettings(BaseModel):
+    """The dense encoder of both tiers (changing it requires re-indexing)."""
+
+    embedder: Literal["sentence-transformers", "dpr"] = Field(
+        "sentence-transformers", description="sentence-transformers (one encoder), or DPR (question + context encoders)"
+    )
+    embedder_model: str = Field(
+        "all-MiniLM-L6-v2", description="a model name (a local path, the packaged copy, or the HF cache) or a path"
+    )
+    dpr_question_model: str = Field(
+        "facebook/dpr-question_encoder-multiset-base", description="DPR: the paper's question encoder"
+    )
+    dpr_context_model: str = Field(
+        "facebook/dpr-ctx_encoder-multiset-base", description="DPR: the passage encoder matching the question encoder"
+    )
+    dpr_shared_encoder: bool = Field(False, description="DPR: the paper's 'same encoder for both' questions and passages")
+    embed_batch_size: int = Field(32, ge=1, description="passages embedded per batch while indexing")
+    device: str = Field("cpu", description="torch device of the encoders and rerankers")
+
+
+class RetrievalSettings(BaseModel):
+    """Tier 2, inside one analysis: dense + BM25 (+ section score, + feedback) fused, then reranked."""
+
+    reranker: str = Field("cross-encoder/ms-marco-MiniLM-L-6-v2", description='cross-encoder name or path; "none" disables')
+    rerank_top_n: int = Field(
+        20, ge=1, description="fused candidates the cross-encoder reads (~55 ms each on 2 cores: 20 keeps it near 1 s)"
+    )
+    rerank_max_length: int = Field(256, description="tokens of question + passage the cross-encoder reads")
+    dense_k: int = Field(50, ge=1, description="dense candidates per question")
+    bm25_k: int = Field(50, ge=1, description="BM25 candidates per question")
+    final_k: int = Field(8, ge=1, description="passages returned (and given to the answering model)")
+    fusion: Literal["convex", "rrf"] = Field(
+        "convex", description="convex: weighted mean of min-max normalised scores (Bruch et al. 2023); rrf: reciprocal ranks"
+    )
+    rrf_k: int = Field(60, ge=1, description="the k of reciprocal-rank fusion")
+    weight_dense: float = Field(1.0, ge=0, description="fusion weight of the dense score")
+    weight_bm25: float = Field(1.0, ge=0, description="fusion weight of the BM25 score")
+    weight_section: float = Field(
+        1.0, ge=0, description="weight of each candidate's section score (BM25 over whole top-level sections); 0 disables"
+    )
+    weight_prf: float = Field(
+        1.0, ge=0, description="weight of BM25 re-asked with the query expanded from the best first-pass passages; 0 disables"
+    )
+    prf_docs: int = Field(5, ge=1, description="pseudo-relevance feedback: first-pass passages the expansion terms come from")
+    prf_terms: int = Field(10, ge=1, description="pseudo-relevance feedback: terms added to the query")
+    retrieval_system: Literal["auto", System] = Field(
+        "auto", description="auto: the adapted reranker where enabled, else the cross-encoder where loaded, else hybrid"
+    )
+    include_superseded: bool = Field(False, description="search superseded document versions too")
+
+
+class AdaptSettings(BaseModel):
+    """The reranker `mitra adapt` trains on the knowledge base's own text."""
+
+    use_adapted: bool = Field(True, description="use the adapted reranker `mitra adapt` switched on, if any")
+    adapt_base_model: str = Field(
+        "all-MiniLM-L6-v2", description="the packaged encoder the adapted reranker is fine-tuned from"
+    )
+    adapt_max_length: int = Field(256, description="tokens of a passage the adapted encoder reads")
+    adapt_batch_size: int = Field(16, description="questions per training step (each with its passage and a negative)")
+    adapt_learning_rate: float = Field(2e-5, description="training learning rate (constant after warm-up)")
+
+
+class RoutingSettings(BaseModel):
+    """Tier 1: which analysis a first question is about (the abstracts)."""
+
+    route_top_n: int = Field(3, ge=1, description="candidate analyses shown to the user to confirm")
+    route_k: int = Field(50, ge=1, description="dense and BM25 candidates per question")
+    route_weight_dense: float = Field(1.0, ge=0, description="fusion weight of the dense score")
+    route_weight_bm25: float = Field(1.0, ge=0, description="fusion weight of the BM25 score")
+
+
+class ChunkingSettings(BaseModel):
+    """Text -> paragraphs -> chunks, and what intake refuses."""
+
+    chunk_min_chars: int = Field(200, ge=1, description="shorter paragraphs join their neighbour in the same section")
+    chunk_max_chars: int = Field(1200, description="longer paragraphs are split at sentence ends")
+    max_document_mb: float = Field(
+        50.0, gt=0, description="a larger document (its text, or its PDF file) is refused with an error naming it"
+    )
+    min_coverage: float = Field(
+        0.9,
+        description="a document whose chunks hold less than this share of its words (sections dropped on purpose, "
+        "such as references, not counted) is refused unless --allow-low-coverage",
+    )
+
+
+class AnswerSettings(BaseModel):
+    """The answering model and how it is prompted (mitra.models.llm, mitra.answer)."""
+
+    llm_backend: Literal["auto", "ollama", "openai", "embedded"] = Field(
+        "auto", description="auto: Ollama if reachable with the model pulled, else the embedded llama.cpp server"
+    )
+    ollama_host: str = Field(
+        default_factory=lambda: os.environ.get("OLLAMA_HOST", "http://127.0.0.1:11434"),
+        description="defaults to $OLLAMA_HOST like the ollama CLI",
+    )
+    ollama_model: str = Field("mistral:7b-instruct-q4_K_M", description="the Ollama model (the paper's 4-bit Mistral-7B)")
+    openai_base_url: str | None = Field(None, description="an OpenAI-compatible server (vLLM, llama.cpp) for `openai`")
+    openai_model: str = Field("default", description="the model name that server expects")
+    openai_api_key: str = Field("not-needed", description="its API key, if it wants one")
+    gguf_path: Path | None = Field(None, description="embedded llama.cpp server: a GGUF path; unset = the packaged model")
+    llm_context_tokens: int = Field(4096, description="the model's context window the prompt must fit in")
+    llm_max_tokens: int = Field(512, description="longest answer")
+    llm_temperature: float = Field(0.1, description="sampling temperature")
+    llm_timeout_s: float = Field(120.0, description="an answer that takes longer is an error")
+    llm_probe_timeout_s: float = Field(3.0, description="is a server there? (auto backend, Ollama model check)")
+    relevance_floor: float | None = Field(
+        None, description="cross-encoder logit below which a passage is not trusted; with none above it, no LLM call"
+    )
+    relevance_floor_dense: float | None = Field(
+        None, description="the same floor on the dense cosine, when no reranker ran (fused scores have no scale)"
+    )
+    llm_chars_per_token: float = Field(
+        3.0, description="conservative characters per token for the context budget (SmolLM2 3.65, Qwen2.5 3.89 measured)"
+    )
+    llm_history_turns: int = Field(3, description="earlier exchanges shown to the answering model")
+    llm_threads: int | None = Field(None, description="embedded llama.cpp server threads; unset = all cores")
+    judge_backend: Literal["auto", "ollama", "openai", "embedded"] | None = Field(
+        None, description="eval-answers' judge; unset = the answering backend"
+    )
+    judge_model: str | None = Field(None, description="the judge's model name (Ollama / OpenAI) or GGUF path (embedded)")
+    judge_base_url: str | None = Field(None, description="the judge's Ollama host or OpenAI-compatible URL, if not the answerer's")
+
+
+class IngestSettings(BaseModel):
+    """Crawling the document portal and reading its PDFs (ingest/)."""
+
+    ocr_backend: Literal["auto", "tesseract", "surya"] = Field(
+        "auto", description="auto: Surya where its weights are installed, else Tesseract"
+    )
+    ocr_dpi: int = Field(300, description="pages are rendered at this resolution for OCR")
+    ocr_language: str = Field("eng", description="Tesseract language")
+    crawl_timeout_s: float = Field(30.0, description="a portal page or download that takes longer is retried")
+    crawl_retries: int = Field(3, description="attempts per page or file")
+    crawl_delay_s: float = Field(0.5, description="pause between requests (be kind to the portal)")
+    crawl_backoff_s: float = Field(1.0, description="first retry waits this long, then doubles")
+    chromium_binary: Path = Field(Path("/usr/bin/chromium"), description="Debian's chromium: no browser download")
+    chromedriver_binary: Path = Field(Path("/usr/bin/chromedriver"), description="Debian's chromium-driver")
+
+
+SECTIONS: dict[str, type[BaseModel]] = {
+    "storage": StorageSettings, "embedder": EmbedderSettings, "retrieval": RetrievalSettings,
+    "adapt": AdaptSettings, "routing": RoutingSettings, "chunking": ChunkingSettings,
+    "answer": AnswerSettings, "ingest": IngestSettings,
+}
+
+# Named starting points (``Settings.from_name``, or MITRA_PRESET); MITRA_* variables and
+# keyword arguments still win over them.
+PRESETS: dict[str, dict[str, object]] = {
+    "default": {},
+    # The offline demo: the embedded llama.cpp server, five passages (reading the prompt
+    # is what a 2-core machine waits for).
+    "demo": {"llm_backend": "embedded", "final_k": 5},
+    # The paper's setup, on a machine that has its models.
+    "paper": {"embedder": "dpr", "reranker": "cross-encoder/ms-marco-MiniLM-L-6-v2", "llm_backend": "ollama",
+              "ollama_model": "mistral:7b-instruct-q4_K_M", "retrieval_system": "rerank"},
+}
+
+
+class Settings(
+    StorageSettings, EmbedderSettings, RetrievalSettings, AdaptSettings, RoutingSettings, ChunkingSettings,
+    AnswerSettings, IngestSettings, BaseSettings,
+):
+    """Every setting, flat (``MITRA_<FIELD>``), grouped into the sections above; each field
+    is described (``mitra settings`` prints them). ``Settings.from_name("demo")`` starts from
+    a preset."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MITRA_", env_file=".env", extra="ignore", validate_default=True
+    )
+
+    @classmethod
+    def from_name(cls, name: str, **overrides) -> "Settings":
+        """The preset ``name`` (see ``PRESETS``); MITRA_* variables and ``overrides`` win over it."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown preset '{name}': choose one of {', '.join(PRESETS)}")
+        preset = {k: v for k, v in PRESETS[name].items() if f"MITRA_{k.upper()}" not in os.environ}
+        return cls(**{**preset, **overrides})
+
+    @classmethod
+    def described(cls) -> dict[str, list[tuple[str, object, str]]]:
+        """Per section: (field, default, description)."""
+        return {name: [(f, cls.model_fields[f].default, cls.model_fields[f].description or "")
+                       for f in section.model_fields] for name, section in SECTIONS.items()}
+
+    @model_validator(mode="after")
+    def _check(self) -> "Settings":
+        if self.weight_dense + self.weight_bm25 == 0:
+            raise ValueError("weight_dense and weight_bm25 must not both be 0")
+        if self.chunk_min_chars >= self.chunk_max_chars:
+            raise ValueError("chunk_min_chars must be smaller than chunk_max_chars")
+        return self
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings, dotenv_settings]
+        path = _config_file()
+        if path is not None:
+            if path.suffix == ".toml":
+                sources.append(TomlConfigSettingsSource(settings_cls, toml_file=path))
+            else:
+                sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=path))
+        return tuple(sources)
+
+    @property
+    def chroma_dir(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def bm25_dir(self) -> Path:
+        return self.data_dir / "bm25"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.data_dir / "manifest.sqlite"
+
+    @property
+    def feedback_path(self) -> Path:
+        return self.data_dir / "feedback.sqlite"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.data_dir / "models"
+
+    @property
+    def downloads_dir(self) -> Path:
+        return self.data_dir / "downloads"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (tests build their own ``Settings`` instead); MITRA_PRESET
+    names a preset to start from."""
+    return Settings.from_name(os.environ.get("MITRA_PRESET", "default"))

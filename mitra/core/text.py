@@ -1,0 +1,179 @@
+"""Text normalisation shared by indexing, querying and evaluation.
+
+* ``clean_latex`` turns LaTeX source into words a tokenizer and an embedder can use.
+* ``split_sentences`` is a small rule-based splitter aware of physics-paper
+  abbreviations (Fig., Eq., Ref., e.g., et al.).
+* ``tokenize`` is the one BM25 tokenizer used for both documents and queries:
+  physics terms survive it (``B0``, ``13TeV``, ``pT``, ``Z->nunu``) because
+  tokens are alphanumeric runs, not dictionary words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Formatting commands whose arguments carry no words.
+_DROP_WITH_ARG = (
+    "label|ref|eqref|cref|Cref|cite|citep|citet|citealt|vspace|hspace|includegraphics|epsfig|"
+    "bibliographystyle|bibliography|input|include|usepackage|documentclass|newcommand|"
+    "renewcommand|def|setlength|addtolength|belowpdfbookmark|currentpdfbookmark|pdfbookmark|"
+    "href|url|footnotesize|centerline|resizebox|scalebox|multicolumn|multirow|begin|end|"
+    "hypersetup|graphicspath|affiliation|thanks|email"
+)
+# Macros frequent in HEP papers whose meaning a reader would spell out.
+_MACROS = {
+    r"\mev": "MeV", r"\gev": "GeV", r"\tev": "TeV", r"\kev": "keV", r"\mevc": "MeV/c",
+    r"\gevc": "GeV/c", r"\mevcc": "MeV/c2", r"\gevcc": "GeV/c2", r"\pt": "pT", r"\et": "ET",
+    r"\invfb": "fb-1", r"\invpb": "pb-1", r"\fb": "fb-1", r"\lhcb": "LHCb", r"\lhc": "LHC",
+    r"\sqs": "sqrt(s)", r"\etal": "et al.", r"\ie": "i.e.", r"\eg": "e.g.", r"\pp": "pp",
+    r"\to": "->", r"\rightarrow": "->", r"\pm": "+-", r"\times": "x", r"\sim": "~",
+    r"\approx": "~", r"\le": "<=", r"\ge": ">=", r"\leq": "<=", r"\geq": ">=",
+    r"\percent": "%",
+}
+_MACRO_RE = re.compile(
+    "(" + "|".join(re.escape(m) for m in sorted(_MACROS, key=len, reverse=True)) + r")(?![A-Za-z])"
+)
+_COMMENT_RE = re.compile(r"(?<!\\)%.*")
+_DROP_RE = re.compile(r"\\(?:" + _DROP_WITH_ARG + r")\*?(?:\[[^\]]*\])?(?:\{[^{}]*\})?")
+_ENV_FLOAT_OPTS = re.compile(r"^\s*\[[htbp!H]+\]")
+# \begin{tabular}{lcr} and friends: the column spec is not words.
+_BEGIN_ARGS_RE = re.compile(r"\\begin\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})*")
+_PARTICLE_RE = re.compile(r"\\P(?!hi|si|i\b|r\b)([A-Z][A-Za-z]*|mu|e|gamma|pi|nu|tau|K)(?![a-z])")
+_CMD_RE = re.compile(r"\\([A-Za-z]+)\*?")
+_SPACE_CMDS = re.compile(r"\\[,;:! ]|~|\\\\(\[[^\]]*\])?")
+
+
+def clean_latex(text: str) -> str:
+    """Strip LaTeX markup, keep the words (including macro names, which are often
+    particle names such as ``\\Kshort`` or ``\\PW``)."""
+    if not any(mark in text for mark in ("\\", "$", "{", "~")):
+        return normalise_space(text)
+    text = _COMMENT_RE.sub("", text)
+    text = _ENV_FLOAT_OPTS.sub("", text)
+    text = _MACRO_RE.sub(lambda m: " " + _MACROS[m.group(1)] + " ", text)
+    text = _BEGIN_ARGS_RE.sub(" ", text)
+    # Drop formatting commands with their arguments, repeatedly for nested cases.
+    for _ in range(3):
+        text, n = _DROP_RE.subn(" ", text)
+        if not n:
+            break
+    text = _SPACE_CMDS.sub(" ", text)
+    text = re.sub(r"(?<!\\)&", " | ", text)
+    # Remaining commands: keep their name as a word (\Kshort -> Kshort, \rm -> rm is dropped below).
+    # LHCb/PDG particle macros: \PW -> W, \Pmu -> mu (but \Phi, \Psi, \Pi are Greek).
+    text = _PARTICLE_RE.sub(r"\\\1", text)
+    text = _CMD_RE.sub(lambda m: "" if m.group(1) in _STYLE_CMDS else m.group(1), text)
+    text = re.sub(r"[{}$^_]", " ", text)
+    text = re.sub(r"\\([%&#])", r"\1", text)  # escaped characters are themselves
+    text = text.replace("\\", " ")
+    return normalise_space(text)
+
+
+# Commands KaTeX (Streamlit's maths renderer) draws; inline maths using only these is
+# kept as $...$ for people to read, anything else (collaboration macros) is flattened.
+_KATEX_SAFE = frozenset(
+    """alpha beta gamma delta epsilon varepsilon zeta eta theta vartheta iota kappa lambda mu nu xi
+    pi rho sigma tau upsilon phi varphi chi psi omega Gamma Delta Theta Lambda Xi Pi Sigma Upsilon
+    Phi Psi Omega pm mp to rightarrow leftarrow leftrightarrow times cdot sim approx simeq le ge
+    leq geq ll gg ne neq equiv propto infty partial ell rm mathrm text textrm mathit mathbf it bf
+    frac sqrt bar overline hat tilde vec dot prime left right sum int prod log ln exp min max""".split()
+)
+_INLINE_MATH = re.compile(r"(?<!\\)\$([^$]{1,200}?)(?<!\\)\$")
+_PLACEHOLDER = re.compile(r"MITRAMATH(\d+)X")
+
+
+def readable_latex(text: str) -> str:
+    """Text for people: prose markup removed as in ``clean_latex``, but inline maths
+    that KaTeX can draw kept as ``$...$`` so the app renders it."""
+    kept: list[str] = []
+
+    def protect(match: re.Match) -> str:
+        body = match.group(1).strip()
+        if body and set(re.findall(r"\\([A-Za-z]+)", body)) <= _KATEX_SAFE:
+            kept.append(body)
+            return f" MITRAMATH{len(kept) - 1}X "
+        return match.group(0)
+
+    cleaned = clean_latex(_INLINE_MATH.sub(protect, _COMMENT_RE.sub("", text)))
+    return _PLACEHOLDER.sub(lambda m: f"${kept[int(m.group(1))]}$", cleaned)
+
+
+def math_to_words(text: str) -> str:
+    """What BM25 and the embedder see of kept ``$...$`` maths: its words."""
+    if "$" not in text:
+        return text
+    return normalise_space(_INLINE_MATH.sub(lambda m: f" {clean_latex(m.group(1))} ", text))
+
+
+_STYLE_CMDS = {
+    "rm", "mathrm", "textrm", "it", "bf", "textbf", "textit", "emph", "mathit", "mathbf", "mathcal",
+    "boldsymbol", "boldmath", "unboldmath", "small", "large", "Large", "normalsize", "tiny", "noindent", "centering",
+    "hline", "cline", "toprule", "midrule", "bottomrule", "left", "right", "big", "Big", "bigg",
+    "text", "mbox", "hbox", "ensuremath", "displaystyle", "quad", "qquad", "item", "caption",
+    "newline", "linebreak", "par", "vfill", "hfill", "bigskip", "medskip", "smallskip",
+    "raggedright", "clearpage", "newpage", "maketitle", "tabindent", "phantom", "sf", "tt",
+    "textsc", "textsf", "texttt", "mathsf", "mathbb", "operatorname", "frac", "sqrt", "overline",
+    "bar", "hat", "tilde", "vec", "dot", "prime", "nonumber", "limits", "footnote",
+    "section", "subsection", "subsubsection", "chapter",
+}
+
+
+def normalise_space(text: str) -> str:
+    text = re.sub(r"[ \t\r\f\v]+", " ", text)
+    text = re.sub(r" *\n *", "\n", text)
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    return text.strip()
+
+
+_BOUNDARY = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\[(\"'$\\])")
+# A piece ending like this did not end a sentence: "see Fig. 3", "Smith et al. (2020)", "J. Doe".
+_NOT_AN_END = re.compile(
+    r"(?:\b(?:Figs?|Eqs?|Refs?|Secs?|Tabs?|Table|App|Ch|Nos?|al|cf|vs|etc|approx|resp|Vol|pp|ca|viz)"
+    r"|\be\.g|\bi\.e|\bw\.r\.t|(?:^|\s)[A-Z])\.$"
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split at ., ! or ? followed by space and a capital/digit, except after
+    abbreviations (Fig., Eq., et al., e.g., single initials)."""
+    sentences: list[str] = []
+    for piece in _BOUNDARY.split(normalise_space(text).replace("\n", " ")):
+        if sentences and _NOT_AN_END.search(sentences[-1]):
+            sentences[-1] += " " + piece
+        elif piece.strip():
+            sentences.append(piece.strip())
+    return sentences
+
+
+# Kept deliberately small: question words and function words only. Physics
+# words such as "background", "signal" or "uncertainty" must stay searchable.
+STOPWORDS = frozenset(
+    """a an and are as at be been being but by can could did do does for from had has have how
+    i if in into is it its itself may might of on or our over so such than that the their them
+    then there these they this those to under up was we were what when where which while who whom
+    why will with within would you your also all any each both other some only same very""".split()
+)
+_TOKEN_RE = re.compile(r"[a-z0-9]+")
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer  # PyStemmer: Snowball English, C speed
+
+    return Stemmer.Stemmer("english")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased alphanumeric runs, stopwords removed, Snowball-stemmed."""
+    words = [w for w in _TOKEN_RE.findall(text.lower()) if w not in STOPWORDS]
+    return _stemmer().stemWords(words)
+
+
+def tokenize_many(texts: list[str]) -> list[list[str]]:
+    return [tokenize(t) for t in texts]
+
+
+def escape_percent(text: str) -> str:
+    """A bare % in Markdown or plain text is a percent sign, not a LaTeX comment."""
+    return re.sub(r"(?<!\\)%", r"\\%", text)

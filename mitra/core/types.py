@@ -1,0 +1,146 @@
+"""Typed records passed between pipeline stages."""
+
+from __future__ import annotations
+
+import hashlib
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from mitra.core.text import math_to_words
+
+
+class ChunkKind(str, Enum):
+    body = "body"
+    caption = "caption"
+    table = "table"
+    equation = "equation"
+
+
+class Analysis(BaseModel):
+    """One analysis: the unit a conversation locks on (tier 1 entry)."""
+
+    id: str
+    title: str
+    abstract: str = ""
+    experiment: str | None = None
+    metadata: dict[str, str] = Field(default_factory=dict)
+
+    @property
+    def routing_text(self) -> str:
+        return f"{self.title}\n{self.abstract}".strip()
+
+
+class Document(BaseModel):
+    """One version of one document of an analysis."""
+
+    analysis_id: str
+    doc_id: str
+    version: str = "1"
+    title: str = ""
+    source: str = ""  # URL or path the text came from
+    sha256: str = ""
+    pages: int | None = None
+    format: str = ""  # how its text was read: pdf, markdown, latex or text
+    coverage: float | None = None  # share of its words that reached a chunk
+
+
+class Chunk(BaseModel):
+    """A retrievable passage with its provenance."""
+
+    id: str
+    analysis_id: str
+    doc_id: str
+    version: str
+    position: int
+    section: list[str] = Field(default_factory=list)
+    page_start: int | None = None
+    page_end: int | None = None
+    kind: ChunkKind = ChunkKind.body
+    text: str
+    superseded: bool = False
+
+    @property
+    def section_path(self) -> str:
+        return " > ".join(self.section)
+
+    @property
+    def citation_label(self) -> str:
+        """How the passage is named everywhere: "AN-2024-001 v3 · Backgrounds > Fakes · p. 12"."""
+        return " · ".join(p for p in (f"{self.doc_id} {version_label(self.version)}", self.section_path,
+                                      self.page_label) if p)
+
+    @property
+    def page_label(self) -> str:
+        if self.page_start is None:
+            return ""
+        if self.page_end in (None, self.page_start):
+            return f"p. {self.page_start}"
+        return f"pp. {self.page_start}-{self.page_end}"
+
+    @property
+    def index_text(self) -> str:
+        """What the embedder and BM25 see: the section path gives a paragraph its context
+        ("Systematic uncertainties > ..."), which generic questions lean on; maths kept
+        for display as $...$ is read as words."""
+        text = math_to_words(self.text)
+        return f"{self.section_path}\n{text}" if self.section else text
+
+
+def version_label(version: str) -> str:
+    """"2" -> "v2", "v2" stays "v2": for display next to a document id."""
+    return version if version[:1].lower() == "v" else f"v{version}"
+
+
+def chunk_id(doc_id: str, version: str, position: int, text: str) -> str:
+    """Deterministic: the same paragraph of the same version always gets the same id,
+    so re-running ingestion upserts instead of duplicating."""
+    digest = hashlib.sha256(text.encode()).hexdigest()[:10]
+    return f"{doc_id}@{version}#{position:05d}-{digest}"
+
+
+class Hit(BaseModel):
+    """A chunk as returned by retrieval, with the score and rank of every stage it went through."""
+
+    chunk: Chunk
+    rank: int = 0
+    scores: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def score(self) -> float:
+        for stage in ("rerank", "fused", "dense", "bm25"):
+            if stage in self.scores:
+                return self.scores[stage]
+        return 0.0
+
+    def to_json(self, rank: int | None = None) -> dict:
+        """The one JSON shape of a hit (`mitra search --json`, `mitra ask --json`, the app's
+        exports); ``rank`` overrides the retrieval rank, e.g. with an answer's source number."""
+        c = self.chunk
+        return {"rank": self.rank if rank is None else rank, "chunk_id": c.id, "doc_id": c.doc_id,
+                "version": c.version, "section": c.section_path, "page": c.page_label, "kind": c.kind.value,
+                "label": c.citation_label, "text": c.text, "scores": self.scores}
+
+
+class RoutedAnalysis(BaseModel):
+    analysis: Analysis
+    score: float
+    scores: dict[str, float] = Field(default_factory=dict)
+
+
+class RoutingResult(BaseModel):
+    """Tier 1 output: the most likely analyses for a question."""
+
+    question: str
+    candidates: list[RoutedAnalysis]
+
+    @property
+    def top(self) -> RoutedAnalysis | None:
+        return self.candidates[0] if self.candidates else None
+
+    @property
+    def margin(self) -> float:
+        """Score gap between first and second candidate: small means ask the user."""
+        if len(self.candidates) < 2:
+            return self.candidates[0].score if self.candidates else 0.0
+        return self.candidates[0].score - self.candidates[1].score

@@ -1,0 +1,1 @@
+"""Evaluation: metrics, retrieval and answer quality, user feedback."""

@@ -1,0 +1,1 @@
+"""The models, loaded by name where a machine has them: embedders, rerankers, chat models."""

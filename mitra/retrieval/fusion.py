@@ -1,0 +1,64 @@
+"""Score fusion: several scored lists -> one score per item, and a stable order.
+
+``convex``: a weighted mean of min-max normalised scores (Bruch et al. 2023); ``rrf``:
+reciprocal-rank fusion. ``mix`` puts a reranker's scores against the fused ones.
+"""
+
+from __future__ import annotations
+
+def reciprocal_rank_fusion(
+    rankings: dict[str, list[str]], weights: dict[str, float], k: int
+) -> dict[str, float]:
+    """score(d) = sum_r w_r / (k + rank_r(d)); ranks start at 1 (Cormack et al. 2009)."""
+    fused: dict[str, float] = {}
+    for name, ids in rankings.items():
+        for rank, item in enumerate(ids, start=1):
+            fused[item] = fused.get(item, 0.0) + weights[name] / (k + rank)
+    return fused
+
+
+def convex_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float]) -> dict[str, float]:
+    """score(d) = sum_r w_r * norm_r(d) / sum_r w_r, where norm_r min-max scales retriever
+    r's scores over its candidate list and is 0 for a candidate r did not return
+    (Bruch et al. 2023). Unlike RRF it keeps how far apart scores are, not only their order."""
+    total = sum(weights[name] for name in scored)
+    fused: dict[str, float] = {}
+    for name, pairs in scored.items():
+        if not pairs:
+            continue
+        values = [score for _, score in pairs]
+        low, span = min(values), max(values) - min(values)
+        for item, score in pairs:
+            norm = (score - low) / span if span > 0 else 1.0
+            fused[item] = fused.get(item, 0.0) + weights[name] * norm / total
+    return fused
+
+
+def ranked_ids(scores: dict[str, float]) -> list[str]:
+    """Best first; equal scores in id order, so a ranking never depends on the order
+    the candidates arrived in (hash seeds, set iteration)."""
+    return sorted(scores, key=lambda item: (-scores[item], item))
+
+
+def mix(fused: dict[str, float], reranked: dict[str, float], weight: float | None) -> dict[str, float]:
+    """A reranker's scores combined with the fused ones over the reranked passages: the
+    min-max scaled fused score plus ``weight`` times the min-max scaled reranker score;
+    ``weight`` None ranks by the reranker alone."""
+    if weight is None:
+        return dict(reranked)
+    f, r = _scaled(fused), _scaled(reranked)
+    return {i: f.get(i, 0.0) + weight * r[i] for i in reranked}
+
+
+def _scaled(scores: dict[str, float]) -> dict[str, float]:
+    low, high = min(scores.values(), default=0.0), max(scores.values(), default=0.0)
+    return {i: (s - low) / (high - low) if high > low else 1.0 for i, s in scores.items()}
+
+
+def fuse(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float], method: str, rrf_k: int) -> dict[str, float]:
+    """Both tiers fuse with the configured method; either way 1.0 means "best in every list"."""
+    if method == "convex":
+        return convex_fusion(scored, weights)
+    rankings = {name: [item for item, _ in pairs] for name, pairs in scored.items()}
+    best_possible = sum(weights[name] for name in scored) / (rrf_k + 1)
+    return {item: score / best_possible for item, score in reciprocal_rank_fusion(rankings, weights, rrf_k).items()}

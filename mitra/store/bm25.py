@@ -1,0 +1,133 @@
+"""A persisted BM25 index over one collection's entries (bm25s + our tokenizer).
+
+Saved beside Chroma as ``<dir>/`` with the bm25s arrays and the entry ids, and
+replaced by rename so a reader never sees half an index. A full-text index also
+carries a *section* index (``<dir>/sections``): one entry per top-level section of
+each document version, its text the section's chunks together. Retrieval scores a
+chunk by its section too (tree-structured retrieval): generic questions ("what is
+the dominant systematic uncertainty?") name the section's topic more than the
+paragraph's words.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import bm25s
+import numpy as np
+
+from mitra.core.text import tokenize, tokenize_many
+
+
+class BM25Index:
+    def __init__(
+        self,
+        ids: list[str],
+        tags: list[dict[str, str]],
+        retriever: bm25s.BM25 | None,
+        sections: "BM25Index | None" = None,
+        stamp: str = "",
+    ):
+        self.ids = ids
+        self.stamp = stamp  # what the index was built from (the routing index: the catalog's version)
+        # Per entry filter fields (version, superseded, section), so filters are masks, not re-indexing.
+        self.tags = tags
+        self.sections = sections
+        self._retriever = retriever
+        self._masks: dict[tuple, np.ndarray | None] = {}
+        self._position: dict[str, int] | None = None
+
+    @classmethod
+    def build(cls, ids: list[str], texts: list[str], tags: list[dict[str, str]] | None = None) -> "BM25Index":
+        tags = tags if tags is not None else [{} for _ in ids]
+        if not ids:
+            return cls([], [], None)
+        retriever = bm25s.BM25()
+        retriever.index(tokenize_many(texts), show_progress=False)
+        return cls(list(ids), tags, retriever)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def mask(self, **required: str) -> np.ndarray | None:
+        """1.0 for entries whose tags match every ``required`` value; None when all do
+        (no mask to apply). Memoised: building one costs ~50 ms at 100k entries."""
+        key = tuple(sorted(required.items()))
+        if key not in self._masks:
+            mask = np.array([all(t.get(k) == v for k, v in key) for t in self.tags], dtype=np.float32)
+            self._masks[key] = None if mask.all() else mask
+        return self._masks[key]
+
+    def search(self, query: str, k: int, mask: np.ndarray | None = None) -> list[tuple[str, float]]:
+        return self.search_tokens(tokenize(query), k, mask)
+
+    def search_tokens(self, tokens: list[str], k: int, mask: np.ndarray | None = None) -> list[tuple[str, float]]:
+        """The top ``k`` entries for already tokenized query terms, best first."""
+        if self._retriever is None or not tokens or k < 1:
+            return []
+        k = min(k, len(self.ids))
+        docs, scores = self._retriever.retrieve(
+            [tokens], k=k, show_progress=False, weight_mask=mask, n_threads=0
+        )
+        return [(self.ids[d], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
+
+    def tag(self, entry_id: str, name: str) -> str | None:
+        if self._position is None:
+            self._position = {item: i for i, item in enumerate(self.ids)}
+        position = self._position.get(entry_id)
+        return None if position is None else self.tags[position].get(name)
+
+    def idf(self, token: str) -> float:
+        """log(1 + N / df): 0 for a token no entry contains."""
+        if self._retriever is None:
+            return 0.0
+        token_id = self._retriever.vocab_dict.get(token)
+        if token_id is None:
+            return 0.0
+        indptr = self._retriever.scores["indptr"]
+        df = int(indptr[token_id + 1] - indptr[token_id])
+        return math.log(1 + len(self.ids) / df) if df else 0.0
+
+    def expansion_terms(self, texts: list[str], query_tokens: list[str], n: int) -> list[str]:
+        """Pseudo-relevance feedback: the ``n`` terms of ``texts`` (the best first-pass
+        passages) weighing most by frequency there times rarity in the index."""
+        asked = set(query_tokens)
+        counts = Counter(t for text in texts for t in tokenize(text) if t not in asked)
+        weighted = {t: c * self.idf(t) for t, c in counts.items()}
+        return [t for t, _ in sorted(weighted.items(), key=lambda item: (-item[1], item[0]))[:n] if weighted[t] > 0]
+
+    def save(self, directory: Path) -> None:
+        """Write beside ``directory`` and swap it in by renames (writers hold the data dir's
+        lock, so no two saves of one index run at once)."""
+        tmp = directory.with_name(directory.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        self._write(tmp)
+        old = directory.with_name(directory.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if directory.exists():
+            directory.rename(old)
+        tmp.rename(directory)
+        shutil.rmtree(old, ignore_errors=True)
+
+    def _write(self, directory: Path) -> None:
+        directory.mkdir(parents=True)
+        (directory / "entries.json").write_text(json.dumps({"ids": self.ids, "tags": self.tags, "stamp": self.stamp}))
+        if self._retriever is not None:
+            self._retriever.save(directory / "bm25s", show_progress=False)
+        if self.sections is not None:
+            self.sections._write(directory / "sections")
+
+    @classmethod
+    def load(cls, directory: Path) -> "BM25Index | None":
+        entries = directory / "entries.json"
+        if not entries.exists():
+            return None
+        data = json.loads(entries.read_text())
+        retriever = None
+        if (directory / "bm25s").exists():
+            retriever = bm25s.BM25.load(directory / "bm25s", show_progress=False, verbosity=0)
+        return cls(data["ids"], data["tags"], retriever, cls.load(directory / "sections"), data.get("stamp", ""))

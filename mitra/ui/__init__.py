@@ -1,0 +1,145 @@
+"""What the Streamlit app and its pages share: process-wide resources and source cards.
+
+Models and stores are loaded once per process (``st.cache_resource``); everything
+that belongs to one user lives in ``st.session_state`` (see app.py).
+"""
+
+from __future__ import annotations
+
+import logging
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import urlparse
+
+import streamlit as st
+
+from mitra.store.catalog import DocumentRecord
+from mitra.core.errors import MitraError
+from mitra.ui.render import inert_markdown
+from mitra.chat.session import source_label
+from mitra.core.settings import Settings, get_settings
+from mitra.core.types import Document, Hit, version_label
+
+log = logging.getLogger("mitra.ui")
+
+ASSISTANT = ":material/science:"
+CSS = """
+<style>
+.block-container {padding-top: 3.2rem; max-width: 64rem;}
+.mitra-title {font-size: 2.2rem; font-weight: 750; letter-spacing: .04em; margin: 0;
+              background: linear-gradient(90deg, #4f46e5, #0ea5e9); -webkit-background-clip: text; color: transparent;}
+.mitra-sub {color: #6b7280; margin-top: .1rem;}
+.st-key-lock-banner {border-left: 4px solid #4f46e5; background: rgba(79,70,229,.07);
+                     padding: .55rem .9rem; border-radius: .5rem; gap: .1rem;}
+</style>
+"""
+
+
+@st.cache_resource(show_spinner="Loading settings…")
+def settings() -> Settings:
+    return get_settings()
+
+
+@st.cache_resource(show_spinner="Loading the embedder, reranker and stores…")
+def pipeline():
+    from mitra.retrieval.pipeline import build_pipeline
+
+    return build_pipeline(settings())
+
+
+def kb():
+    return pipeline().kb
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """A MitraError is shown as its message; anything else as one line, never a traceback."""
+    try:
+        yield
+    except MitraError as error:
+        st.error(str(error), icon=":material/error:")
+    except Exception as error:  # the UI must survive any bug; the log keeps the traceback
+        log.exception("unexpected error in the UI")
+        st.error(f"Something went wrong ({type(error).__name__}: {error}). The details are in the server log.", icon=":material/bug_report:")
+
+
+def page_link(document: Document, page: int | None) -> str | None:
+    """A link that opens the PDF at the page, when the source is a PDF file or URL."""
+    source = document.source
+    if not source or not urlparse(source).path.lower().endswith(".pdf"):
+        return None
+    url = source if urlparse(source).scheme in ("http", "https", "file") else Path(source).resolve().as_uri()
+    return f"{url}#page={page}" if page else url
+
+
+def source_card(
+    n: int, hit: Hit, documents: dict[tuple[str, str], DocumentRecord], expert: bool, cited: bool = False
+) -> None:
+    c = hit.chunk
+    icon = ":material/push_pin:" if cited else ":material/article:"
+    with st.expander(inert_markdown(source_label(n, hit)) + (" · cited" if cited else ""), expanded=False, icon=icon):
+        record = documents.get((c.doc_id, c.version))
+        meta = [f"**{inert_markdown(c.doc_id)}** {version_label(c.version)}" + (" (superseded)" if c.superseded else "")]
+        if c.section_path:
+            meta.append(f"section *{inert_markdown(c.section_path)}*")
+        if c.page_label:
+            meta.append(c.page_label)
+        if c.kind.value != "body":
+            meta.append(c.kind.value)
+        st.caption(" · ".join(meta))
+        # st.markdown renders $...$ as LaTeX, which is how equations survive extraction.
+        st.markdown(inert_markdown(c.text))
+        link = page_link(record.document, c.page_start) if record else None
+        if link:
+            st.markdown(f":material/picture_as_pdf: [Open the PDF at this page]({link})")
+        if expert:
+            st.caption(" · ".join(f"{k} {v:.3g}" for k, v in hit.scores.items()))
+
+
+def stream_inert(slot, tokens: Iterator[str]) -> str:
+    """Stream model output into ``slot``, the whole text made inert again at every token:
+    an image or link completed by the next token never renders as one."""
+    text = ""
+    for token in tokens:
+        text += token
+        slot.markdown(inert_markdown(text))
+    return text
+
+
+def documents_by_version(analysis_id: str) -> dict[tuple[str, str], DocumentRecord]:
+    return {(d.document.doc_id, d.document.version): d for d in kb().documents(analysis_id)}
+
+
+@st.cache_resource
+def feedback_store():
+    from mitra.evaluation.feedback import FeedbackStore
+
+    return FeedbackStore(settings().feedback_path)
+
+
+@st.cache_resource(show_spinner="Starting the language model…")
+def answerer():
+    from mitra.chat.session import load_answerer
+
+    return load_answerer(pipeline())
+
+
+def model_label() -> str:
+    from mitra.chat.session import RetrievalOnly
+
+    current = answerer()
+    if isinstance(current, RetrievalOnly):
+        return f"⚠️ No language model: {current.error}"
+    return f"Model: {current.model_info}"
+
+
+def answer_details(answer) -> None:
+    """Expert view: the time of every stage, and which model answered."""
+    timings = {k: v for k, v in answer.timings.model_dump().items() if v is not None}
+    st.caption(
+        " · ".join(f"{k.removesuffix('_ms')} {v:,.0f} ms" for k, v in timings.items())
+        + f" · {answer.retrieved} retrieved, {len(answer.sources)} shown to the model"
+        + (f" · {answer.completion_tokens} tokens" if answer.completion_tokens else "")
+        + (f" · {answer.model}" if answer.model else "")
+    )

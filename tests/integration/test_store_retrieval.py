@@ -1,0 +1,163 @@
+"""Both tiers on a real Chroma on disk with the real packaged embedder."""
+
+import json
+
+import pytest
+
+from tests.fixtures.samples import ANALYSES, write_jsonl
+from ingest.sources.jsonl import index_jsonl
+from mitra.core.jsonl import InputError
+from mitra.store.knowledge_base import UnknownAnalysis, collection_name
+from mitra.core.types import Analysis, Document
+
+
+def test_routing_finds_the_analysis_a_question_is_about(pipeline):
+    result = pipeline.router.route("what limits were set on dark matter mediators in the monojet search?")
+    assert [c.analysis.id for c in result.candidates][0] == "EXO-24-002"
+    assert len(result.candidates) == 3
+    assert result.margin > 0
+    assert {"dense", "bm25", "fused"} <= set(result.top.scores)
+    # an analysis id in the question routes to it
+    assert pipeline.router.route("SMP-24-003 uncertainties").top.analysis.id == "SMP-24-003"
+
+
+@pytest.mark.parametrize(
+    "analysis_id, expected",
+    [("HIG-24-001", "Drell-Yan"), ("EXO-24-002", "Z(nunu)")],
+)
+def test_locked_retrieval_answers_from_the_locked_analysis_only(pipeline, analysis_id, expected):
+    hits = pipeline.retriever.retrieve(analysis_id, "What is the dominant background?")
+    assert any(expected in h.chunk.text for h in hits[:2])
+    assert {h.chunk.analysis_id for h in hits} == {analysis_id}
+    assert [h.rank for h in hits] == list(range(1, len(hits) + 1))
+
+
+def test_each_system_reports_its_stage_scores(pipeline):
+    question = "dominant background Drell-Yan"
+    bm25 = pipeline.retriever.search("HIG-24-001", question, system="bm25")
+    dense = pipeline.retriever.search("HIG-24-001", question, system="dense")
+    hybrid = pipeline.retriever.search("HIG-24-001", question, system="hybrid")
+    assert all(set(h.scores) == {"bm25", "bm25_rank"} for h in bm25.hits)
+    assert all(set(h.scores) == {"dense", "dense_rank"} for h in dense.hits)
+    assert all("fused" in h.scores for h in hybrid.hits)
+    assert "Drell-Yan" in hybrid.hits[0].chunk.text
+    assert {"embed_query", "dense", "bm25", "fusion"} <= set(hybrid.timings_ms)
+    with pytest.raises(ValueError, match="unknown retrieval system"):
+        pipeline.retriever.search("HIG-24-001", question, system="magic")
+
+
+def test_rerank_without_reranker_falls_back_to_fused_order(pipeline):
+    rerank = pipeline.retriever.search("HIG-24-001", "muon momentum scale uncertainty", system="rerank")
+    hybrid = pipeline.retriever.search("HIG-24-001", "muon momentum scale uncertainty", system="hybrid")
+    assert not rerank.reranked
+    assert [h.chunk.id for h in rerank.hits] == [h.chunk.id for h in hybrid.hits]
+
+
+def test_unknown_analysis_is_a_clear_error(pipeline):
+    with pytest.raises(UnknownAnalysis, match="no analysis 'NOPE-1'"):
+        pipeline.retriever.retrieve("NOPE-1", "anything")
+
+
+def test_reindex_replaces_an_analysis_atomically(pipeline, tmp_path):
+    kb = pipeline.kb
+    before = kb.stats()
+    old_collection = kb.catalog.analysis("HIG-24-001").collection
+    changed = json.loads(json.dumps(ANALYSES[0]))
+    changed["documents"][0]["text"] = "# Backgrounds\nThe dominant background is now ttbar production."
+    index_jsonl(kb, write_jsonl(tmp_path / "one.jsonl", [changed]))
+
+    record = kb.catalog.analysis("HIG-24-001")
+    assert record.collection == collection_name("HIG-24-001", 2)
+    # The old generation outlives the switch (a reader may be on it) until the next writer collects it.
+    assert old_collection in {c.name for c in kb.client.list_collections()}
+    kb.collect_garbage()
+    assert old_collection not in {c.name for c in kb.client.list_collections()}
+    texts = [c.text for c in kb.chunks("HIG-24-001")]
+    assert texts == ["The dominant background is now ttbar production."]
+    assert "ttbar" in pipeline.retriever.retrieve("HIG-24-001", "dominant background")[0].chunk.text
+    assert kb.stats()["analyses"] == before["analyses"]
+
+
+def test_interrupted_reindex_leaves_the_old_analysis_intact(pipeline, tmp_path):
+    kb = pipeline.kb
+    before = [c.id for c in kb.chunks("EXO-24-002")]
+    changed = json.loads(json.dumps(ANALYSES[1]))
+    changed["documents"][0]["text"] += "\n\n# New section\nBrand new paragraph."
+
+    def crash(_analysis_id, _n):
+        def progress(_done):
+            raise KeyboardInterrupt  # killed while embedding the new generation
+
+        return progress
+
+    with pytest.raises(KeyboardInterrupt):
+        index_jsonl(kb, write_jsonl(tmp_path / "one.jsonl", [changed]), on_analysis=crash)
+    assert [c.id for c in kb.chunks("EXO-24-002")] == before
+    assert "Z(nunu)" in pipeline.retriever.retrieve("EXO-24-002", "dominant background Z(nunu)+jets")[0].chunk.text
+    # the half-written generation is garbage, collected on the next write
+    assert kb.collect_garbage() == [collection_name("EXO-24-002", 2)]
+
+
+@pytest.mark.parametrize(
+    "bad_line, message",
+    [
+        ("{not json", ":2: "),
+        ('{"title": "no id"}', ":2: analysis_id: Field required"),
+        ('{"analysis_id": "X", "title": "T", "documents": [{"doc_id": "d", "text": "  "}]}', ":2: documents.0.text"),
+    ],
+)
+def test_malformed_jsonl_names_the_line_and_changes_nothing(pipeline, tmp_path, bad_line, message):
+    kb = pipeline.kb
+    before = kb.stats()
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps({**ANALYSES[0], "title": "Renamed"}) + "\n" + bad_line + "\n")
+    with pytest.raises(InputError, match=message):
+        index_jsonl(kb, path)
+    assert kb.stats() == before
+    assert kb.get_analysis("HIG-24-001").title == ANALYSES[0]["title"]
+
+
+def test_duplicate_analysis_in_one_file_is_rejected(pipeline, tmp_path):
+    path = write_jsonl(tmp_path / "dup.jsonl", [ANALYSES[0], ANALYSES[0]])
+    with pytest.raises(InputError, match="more than one line"):
+        index_jsonl(pipeline.kb, path)
+
+
+def test_new_document_version_supersedes_the_old_one(pipeline):
+    kb = pipeline.kb
+    analysis = Analysis(id="TOP-24-004", title="ttH multilepton", abstract="ttH in multilepton final states.")
+    v1 = Document(analysis_id=analysis.id, doc_id="note", version="v1", sha256="a")
+    v2 = Document(analysis_id=analysis.id, doc_id="note", version="v2", sha256="b")
+    from ingest.chunk.from_text import chunk_text
+
+    def chunks(doc, yield_value):
+        text = f"# Results\nThe measured signal strength is {yield_value}.\n\n# Method\nA BDT separates signal."
+        return chunk_text(doc, text, 10, 300).chunks
+
+    kb.add_document_version(analysis, v1, chunks(v1, "0.92"))
+    kb.add_document_version(analysis, v2, chunks(v2, "1.05"))
+    kb.add_document_version(analysis, v2, chunks(v2, "1.05"))  # idempotent re-run
+
+    current = pipeline.retriever.retrieve(analysis.id, "signal strength")
+    assert {h.chunk.version for h in current} == {"v2"}
+    assert "1.05" in current[0].chunk.text
+    old = pipeline.retriever.retrieve(analysis.id, "signal strength", version="v1")
+    assert {h.chunk.version for h in old} == {"v1"} and "0.92" in old[0].chunk.text
+    records = {r.document.version: r for r in kb.documents(analysis.id)}
+    assert records["v1"].superseded and not records["v2"].superseded
+    assert len(kb.chunks(analysis.id)) == 4  # two per version, no duplicates
+    assert kb.is_indexed(v2) and not kb.is_indexed(v2.model_copy(update={"sha256": "c"}))
+    # re-running an older version does not make it current again
+    kb.add_document_version(analysis, v1, chunks(v1, "0.92"))
+    assert {h.chunk.version for h in pipeline.retriever.retrieve(analysis.id, "signal strength")} == {"v2"}
+    assert pipeline.router.route("ttH multilepton").top.analysis.id == analysis.id
+
+
+def test_embedder_mismatch_is_refused(pipeline, settings):
+    from mitra.store.knowledge_base import IndexMismatch, KnowledgeBase
+
+    class OtherEmbedder:
+        name, dim = "sentence-transformers:other", 384
+
+    with pytest.raises(IndexMismatch, match="built with sentence-transformers:all-MiniLM-L6-v2"):
+        KnowledgeBase(settings, OtherEmbedder())

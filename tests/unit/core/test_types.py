@@ -1,0 +1,24 @@
+"""The one JSON shape of a hit and the one citation label (search, ask and the app use them)."""
+
+from mitra.chat.session import source_label
+from mitra.core.types import Chunk, Hit
+
+HIT_FIELDS = {"rank", "chunk_id", "doc_id", "version", "section", "page", "kind", "label", "text", "scores"}
+
+
+def _hit() -> Hit:
+    chunk = Chunk(id="c1", analysis_id="A", doc_id="AN-2024-001", version="3", position=0,
+                  section=["Backgrounds", "Fakes"], page_start=12, page_end=13, text="Fakes dominate.")
+    return Hit(chunk=chunk, rank=2, scores={"fused": 0.5})
+
+
+def test_a_hit_has_one_json_shape():
+    data = _hit().to_json()
+    assert set(data) == HIT_FIELDS
+    assert data["rank"] == 2 and data["page"] == "pp. 12-13" and data["label"] == "AN-2024-001 v3 · Backgrounds > Fakes · pp. 12-13"
+    assert _hit().to_json(rank=1)["rank"] == 1  # an answer's source number
+
+
+def test_the_app_names_a_passage_by_the_same_label():
+    hit = _hit()
+    assert source_label(4, hit) == f"[4] {hit.to_json()['label']}"

@@ -1,0 +1,155 @@
+import pytest
+
+from ingest.chunk.from_text import chunk_text, parse_text
+from ingest.chunk.paragraphs import Paragraph, pack_paragraphs
+from mitra.core.text import clean_latex, split_sentences, tokenize
+from mitra.core.types import ChunkKind, Document
+from tests.fixtures.samples import MARKDOWN_PAPER, PLAIN_PAPER
+
+
+def test_clean_latex_keeps_words_and_particle_names():
+    text = r"The \PW boson mass $m_W = 80354 \pm 23\,\mev$~\cite{PDG}. % a comment"
+    assert clean_latex(text) == "The W boson mass m W = 80354 +- 23 MeV ."
+    assert "tabular" not in clean_latex(r"\begin{tabular}{lcr} a & b \\ \end{tabular}")
+
+
+def test_split_sentences_respects_abbreviations():
+    text = "See Fig. 3 and Eq. 2 here. Smith et al. agree. J. Doe disagrees! Then 5 events remain."
+    assert split_sentences(text) == [
+        "See Fig. 3 and Eq. 2 here.",
+        "Smith et al. agree.",
+        "J. Doe disagrees!",
+        "Then 5 events remain.",
+    ]
+
+
+def test_tokenize_keeps_physics_terms_and_stems():
+    tokens = tokenize("The dominant backgrounds are B0 -> K*0 mu mu decays at 13 TeV with pT > 5 GeV")
+    assert {"b0", "13", "tev", "pt", "gev", "background"} <= set(tokens)
+    assert "the" not in tokens and "are" not in tokens
+
+
+def test_markdown_sections_and_kinds():
+    paragraphs = parse_text(
+        "# Selection\nMuons need pT > 20 GeV.\n\n## Trigger\nSingle-muon trigger.\n\n"
+        "Table 2: Event yields.\n\n| a | b |\n\n# References\n[1] Someone, 2020."
+    ).paragraphs
+    assert [(p.section, p.kind) for p in paragraphs] == [
+        (("Selection",), ChunkKind.body),
+        (("Selection", "Trigger"), ChunkKind.body),
+        (("Selection", "Trigger"), ChunkKind.table),
+        (("Selection", "Trigger"), ChunkKind.table),
+    ]  # the References section is dropped
+
+
+def test_latex_sections_captions_tables_and_author_list():
+    latex = r"""\author{A. One$^{1}$, B. Two$^{2}$, C. Three$^{3}$} \maketitle
+\section{Introduction} The $\PW$ mass is measured.
+
+\begin{figure}\includegraphics{f.pdf}\caption{The muon $\pt$ spectrum.}\label{fig:pt}\end{figure}
+\subsection{Method} Templates are fitted.
+\begin{table}\caption{Systematic uncertainties.}\begin{tabular}{ll} PDF & 9 \\ \end{tabular}\end{table}
+\section*{Acknowledgements} We thank the funding agencies."""
+    got = [(p.section, p.kind, p.text) for p in parse_text(latex).paragraphs]
+    assert got == [
+        (("Introduction",), ChunkKind.body, "The W mass is measured."),
+        (("Introduction",), ChunkKind.caption, "The muon pT spectrum."),
+        (("Introduction", "Method"), ChunkKind.body, "Templates are fitted."),
+        (("Introduction", "Method"), ChunkKind.table, "Systematic uncertainties.\nPDF | 9"),
+    ]
+
+
+def test_pack_merges_tiny_and_splits_huge_at_sentences():
+    tiny = [Paragraph("Short one.", ("S",)), Paragraph("Short two.", ("S",)), Paragraph("Other section.", ("T",))]
+    packed = pack_paragraphs(tiny, min_chars=50, max_chars=200)
+    assert [p.text for p in packed] == ["Short one.\nShort two.", "Other section."]
+
+    huge = Paragraph(" ".join(f"Sentence number {i} is here." for i in range(40)), ("S",))
+    pieces = pack_paragraphs([huge], min_chars=50, max_chars=200)
+    assert len(pieces) > 1 and all(len(p.text) <= 200 for p in pieces)
+    assert all(p.text.endswith(".") for p in pieces)
+    assert " ".join(p.text for p in pieces) == huge.text
+
+
+def test_captions_are_never_merged_into_body():
+    paragraphs = [Paragraph("Body.", ("S",)), Paragraph("Figure 1: x.", ("S",), ChunkKind.caption)]
+    assert len(pack_paragraphs(paragraphs, 100, 500)) == 2
+
+
+def test_chunk_ids_are_deterministic_and_carry_provenance():
+    doc = Document(analysis_id="A", doc_id="note", version="2")
+    first = chunk_text(doc, "# Intro\nSome text here.\n\n# Results\nMore text.", 5, 100).chunks
+    again = chunk_text(doc, "# Intro\nSome text here.\n\n# Results\nMore text.", 5, 100).chunks
+    assert [c.id for c in first] == [c.id for c in again]
+    assert first[0].id.startswith("note@2#00000-")
+    assert first[1].section == ["Results"] and first[1].analysis_id == "A"
+    assert first[1].index_text == "Results\nMore text."
+
+
+def test_maths_katex_can_draw_is_kept_for_people_and_read_as_words_for_search():
+    from mitra.core.text import math_to_words, readable_latex
+
+    latex = r"Muons with $p_{\rm T} > 20$\,GeV and the $\PW$ boson at $\sqrt{s}=13$~TeV. % note"
+    shown = readable_latex(latex)
+    assert shown == r"Muons with $p_{\rm T} > 20$ GeV and the W boson at $\sqrt{s}=13$ TeV."
+    assert math_to_words(shown) == clean_latex(latex)  # search sees exactly what it saw before
+
+
+def test_latex_chunks_keep_renderable_maths_and_index_its_words():
+    doc = Document(analysis_id="A", doc_id="note")
+    [chunk] = chunk_text(doc, r"\section{Selection} Events need $p_{\rm T} > 25$~GeV.", 5, 500).chunks
+    assert chunk.text == r"Events need $p_{\rm T} > 25$ GeV."
+    assert chunk.index_text == "Selection\nEvents need p T > 25 GeV."
+
+
+# ---------------------------------------------------------------- formats and coverage
+def test_markdown_with_inline_and_display_maths_keeps_every_word():
+    doc = Document(analysis_id="A", doc_id="paper")
+    result = chunk_text(doc, MARKDOWN_PAPER, 10, 1200)
+    assert result.format == "markdown" and result.coverage == 1.0
+    sections = [tuple(c.section) for c in result.chunks]
+    assert sections[0] == ("1 Introduction",) and ("1 Introduction", "1.1 Data") in sections
+    intro = result.chunks[0].text
+    # display maths joins its sentence, and "where ..." goes on in the same paragraph
+    assert "73.0" in intro and intro.rstrip().endswith("km/s/Mpc.") and "95%" in intro
+    kinds = {c.kind for c in result.chunks}
+    assert {ChunkKind.caption, ChunkKind.table} <= kinds
+    assert not any("Riess" in c.text for c in result.chunks)  # references dropped on purpose
+    assert any(c.text.startswith("```python\n# a comment") for c in result.chunks)
+
+
+def test_plain_text_sections_on_their_own_lines():
+    result = chunk_text(Document(analysis_id="A", doc_id="paper"), PLAIN_PAPER, 10, 1200)
+    assert result.format == "text" and result.coverage == 1.0
+    assert [c.section for c in result.chunks] == [["Introduction"], ["Introduction"], ["Data Collection"],
+                                                 ["Data Collection", "2.1 Preprocessing"]]
+    assert "80% of it" in result.chunks[0].text  # a bare % is a percent sign, not a comment
+
+
+def test_format_is_told_by_structure_not_by_maths():
+    from ingest.chunk.from_text import detect_format
+
+    assert detect_format(MARKDOWN_PAPER) == "markdown"  # has \begin{aligned}: still Markdown
+    assert detect_format(r"\section{Intro} Text with $x$.") == "latex"
+    assert detect_format(PLAIN_PAPER) == "text"
+
+
+def test_a_given_format_is_honoured():
+    doc = Document(analysis_id="A", doc_id="paper")
+    text = "# Title line\nBody text under it."
+    assert chunk_text(doc, text, 1, 500, "markdown").chunks[0].section == ["Title line"]
+    as_text = chunk_text(doc, text, 1, 500, "text").chunks
+    assert as_text[0].section == [] and "Title line" in as_text[0].text
+    with pytest.raises(ValueError, match="unknown text format"):
+        chunk_text(doc, text, 1, 500, "html")
+
+
+def test_coverage_counts_what_reaches_chunks_and_forgives_what_is_dropped_on_purpose():
+    from collections import Counter
+
+    from ingest.chunk.paragraphs import coverage, word_counts
+
+    chunks = chunk_text(Document(analysis_id="A", doc_id="d"), "alpha beta gamma delta", 1, 500).chunks
+    source = word_counts(["alpha beta gamma delta epsilon zeta"])
+    assert coverage(source, Counter(), chunks, []) == pytest.approx(4 / 6)
+    assert coverage(source, word_counts(["epsilon"]), chunks, ["zeta"]) == 1.0

@@ -1,0 +1,32 @@
+import pytest
+
+from mitra.retrieval.fusion import convex_fusion
+from mitra.core.settings import Settings
+
+
+def test_convex_fusion_by_hand():
+    scored = {"dense": [("a", 0.9), ("b", 0.5), ("c", 0.4)], "bm25": [("b", 12.0), ("d", 4.0)]}
+    fused = convex_fusion(scored, {"dense": 1.0, "bm25": 1.0})
+    # min-max per list: dense a=1, b=0.2, c=0; bm25 b=1, d=0; absent counts 0
+    assert fused["a"] == pytest.approx(0.5)
+    assert fused["b"] == pytest.approx(0.6)
+    assert fused["c"] == pytest.approx(0.0)
+    assert fused["d"] == pytest.approx(0.0)
+    assert max(fused, key=fused.get) == "b"
+
+
+def test_convex_fusion_weights_and_degenerate_lists():
+    scored = {"dense": [("a", 0.9), ("b", 0.1)], "bm25": [("b", 3.0), ("a", 1.0)]}
+    dense_heavy = convex_fusion(scored, {"dense": 3.0, "bm25": 1.0})
+    bm25_heavy = convex_fusion(scored, {"dense": 1.0, "bm25": 3.0})
+    assert dense_heavy == {"a": pytest.approx(0.75), "b": pytest.approx(0.25)}
+    assert bm25_heavy == {"a": pytest.approx(0.25), "b": pytest.approx(0.75)}
+    # one candidate (or all tied) normalises to 1; an empty list contributes nothing
+    fused = convex_fusion({"dense": [("a", 0.3)], "bm25": []}, {"dense": 1.0, "bm25": 1.0})
+    assert fused == {"a": pytest.approx(0.5)}
+
+
+def test_tier2_fusion_defaults_to_convex():
+    assert Settings(_env_file=None).fusion == "convex"
+    with pytest.raises(ValueError):
+        Settings(_env_file=None, fusion="max")
