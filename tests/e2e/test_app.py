@@ -150,6 +150,7 @@ def page(name: str) -> AppTest:
 def test_library_searches_analyses_and_reads_a_document(app_env):
     at = page("1_Library.py")
     assert len(at.expander) == 3 and at.metric[0].value == "3"
+    assert any("no adapted reranker" in c.value for c in at.caption)  # or its manifest, once `mitra adapt` ran
     at.text_input[0].set_value("monojet").run()
     (analysis,) = at.expander
     assert "EXO-24-002" in analysis.label and len(analysis.dataframe) == 1
