@@ -15,7 +15,8 @@ from typing import Iterator
 from mitra.models.embedders import Embedder
 from mitra.models.rerank import Reranker
 from mitra.core.settings import SYSTEMS, Settings, System
-from mitra.store.knowledge_base import KnowledgeBase, SearchFilter
+from mitra.store.filters import SearchFilter
+from mitra.store.reader import KnowledgeReader
 from mitra.core.text import tokenize
 from mitra.core.types import Chunk, Hit
 from mitra.retrieval.fusion import fuse, mix, ranked_ids
@@ -47,7 +48,7 @@ class Retriever:
 
     def __init__(
         self,
-        kb: KnowledgeBase,
+        kb: KnowledgeReader,
         embedder: Embedder,
         reranker: Reranker | None,
         settings: Settings,

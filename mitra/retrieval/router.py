@@ -6,13 +6,13 @@ from mitra.core.settings import Settings, System
 from mitra.core.types import RoutedAnalysis, RoutingResult
 from mitra.models.embedders import Embedder
 from mitra.retrieval.fusion import fuse, ranked_ids
-from mitra.store.knowledge_base import KnowledgeBase
+from mitra.store.reader import KnowledgeReader
 
 
 class Router:
     """Tier 1: which analyses is this question about?"""
 
-    def __init__(self, kb: KnowledgeBase, embedder: Embedder, settings: Settings):
+    def __init__(self, kb: KnowledgeReader, embedder: Embedder, settings: Settings):
         self.kb = kb
         self.embedder = embedder
         self.settings = settings

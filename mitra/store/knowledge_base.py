@@ -22,13 +22,13 @@ import hashlib
 import json
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
 
 from mitra.core import faults
+from mitra.store.filters import SearchFilter
 from mitra.store.bm25 import BM25Index
 from mitra.store.catalog import AnalysisRecord, Catalog, DocumentRecord
 from mitra.models.embedders import Embedder
@@ -143,33 +143,6 @@ def connect_chroma(settings: Settings):
         return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
     settings.chroma_dir.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(settings.chroma_dir), settings=chroma_settings)
-
-
-@dataclass
-class SearchFilter:
-    """Which chunks a query may see: current versions by default, or one version."""
-
-    version: str | None = None
-    include_superseded: bool = False
-
-    def chroma_where(self) -> dict | None:
-        if self.version is not None:
-            return {"version": self.version}
-        if not self.include_superseded:
-            return {"superseded": False}
-        return None
-
-    def admits(self, chunk: Chunk) -> bool:
-        if self.version is not None:
-            return chunk.version == self.version
-        return self.include_superseded or not chunk.superseded
-
-    def bm25_mask(self, index: BM25Index) -> np.ndarray | None:
-        if self.version is not None:
-            return index.mask(version=self.version)
-        if not self.include_superseded:
-            return index.mask(superseded="0")
-        return None
 
 
 class KnowledgeBase:
