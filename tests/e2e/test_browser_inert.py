@@ -81,6 +81,26 @@ def _serve_app(data_dir, ollama_url):
         server.wait(timeout=30)
 
 
+def _open_picker(tab):
+    """A wait condition: the selectbox's options, clicking it open (again) while there are none."""
+    from selenium.common.exceptions import WebDriverException
+
+    def opened(driver):
+        options = [o for o in driver.find_elements(By.CSS_SELECTOR, "[role=option]") if o.is_displayed()]
+        if options:
+            return options
+        box = tab.find("[data-testid=stSelectbox]")[0]
+        target = box.find_elements(By.CSS_SELECTOR, "input") or [box]
+        try:
+            target[0].click()
+        except WebDriverException:
+            pass  # not interactable yet: the expander is still opening
+        time.sleep(1)
+        return False
+
+    return opened
+
+
 def test_passages_abstracts_and_answers_fetch_nothing(browser, leaky_app, listener):
     url, seen = listener
     tab = open_tab(browser, leaky_app, new=False)
@@ -95,9 +115,7 @@ def test_passages_abstracts_and_answers_fetch_nothing(browser, leaky_app, listen
 
     library = open_tab(browser, f"{leaky_app}/Library", new=True)
     library.find("[data-testid=stExpander] summary")[0].click()  # the abstract
-    library._wait(lambda d: library.find("[data-testid=stSelectbox]")[0].is_displayed(), "the document picker")
-    library.find("[data-testid=stSelectbox]")[0].click()
-    library.find("[role=option]")[0].click()  # read the document: every passage
+    library._wait(_open_picker(library), "the document picker's options")[0].click()  # read the document
     library._wait(lambda d: "dominant background" in library.text("[data-testid=stAppViewContainer]"), "passages")
     page = library.text("[data-testid=stAppViewContainer]")
     assert "[image: plot]" in page and f"{url}/leak-link" in page
