@@ -105,7 +105,8 @@ _MD_IMAGE_TARGET = re.compile(r"!\[[^\]]*\]\(([^)]*)\)")
 _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 _DISPLAY_OPEN = re.compile(r"^\s*(\$\$|\\\[|\\begin\{(equation|align|eqnarray|multline|gather)\*?\})")
-_DISPLAY_CLOSE = {"$$": re.compile(r"\$\$\s*$"), "\\[": re.compile(r"\\\]\s*$")}
+_DISPLAY_CLOSER = {"$$": "$$", "\\[": "\\]"}
+_DISPLAY_CLOSE = {opener: re.compile(re.escape(closer) + r"\s*$") for opener, closer in _DISPLAY_CLOSER.items()}
 _MATH_ENV_CLOSE = re.compile(r"\\end\{(equation|align|eqnarray|multline|gather)\*?\}\s*$")
 _DISPLAY_IN_TEXT = re.compile(r"\$\$(.*?)\$\$", re.S)
 _MD_RULE = re.compile(r"^\s*([-*_]\s*){3,}$")
@@ -211,7 +212,7 @@ def _closes_mid_line(line: str) -> bool:
     """``$$x$$ and more text``: display maths inside a text line, read with the line."""
     text = line.strip()
     opener = _DISPLAY_OPEN.match(text).group(1)
-    closer = {"$$": "$$", "\\[": "\\]"}.get(opener)
+    closer = _DISPLAY_CLOSER.get(opener)
     if closer is None:
         return False
     at = text.find(closer, len(opener))

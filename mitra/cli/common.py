@@ -23,7 +23,11 @@ console = Console(stderr=True)
 JsonOption = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON on stdout.")]
 
 
-debug = {"on": os.environ.get("MITRA_DEBUG", "") not in ("", "0")}
+def debug_from_env() -> bool:
+    return os.environ.get("MITRA_DEBUG", "") not in ("", "0")
+
+
+debug = {"on": debug_from_env()}  # set per invocation by the app's --debug callback
 
 
 def user_errors(command: Callable) -> Callable:

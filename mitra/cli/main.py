@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import importlib
-import os
 from typing import Annotated
 
 import typer
@@ -33,7 +32,7 @@ COMMAND_MODULES: list[str] = [
 def _options(
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")] = False,
 ) -> None:
-    common.debug["on"] = debug or os.environ.get("MITRA_DEBUG", "") not in ("", "0")  # per invocation
+    common.debug["on"] = debug or common.debug_from_env()  # per invocation
 
 
 @functools.cache

@@ -151,6 +151,8 @@ def test_an_unexpected_error_is_one_line_without_debug(cli, corpus_jsonl, monkey
     assert "internal error: ZeroDivisionError: a bug" in result.output and "--debug" in result.output
     debug = cli("--debug", "search", "--analysis", "HIG-24-001", "mass")
     assert debug.exit_code == 1 and isinstance(debug.exception, ZeroDivisionError)
+    again = cli("search", "--analysis", "HIG-24-001", "mass")  # --debug was for that invocation only
+    assert again.exit_code == 1 and "internal error: ZeroDivisionError" in again.output
 
 
 # ---------------------------------------------------------------- one writer at a time

@@ -153,3 +153,12 @@ def test_coverage_counts_what_reaches_chunks_and_forgives_what_is_dropped_on_pur
     source = word_counts(["alpha beta gamma delta epsilon zeta"])
     assert coverage(source, Counter(), chunks, []) == pytest.approx(4 / 6)
     assert coverage(source, word_counts(["epsilon"]), chunks, ["zeta"]) == 1.0
+
+
+def test_display_maths_with_text_after_it_on_the_line_keeps_that_text():
+    from mitra.core.types import Document
+
+    doc = Document(analysis_id="A", doc_id="d", version="1")
+    for text in ("# Muon\n\n$$E = mc^2$$ %.\n\n# Muon", "# Muon\n\n$$E = mc^2$$ %. $$E = mc^2$$"):
+        chunked = chunk_text(doc, text, 100, 1200)
+        assert chunked.coverage == 1.0 and "%" in " ".join(c.text for c in chunked.chunks), text
