@@ -51,6 +51,14 @@ class _RichProgress:
         self.bar.update(self.task, advance=1, description=f"{analysis}: {summary}")
 
 
+def _indexing_kb():
+    """The knowledge base, opened for a long write (memory kept flat: see ``keep_heap_flat``)."""
+    from mitra.core.memory import keep_heap_flat
+
+    keep_heap_flat()
+    return pipeline(with_reranker=False).kb
+
+
 def _print_summary(report) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -184,11 +192,10 @@ def pdf(
 ) -> None:
     """Extract, chunk and index local PDF files into one analysis."""
     from ingest.pipeline import ingest_pdfs
-    from mitra.retrieval.pipeline import build_pipeline
     from mitra.core.types import Analysis
 
     files = _pdf_files(files)
-    kb = build_pipeline(with_reranker=False).kb
+    kb = _indexing_kb()
     known = kb.get_analysis(analysis)
     target = Analysis(
         id=analysis,
@@ -216,9 +223,8 @@ def run(
     """Crawl the portal, then extract, chunk and index every new document version."""
     from ingest.pipeline import index_manifest
     from ingest.sources.manifest import Manifest, Stage
-    from mitra.retrieval.pipeline import build_pipeline
 
-    kb = build_pipeline(with_reranker=False).kb
+    kb = _indexing_kb()
     report = _crawl(profile, base_url, kb.settings)
     with Manifest.open(kb.settings) as manifest:
         progress = _PageProgress(len(manifest.pending(Stage.index)))
@@ -284,16 +290,21 @@ def index_jsonl_command(
     from ingest.sources.jsonl import index_records, load_analyses
 
     records = load_analyses(file)  # a malformed file fails before any model loads
-    p = pipeline(with_reranker=False)
+    kb = _indexing_kb()
     with Progress(  # on stderr, so it shows under --json too
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console,
     ) as progress:
+        # Two bars however many analyses: the run's, and the chunks of the one being embedded.
+        overall = progress.add_task("analyses", total=records.count)
+        current = progress.add_task("embedding", total=None)
 
         def on_analysis(analysis_id: str, n_chunks: int):
-            task = progress.add_task(f"embedding {analysis_id}", total=n_chunks)
-            return lambda n: progress.advance(task, n)
+            progress.advance(overall, 1 if progress.tasks[current].total else 0)
+            progress.reset(current, total=n_chunks, description=f"embedding {analysis_id}")
+            return lambda n: progress.advance(current, n)
 
-        done = index_records(p.kb, records, on_analysis, allow_low_coverage=allow_low_coverage)
+        done = index_records(kb, records, on_analysis, allow_low_coverage=allow_low_coverage)
+        progress.update(overall, completed=len(done))
     documents = [d for a in done for d in a.documents]
     coverages = [d["coverage"] for d in documents if d["coverage"] is not None]
     lowest = min(coverages, default=1.0)
@@ -301,7 +312,7 @@ def index_jsonl_command(
         print_json({
             "indexed": [{"analysis_id": a.analysis_id, "chunks": a.chunks, "documents": a.documents} for a in done],
             "coverage": {"min": lowest, "mean": round(sum(coverages) / len(coverages), 4) if coverages else None},
-            "stats": p.kb.stats(),
+            "stats": kb.stats(),
         })
     else:
         console.print(

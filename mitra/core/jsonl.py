@@ -27,21 +27,23 @@ class JsonlFile(Generic[M]):
 
     def __init__(self, path: Path, model: type[M], name: str | None = None):
         self.path, self.model, self.name = Path(path), model, name or str(path)
+        self.count: int | None = None  # records, known once a pass has read them all
 
     def __iter__(self) -> Iterator[M]:
         if self.path.is_dir():
             raise InputError(f"{self.name}: is a directory, not a JSONL file")
         if not self.path.is_file():
             raise InputError(f"{self.name}: no such file")
-        found = False
+        found = 0
         with self.path.open("rb") as handle:
             for number, raw in enumerate(handle, start=1):
                 line = self._decode(raw, number)
                 if line.strip():
-                    found = True
+                    found += 1
                     yield self._parse(line, number)
         if not found:
             raise InputError(f"{self.name}: no records")
+        self.count = found
 
     def _decode(self, raw: bytes, number: int) -> str:
         try:

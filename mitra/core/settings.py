@@ -51,6 +51,10 @@ class StorageSettings(BaseModel):
     )
     chroma_host: str | None = Field(None, description="Chroma server host; unset = embedded PersistentClient")
     chroma_port: int = Field(8000, description="Chroma server port (with chroma_host)")
+    chroma_reopen_every: int = Field(
+        8, ge=1, description="full-text collections a writer fills before it reopens its Chroma client (embedded "
+        "Chroma keeps every index it opened in memory until then: this bounds an indexing run's memory)"
+    )
 
 
 class EmbedderSettings(BaseModel):

@@ -34,6 +34,7 @@ from mitra.store.catalog import AnalysisRecord, Catalog, DocumentRecord
 from mitra.models.embedders import Embedder
 from mitra.core.errors import MitraError
 from mitra.core.settings import Settings
+from mitra.core.text import TOKENIZER
 from mitra.core.types import Analysis, Chunk, ChunkKind, Document
 
 ABSTRACTS = "abstracts"
@@ -157,6 +158,7 @@ class KnowledgeBase:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         self.catalog = Catalog(settings.catalog_path)
         self.client = connect_chroma(settings)
+        self._filled = 0  # full-text collections written through this client
         self._bm25: dict[tuple[str, int], BM25Index] = {}
         if embedder is not None:
             self._check_embedder(embedder)
@@ -189,6 +191,19 @@ class KnowledgeBase:
             name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
         )
 
+    def _to_fill(self, name: str):
+        """A full-text collection about to be written. Every ``chroma_reopen_every`` of
+        them the client is closed and opened again first: closing is what makes embedded
+        Chroma release the indexes it holds, so a run's memory stays flat however many
+        analyses it writes. Only writers call this, and writers are single-threaded CLI
+        runs, so no other thread holds the old client."""
+        if self._filled >= self.settings.chroma_reopen_every:
+            self.client.close()
+            self.client = connect_chroma(self.settings)
+            self._filled = 0
+        self._filled += 1
+        return self._collection(name)
+
     def _record(self, analysis_id: str) -> AnalysisRecord:
         record = self.catalog.analysis(analysis_id)
         if record is None:
@@ -204,7 +219,12 @@ class KnowledgeBase:
         key = (name, stamp)
         if key not in self._bm25:
             self._bm25 = {k: v for k, v in self._bm25.items() if k[0] != name}
-            self._bm25[key] = BM25Index.load(self._bm25_dir(name)) or BM25Index.build([], [])
+            index = BM25Index.load(self._bm25_dir(name)) or BM25Index.build([], [])
+            if index.tokenizer != TOKENIZER and name != ABSTRACTS:
+                # Saved by an older tokenizer: rebuilt from the collection (in memory; the
+                # next write of the analysis saves a current one).
+                index = chunk_index(self._all_chunks(self._collection(name)))
+            self._bm25[key] = index
         return self._bm25[key]
 
     def _write_chunks(self, collection, chunks: list[Chunk], progress: Progress | None) -> None:
@@ -250,7 +270,7 @@ class KnowledgeBase:
         name = collection_name(analysis.id, generation)
         self._drop_collection(name)  # leftovers of an interrupted attempt at this generation
         if chunks:  # abstract-only analyses get their collection lazily, on first use
-            self._write_chunks(self._collection(name), chunks, progress)
+            self._write_chunks(self._to_fill(name), chunks, progress)
         chunk_index(chunks).save(self._bm25_dir(name))
         self._route([analysis])
         faults.reached("index.written")
@@ -280,7 +300,7 @@ class KnowledgeBase:
         name = record.collection if record else collection_name(analysis.id, 1)
         if record and not analysis.abstract:
             analysis = analysis.model_copy(update={"abstract": record.analysis.abstract})
-        collection = self._collection(name)
+        collection = self._to_fill(name)
         known = [r.document for r in self.catalog.documents(analysis.id) if r.document.doc_id == document.doc_id]
         current = current_versions(known + [document])[document.doc_id]
         chunks = [c.model_copy(update={"superseded": current != document.version}) for c in chunks]
@@ -351,7 +371,7 @@ class KnowledgeBase:
         version), so an analysis is routable from the commit that made it searchable."""
         version = self.catalog.get_meta("routing_version") or "0"
         saved = self._load_bm25(ABSTRACTS)
-        if saved.stamp == version:
+        if saved.stamp == version and saved.tokenizer == TOKENIZER:
             return saved
         key = (f"{ABSTRACTS}@catalog", int(version))
         if key not in self._bm25:
