@@ -52,6 +52,28 @@ def pipeline(settings, embedder, corpus_jsonl):
     return built
 
 
+@pytest.fixture(scope="session")
+def demo_kb(tmp_path_factory, embedder) -> Path:
+    """The five demo analyses indexed from their Markdown text (seconds, no PDF rendering).
+    Shared by the session: tests that write copy it first."""
+    from demo.records import demo_records
+    from ingest.sources.jsonl import index_records
+    from mitra.retrieval.pipeline import build_pipeline
+
+    data_dir = tmp_path_factory.mktemp("demo-kb") / "kb"
+    pipeline = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False)
+    index_records(pipeline.kb, demo_records())
+    return data_dir
+
+
+@pytest.fixture(scope="session")
+def demo_pipeline(demo_kb, embedder):
+    """A read-only pipeline over ``demo_kb``."""
+    from mitra.retrieval.pipeline import build_pipeline
+
+    return build_pipeline(Settings(data_dir=demo_kb, reranker="none"), embedder=embedder, with_reranker=False)
+
+
 @pytest.fixture
 def cli_in(monkeypatch):
     """``cli_in(*args)`` runs ``mitra`` in process on the data dir ``MITRA_DATA_DIR`` names,

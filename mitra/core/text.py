@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 # Formatting commands whose arguments carry no words.
@@ -41,6 +42,14 @@ _ENV_FLOAT_OPTS = re.compile(r"^\s*\[[htbp!H]+\]")
 _BEGIN_ARGS_RE = re.compile(r"\\begin\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})*")
 _PARTICLE_RE = re.compile(r"\\P(?!hi|si|i\b|r\b)([A-Z][A-Za-z]*|mu|e|gamma|pi|nu|tau|K)(?![a-z])")
 _CMD_RE = re.compile(r"\\([A-Za-z]+)\*?")
+# A sub- or superscript glued to its symbol: B^0_s -> B0s, p_{T} -> pT, \mu^+ -> mu+.
+_SCRIPT = re.compile(r"(?<=[a-z0-9}+\-*])[_^](?:\{([^{}]*)\}|(?=[a-z0-9+\-*]))", re.IGNORECASE)
+
+
+def _glue_scripts(text: str) -> str:
+    return _SCRIPT.sub(lambda m: "".join((m.group(1) or "").split()), text)
+
+
 _SPACE_CMDS = re.compile(r"\\[,;:! ]|~|\\\\(\[[^\]]*\])?")
 
 
@@ -64,7 +73,7 @@ def clean_latex(text: str) -> str:
     # LHCb/PDG particle macros: \PW -> W, \Pmu -> mu (but \Phi, \Psi, \Pi are Greek).
     text = _PARTICLE_RE.sub(r"\\\1", text)
     text = _CMD_RE.sub(lambda m: "" if m.group(1) in _STYLE_CMDS else m.group(1), text)
-    text = re.sub(r"[{}$^_]", " ", text)
+    text = re.sub(r"[{}$^_]", " ", _glue_scripts(text))
     text = re.sub(r"\\([%&#])", r"\1", text)  # escaped characters are themselves
     text = text.replace("\\", " ")
     return normalise_space(text)
@@ -155,6 +164,40 @@ STOPWORDS = frozenset(
     why will with within would you your also all any each both other some only same very""".split()
 )
 _TOKEN_RE = re.compile(r"[a-z0-9]+")
+# Bump when tokens change: BM25 indexes saved by another tokenizer are rebuilt on load.
+TOKENIZER = "physics-1"
+
+# One spelling for the notations physicists mix: Unicode Greek, LaTeX commands and
+# plain names all become the name (μ, \mu, mu -> mu); decorations and scripts are
+# unwrapped onto their symbol (t\bar{t}H, tt̄H, ttH -> tth; B^0_s, B⁰ₛ -> b0s); arrows
+# vanish like the stopword "to"; particles written together are apart (mumu, μμ,
+# \mu\mu -> mu mu; μν -> mu nu; ee -> e e);
+# and a few symbols are their particle's name (mu/muon, H/Higgs, nu/neutrino).
+_GREEK = dict(zip(
+    "αβγδεζηθικλμνξοπρστυφχψωϵϑϕς",
+    "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
+    "upsilon phi chi psi omega epsilon theta phi sigma".split(),
+))
+_DECORATION = re.compile(
+    r"\\(?:bar|overline|tilde|widetilde|hat|widehat|vec|dot|mathrm|rm|text|textrm|mathit|mathbf|boldsymbol|mathcal|mathsf)"
+    r"\s*\{([^{}]*)\}"
+)
+_STYLE_SWITCH = re.compile(r"\\(?:rm|it|bf|sf|tt|cal)\b\s*")
+_ARROW_CMDS = re.compile(r"\\(?:long)?(?:right|left|leftright)arrow\b|\\to\b|\\mapsto\b")
+_COMMAND = re.compile(r"\\([a-z]+)")
+_PARTICLES = re.compile(r"mu|tau|nu|gamma|pi")
+_RUN = re.compile(r"(?:mu|tau|nu|gamma|pi){2,}|([ebwzlq])\1")
+_COMBINING = re.compile(r"[\u0300-\u036f]")
+
+
+def physics_text(text: str) -> str:
+    """``text`` lower-cased with its notation in one spelling (see above), for tokenizing."""
+    text = _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower()
+    for _ in range(2):
+        text = _DECORATION.sub(r"\1", text)
+    text = _COMMAND.sub(r"\1", _ARROW_CMDS.sub(" ", _STYLE_SWITCH.sub("", text)))
+    text = "".join(_GREEK.get(ch, ch) for ch in text)
+    return _glue_scripts(text)
 
 
 @lru_cache(maxsize=1)
@@ -164,10 +207,36 @@ def _stemmer():
     return Stemmer.Stemmer("english")
 
 
+_NAMES = {"mu": "muon", "h": "higgs", "nu": "neutrino", "ttbar": "tt"}
+_ARROWS = re.compile(r"→|⟶|->|-->|\\(?:long)?rightarrow\b|\\to\b")
+
+
+@lru_cache(maxsize=1)
+def _stemmed_names() -> dict[str, str]:
+    return {k: _stemmer().stemWord(v) for k, v in _NAMES.items()}
+
+
+def _split_particles(word: str) -> list[str]:
+    run = _RUN.fullmatch(word)
+    if not run:
+        return [word]
+    return [run.group(1)] * 2 if run.group(1) else _PARTICLES.findall(word)
+
+
 def tokenize(text: str) -> list[str]:
-    """Lower-cased alphanumeric runs, stopwords removed, Snowball-stemmed."""
-    words = [w for w in _TOKEN_RE.findall(text.lower()) if w not in STOPWORDS]
-    return _stemmer().stemWords(words)
+    """Notation unified (``physics_text``), lower-cased alphanumeric runs, stopwords
+    removed, Snowball-stemmed, particle symbols as their names."""
+    words = [w for word in _TOKEN_RE.findall(physics_text(text)) for w in _split_particles(word) if w not in STOPWORDS]
+    names = _stemmed_names()
+    return [names.get(w, w) for w in _stemmer().stemWords(words)]
+
+
+def spelled_out(text: str) -> str:
+    """A question as the dense encoder reads it best: notation unified and symbols as
+    words ("H → μμ" -> "higgs to muon muon"). MiniLM places "H->µµ" nearer a B-meson
+    abstract than the H->mumu one; spelled out, every notation lands on the right one."""
+    return _TOKEN_RE.sub(lambda m: " ".join(_NAMES.get(w, w) for w in _split_particles(m.group())),
+                         " ".join(physics_text(_ARROWS.sub(" to ", text)).split()))
 
 
 def tokenize_many(texts: list[str]) -> list[list[str]]:

@@ -17,7 +17,7 @@ from mitra.models.rerank import Reranker
 from mitra.core.settings import SYSTEMS, Settings, System
 from mitra.store.filters import SearchFilter
 from mitra.store.reader import KnowledgeReader
-from mitra.core.text import tokenize
+from mitra.core.text import spelled_out, tokenize
 from mitra.core.types import Chunk, Hit
 from mitra.retrieval.fusion import fuse, mix, ranked_ids
 
@@ -112,7 +112,7 @@ class Retriever:
     # ---------------------------------------------------------------- stages
     def _dense(self, run: "_Run") -> None:
         with run.timer.stage("embed_query"):
-            vector = self.embedder.embed_queries([run.question])[0]
+            vector = self.embedder.embed_queries([spelled_out(run.question)])[0]
         with run.timer.stage("dense"):
             dense = self.kb.dense_search(run.analysis_id, vector, self.settings.dense_k, run.filter)
         run.add("dense", [(c.id, similarity) for c, similarity in dense])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mitra.core.settings import Settings, System
+from mitra.core.text import spelled_out
 from mitra.core.types import RoutedAnalysis, RoutingResult
 from mitra.models.embedders import Embedder
 from mitra.retrieval.fusion import fuse, ranked_ids
@@ -24,7 +25,7 @@ class Router:
         top_n = top_n or s.route_top_n
         scored: dict[str, list[tuple[str, float]]] = {}
         if system != "bm25":
-            vector = self.embedder.embed_queries([question])[0]
+            vector = self.embedder.embed_queries([spelled_out(question)])[0]
             scored["dense"] = self.kb.route_dense(vector, s.route_k)
         if system != "dense":
             scored["bm25"] = self.kb.route_bm25(question, s.route_k)

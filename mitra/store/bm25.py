@@ -20,7 +20,7 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
-from mitra.core.text import tokenize, tokenize_many
+from mitra.core.text import TOKENIZER, tokenize, tokenize_many
 
 
 class BM25Index:
@@ -31,9 +31,11 @@ class BM25Index:
         retriever: bm25s.BM25 | None,
         sections: "BM25Index | None" = None,
         stamp: str = "",
+        tokenizer: str = TOKENIZER,
     ):
         self.ids = ids
         self.stamp = stamp  # what the index was built from (the routing index: the catalog's version)
+        self.tokenizer = tokenizer  # an index saved by another tokenizer would miss the queries' tokens
         # Per entry filter fields (version, superseded, section), so filters are masks, not re-indexing.
         self.tags = tags
         self.sections = sections
@@ -115,7 +117,9 @@ class BM25Index:
 
     def _write(self, directory: Path) -> None:
         directory.mkdir(parents=True)
-        (directory / "entries.json").write_text(json.dumps({"ids": self.ids, "tags": self.tags, "stamp": self.stamp}))
+        (directory / "entries.json").write_text(json.dumps(
+            {"ids": self.ids, "tags": self.tags, "stamp": self.stamp, "tokenizer": self.tokenizer}
+        ))
         if self._retriever is not None:
             self._retriever.save(directory / "bm25s", show_progress=False)
         if self.sections is not None:
@@ -130,4 +134,5 @@ class BM25Index:
         retriever = None
         if (directory / "bm25s").exists():
             retriever = bm25s.BM25.load(directory / "bm25s", show_progress=False, verbosity=0)
-        return cls(data["ids"], data["tags"], retriever, cls.load(directory / "sections"), data.get("stamp", ""))
+        return cls(data["ids"], data["tags"], retriever, cls.load(directory / "sections"), data.get("stamp", ""),
+                   data.get("tokenizer", ""))

@@ -13,22 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from mitra.core.settings import Settings
 
 TINY = ["--minutes", "5", "--llm-share", "0", "--max-steps", "4"]
-
-
-@pytest.fixture(scope="module")
-def demo_kb(tmp_path_factory, embedder) -> Path:
-    """The five demo analyses indexed from their Markdown text (seconds, no PDF rendering)."""
-    from demo.records import demo_records
-    from ingest.sources.jsonl import index_records
-    from mitra.retrieval.pipeline import build_pipeline
-
-    data_dir = tmp_path_factory.mktemp("adapt") / "kb"
-    pipeline = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False)
-    index_records(pipeline.kb, demo_records())
-    return data_dir
 
 
 @pytest.fixture

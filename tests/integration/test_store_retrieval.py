@@ -161,3 +161,11 @@ def test_embedder_mismatch_is_refused(pipeline, settings):
 
     with pytest.raises(IndexMismatch, match="built with sentence-transformers:all-MiniLM-L6-v2"):
         KnowledgeBase(settings, OtherEmbedder())
+
+
+@pytest.mark.parametrize("notation", ["H to mumu", "H → μμ", r"H \to \mu\mu", "H->µµ"])
+def test_routing_reads_every_notation_of_the_decay(demo_pipeline, notation):
+    # Without one spelling of the notation, "mumu" matched nothing and the ttH analysis
+    # (which also names the Higgs boson) routed first.
+    question = f"What is the observed significance of the excess in the {notation} search?"
+    assert demo_pipeline.router.route(question, top_n=3).candidates[0].analysis.id == "HIG-24-001"

@@ -9,7 +9,7 @@ from tests.fixtures.samples import MARKDOWN_PAPER, PLAIN_PAPER
 
 def test_clean_latex_keeps_words_and_particle_names():
     text = r"The \PW boson mass $m_W = 80354 \pm 23\,\mev$~\cite{PDG}. % a comment"
-    assert clean_latex(text) == "The W boson mass m W = 80354 +- 23 MeV ."
+    assert clean_latex(text) == "The W boson mass mW = 80354 +- 23 MeV ."
     assert "tabular" not in clean_latex(r"\begin{tabular}{lcr} a & b \\ \end{tabular}")
 
 
@@ -99,7 +99,7 @@ def test_latex_chunks_keep_renderable_maths_and_index_its_words():
     doc = Document(analysis_id="A", doc_id="note")
     [chunk] = chunk_text(doc, r"\section{Selection} Events need $p_{\rm T} > 25$~GeV.", 5, 500).chunks
     assert chunk.text == r"Events need $p_{\rm T} > 25$ GeV."
-    assert chunk.index_text == "Selection\nEvents need p T > 25 GeV."
+    assert chunk.index_text == "Selection\nEvents need pT > 25 GeV."
 
 
 # ---------------------------------------------------------------- formats and coverage
