@@ -22,6 +22,7 @@ from mitra.chat.session import (
     SearchPrompt,
     SearchResults,
     Session,
+    SwitchOffer,
     UserSaid,
     document_label,
 )
@@ -34,6 +35,7 @@ PLACEHOLDER = {
     Phase.choosing: "Or rephrase your question…",
     Phase.searching: "Type part of an analysis name or id, or rephrase your question…",
     Phase.locked: "Ask a follow-up…",
+    Phase.offering: "Or ask another question…",
 }
 
 
@@ -139,6 +141,8 @@ def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
             slot.markdown(inert(turn.answer.text))  # the checked text: dead citations dropped, wordless answers explained
     elif turn.answer is not None:
         st.markdown(inert(turn.answer.text))
+    if turn.answer is not None:
+        render_support(turn.answer)
     if turn.answer is not None and turn.answer.uncited:
         st.caption(":material/warning: This answer cites no passage: treat it as unsupported and read the sources.")
     if turn.error:
@@ -153,6 +157,28 @@ def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
         ui.answer_details(turn.answer)
     if turn.answer is not None:
         feedback(index, turn)
+
+
+def render_support(answer) -> None:
+    """Sentences whose cited passages do not hold them are marked; a withheld draft is one click away."""
+    for sentence in answer.support:
+        if sentence.supported is False:
+            st.caption(f":material/warning: Not supported by its passages: “{inert(sentence.text)}” — {inert(sentence.problem)}")
+    if answer.withheld and answer.draft:
+        with st.expander("The model's withheld answer"):
+            st.markdown(inert(answer.draft))
+
+
+def render_offer(index: int, offer: SwitchOffer, live: bool) -> None:
+    if not live:
+        st.caption(f"Proposed switching to {inert(offer.suggested.analysis.id)}.")
+        return
+    st.markdown(inert(offer.text))
+    left, right = st.columns(2)
+    left.button(f"Switch to {offer.suggested.analysis.id}", key=f"switch-{index}", type="primary",
+                icon=":material/swap_horiz:", on_click=act, args=("accept_switch",), width="stretch")
+    right.button(f"Answer from {offer.current.id} anyway", key=f"stay-{index}", on_click=act, args=("stay",),
+                 width="stretch")
 
 
 def feedback(index: int, turn: AnswerTurn) -> None:
@@ -210,6 +236,8 @@ def render(s: Session, expert: bool) -> None:
                 render_choices(index, event.matches, [None] * len(event.matches), expert)
             elif isinstance(event, Locked):
                 st.markdown(f":material/lock: Locked on **{inert(event.analysis.id)}** — {inert(event.analysis.title)}.")
+            elif isinstance(event, SwitchOffer):
+                render_offer(index, event, live=index == last and s.phase is Phase.offering)
             elif isinstance(event, Notice):
                 st.info(inert(event.text))
             elif isinstance(event, AnswerTurn):

@@ -5,12 +5,19 @@ the text with its citations checked against the passages, the numbered sources
 (``sources[n - 1]`` is the passage the text cites as [n]), the model that answered
 and the time of every stage.
 
-Abstention happens before generation: when no retrieved passage clears the relevance
+Abstention happens before generation. A question most of whose content words the
+analysis never uses is off-topic (``grounding.question_coverage`` against
+``min_question_coverage``): nothing is retrieved and the model is not called. When no
+retrieved passage clears the relevance
 floor (the cross-encoder logit against ``relevance_floor`` when a reranker ran, else
 the dense cosine against ``relevance_floor_dense``; an unset floor trusts every
 passage), the answer says that the analysis's documents do not cover the question and
 what the analysis is about, and the model is never called. Passages under the floor
 are not shown to the model either.
+
+After generation every cited sentence is checked against its passages
+(``grounding.check_support``); when none is supported the answer is withheld
+(``withhold_unsupported``) and the passages are shown instead.
 
 A failing model raises an ``LLMError`` (unreachable, timeout, model missing, prompt
 too long) whose ``passages`` are the sources retrieved for the question.
@@ -21,7 +28,7 @@ from __future__ import annotations
 import re
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Iterator, Literal, Protocol, Sequence
 
 from pydantic import BaseModel, computed_field
 
@@ -32,10 +39,15 @@ from mitra.answer.prompts import (
     abstention_text,
     build_answer_prompt,
     build_condense_prompt,
+    expand_citation,
+    off_topic_text,
+    unsupported_text,
     wordless_answer_text,
 )
+from mitra.answer.grounding import QuestionCoverage, SentenceSupport, analysis_coverage, check_support
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Hit
+from mitra.store.reader import KnowledgeReader
 
 # An answer needs at least one word (two letters) once its citation markers are removed.
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -50,6 +62,8 @@ if TYPE_CHECKING:
 
 class SearchesPassages(Protocol):
     """What the answerer needs from ``mitra.retrieval.retriever.Retriever``."""
+
+    kb: KnowledgeReader
 
     def search(self, analysis_id: str, question: str, *, system: str | None = None, k: int | None = None,
                version: str | None = None) -> RetrievalResult: ...
@@ -73,7 +87,12 @@ class Answer(BaseModel):
     text: str
     sources: list[Hit]  # the numbered passages the model saw: sources[n - 1] is [n]
     cited: list[int]  # passage numbers the text cites, in order of first citation
-    abstained: bool = False  # no passage cleared the relevance floor: the model was not called
+    abstained: bool = False  # off-topic, or no passage cleared the relevance floor: the model was not called
+    abstain_reason: Literal["off-topic", "no-relevant-passage"] | None = None
+    coverage: QuestionCoverage | None = None  # how much of the question the analysis speaks of
+    support: list[SentenceSupport] = []  # each sentence of the model's answer, checked against what it cites
+    withheld: bool = False  # no cited sentence was supported: ``text`` says so, ``draft`` is the model's
+    draft: str | None = None
     retrieved: int = 0  # passages retrieval returned, before the floor and the token budget
     model: ModelInfo | None = None  # None when the model was not called
     prompt_tokens: int | None = None  # as the server counted them
@@ -86,22 +105,16 @@ class Answer(BaseModel):
         """A generated answer that cites no passage: treat it as unsupported."""
         return not self.abstained and not self.cited
 
+    @computed_field
+    @property
+    def supported_share(self) -> float | None:
+        """Of the sentences that cite a passage, the share their passages support."""
+        checked = [s.supported for s in self.support if s.supported is not None]
+        return round(sum(checked) / len(checked), 4) if checked else None
+
     @property
     def cited_sources(self) -> list[tuple[int, Hit]]:
         return [(n, self.sources[n - 1]) for n in self.cited]
-
-
-def _expand(body: str, n_passages: int) -> tuple[list[int], bool]:
-    """The passage numbers a marker names, and whether it named only existing passages."""
-    found: list[int] = []
-    complete = True
-    for part in re.split(r"[,;]", body):
-        ends = [int(x) for x in re.split(r"[-–]", part)]
-        low, high = min(ends), max(ends)
-        complete &= 1 <= low and high <= n_passages
-        # Clipped to the passages, so "[1-99999]" cannot blow up.
-        found += range(max(low, 1), min(high, n_passages) + 1)
-    return list(dict.fromkeys(found)), complete
 
 
 def parse_citations(text: str, n_passages: int) -> tuple[str, list[int]]:
@@ -111,7 +124,7 @@ def parse_citations(text: str, n_passages: int) -> tuple[str, list[int]]:
     cited: list[int] = []
 
     def replace(match: re.Match) -> str:
-        valid, complete = _expand(match.group(2), n_passages)
+        valid, complete = expand_citation(match.group(2), n_passages)
         cited.extend(n for n in valid if n not in cited)
         if not valid:
             return ""
@@ -155,6 +168,14 @@ class Answerer:
         """The answer's text in pieces as the model writes it, then the ``Answer``."""
         start = time.perf_counter()
         elapsed_ms = lambda: (time.perf_counter() - start) * 1000  # noqa: E731
+        coverage = self.coverage(analysis, question)
+        floor = self.settings.min_question_coverage
+        if floor is not None and coverage.share < floor:
+            text = off_topic_text(analysis, coverage.unknown)
+            yield text
+            yield Answer(analysis_id=analysis.id, question=question, text=text, sources=[], cited=[], abstained=True,
+                         abstain_reason="off-topic", coverage=coverage, timings=Timings(total_ms=elapsed_ms()))
+            return
         result = self.retriever.search(analysis.id, question)
         rerank_ms = result.timings_ms.get("rerank", 0.0)
         timings = Timings(retrieve_ms=elapsed_ms() - rerank_ms, rerank_ms=rerank_ms)
@@ -165,7 +186,8 @@ class Answerer:
             yield text
             timings.total_ms = elapsed_ms()
             yield Answer(analysis_id=analysis.id, question=question, text=text, sources=[], cited=[],
-                         abstained=True, retrieved=len(result.hits), timings=timings)
+                         abstained=True, abstain_reason="no-relevant-passage", coverage=coverage,
+                         retrieved=len(result.hits), timings=timings)
             return
 
         mark = time.perf_counter()
@@ -186,12 +208,22 @@ class Answerer:
         timings.generate_ms = (time.perf_counter() - mark) * 1000
 
         text, cited = parse_citations("".join(pieces), len(prompt.passages))
+        support: list[SentenceSupport] = []
+        draft = None
         if not _WORD.search(CITATION.sub("", text)):
             text = wordless_answer_text(analysis, cited)
+        else:
+            support = check_support(text, prompt.sources, self.settings.support_min_overlap)
+            if self.settings.withhold_unsupported and not any(s.supported for s in support):
+                draft, text = text, unsupported_text(analysis)
         timings.total_ms = elapsed_ms()
         yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources, cited=cited,
+                     coverage=coverage, support=support, withheld=draft is not None, draft=draft,
                      retrieved=len(result.hits), model=self.model_info, prompt_tokens=usage.get("input_tokens"),
                      completion_tokens=usage.get("output_tokens"), timings=timings)
+
+    def coverage(self, analysis: Analysis, question: str) -> QuestionCoverage:
+        return analysis_coverage(self.retriever.kb, analysis, question)
 
     def condense(self, history: Sequence[PastExchange], question: str) -> str:
         """The follow-up as a standalone query for retrieval (the question itself without

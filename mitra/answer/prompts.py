@@ -75,6 +75,20 @@ CONDENSE_PROMPT = ChatPromptTemplate.from_messages(
 # A citation marker as the model writes it: [3]  [1, 3]  [1-3]  [1–3]  [2; 4] (with its leading space).
 CITATION = re.compile(r"(\s?)\[(\s*\d+\s*(?:[-–,;]\s*\d+\s*)*)\]")
 
+
+def expand_citation(body: str, n_passages: int) -> tuple[list[int], bool]:
+    """The passage numbers a marker's body ("2", "1, 3", "2-4") names, clipped to the
+    passages, and whether it named only existing passages."""
+    found: list[int] = []
+    complete = True
+    for part in re.split(r"[,;]", body):
+        ends = [int(x) for x in re.split(r"[-–]", part)]
+        low, high = min(ends), max(ends)
+        complete &= 1 <= low and high <= n_passages
+        # Clipped to the passages, so "[1-99999]" cannot blow up.
+        found += range(max(low, 1), min(high, n_passages) + 1)
+    return list(dict.fromkeys(found)), complete
+
 # Chat-template control tokens of the common model families, and our own fence tags.
 _CONTROL = re.compile(r"<\|[^<>|\n]{0,40}\|>|\[/?INST\]|<</?SYS>>|</?s>|</?passages?\b[^>]*>", re.I)
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]")
@@ -201,6 +215,24 @@ def abstention_text(analysis: Analysis) -> str:
     return (
         f'The documents of the locked analysis "{analysis.title}" ({analysis.id}) do not cover this '
         f"question, so I cannot answer it from them. This analysis is about: {analysis_summary(analysis)}"
+    )
+
+
+def off_topic_text(analysis: Analysis, unknown: Sequence[str]) -> str:
+    """Said without retrieving or calling the model when the analysis does not use most of
+    the question's words."""
+    words = ", ".join(f'"{w}"' for w in unknown[:6])
+    return (
+        f'The documents of the locked analysis "{analysis.title}" ({analysis.id}) never mention {words}, '
+        f"so this question is not one they can answer. This analysis is about: {analysis_summary(analysis)}"
+    )
+
+
+def unsupported_text(analysis: Analysis) -> str:
+    """Shown instead of an answer none of whose cited sentences its passages support."""
+    return (
+        f"The passages found in {analysis.id} do not say this: the model's answer made claims its cited "
+        "passages do not contain, so it is not shown. The passages found are below."
     )
 
 

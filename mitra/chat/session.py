@@ -6,6 +6,10 @@
                                               (or, with no match, the text is routed again)
     CHOOSING --submit(text)--> CHOOSING (a rephrase is routed again)
     LOCKED --submit(follow-up)--> LOCKED (condensed with the history, answered in the lock)
+    LOCKED --submit(q)--> OFFERING when another analysis routes clearly first for q
+    OFFERING --accept_switch()--> LOCKED on that analysis, q answered there
+    OFFERING --stay()--> LOCKED, q answered in the lock anyway
+    OFFERING --submit(other)--> as LOCKED --submit(other) (the offer lapses)
     any --switch()--> NEW (lock and history dropped)      any --new_conversation()--> NEW, empty
 
 Every action appends typed events to ``transcript`` and returns them; an answer is an
@@ -21,6 +25,7 @@ from enum import Enum
 from typing import Callable, Iterator, Protocol, Sequence, Union
 
 from mitra.answer.answerer import Answer, build_answerer
+from mitra.answer.grounding import analysis_coverage
 from mitra.store.catalog import DocumentRecord
 from mitra.core.errors import MitraError
 from mitra.models.llm import LLMError
@@ -33,6 +38,7 @@ class Phase(str, Enum):
     choosing = "choosing"
     searching = "searching"
     locked = "locked"
+    offering = "offering"  # locked, with a switch to another analysis proposed for the last question
 
 
 class SessionError(MitraError):
@@ -124,6 +130,22 @@ class Locked:
 
 
 @dataclass
+class SwitchOffer:
+    """A question asked in the lock that routes clearly to another analysis: it is not
+    answered from the locked one until the user says where (``accept_switch`` or ``stay``)."""
+
+    question: str
+    current: Analysis
+    suggested: RoutedAnalysis
+    current_score: float  # the locked analysis's routing score for the question (0 if not routed)
+
+    @property
+    def text(self) -> str:
+        return (f"This looks like a question about {self.suggested.analysis.id} — {self.suggested.analysis.title} — "
+                f"rather than {self.current.id}. Switch?")
+
+
+@dataclass
 class Notice:
     text: str
 
@@ -177,7 +199,7 @@ class AnswerTurn:
                 self.error = "The answer was interrupted before it finished: ask again to get it."
 
 
-Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, Notice, AnswerTurn]
+Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, SwitchOffer, Notice, AnswerTurn]
 
 
 def document_label(doc_id: str, version: str) -> str:
@@ -230,6 +252,7 @@ class Session:
         self.choices: list[Analysis] = []  # what confirm() may pick besides any catalog id
         self.analysis: Analysis | None = None
         self.history: list[Exchange] = []
+        self.offer: SwitchOffer | None = None
 
     # -------------------------------------------------------------- actions
     def submit(self, text: str) -> list[Event]:
@@ -237,7 +260,13 @@ class Session:
         text = text.strip()
         if not text:
             raise SessionError("Type a question first.")
+        if self.phase is Phase.offering:  # a new question instead of an answer to the offer
+            self.phase, self.offer, self.pending_question = Phase.locked, None, None
         if self.phase is Phase.locked:
+            offer = self._switch_offer(text)
+            if offer is not None:
+                self.phase, self.offer, self.pending_question = Phase.offering, offer, text
+                return self._emit(UserSaid(text), offer)
             return self._emit(UserSaid(text), self._answer(text))
         if self.phase is Phase.searching:
             matches = find_analyses(text, self.pipeline.kb.analyses())
@@ -259,6 +288,27 @@ class Session:
         question, self.pending_question = self.pending_question, None
         return self._emit(Locked(analysis, self.pipeline.kb.documents(analysis.id)), self._answer(question))
 
+    def lock(self, analysis_id: str) -> list[Event]:
+        """Start locked on an analysis chosen by name (the Library's "ask about this analysis")."""
+        analysis = self.pipeline.kb.get_analysis(analysis_id)
+        if analysis is None:
+            raise SessionError(f"No analysis '{analysis_id}' in the knowledge base.")
+        self.__init__(self.pipeline, self.answerer)
+        self.phase, self.analysis = Phase.locked, analysis
+        return self._emit(Locked(analysis, self.pipeline.kb.documents(analysis.id)))
+
+    def accept_switch(self) -> list[Event]:
+        """Lock on the analysis the offer proposed and answer the question there."""
+        offer, question = self._take_offer()
+        self.phase, self.analysis, self.history = Phase.locked, offer.suggested.analysis, []
+        return self._emit(Locked(self.analysis, self.pipeline.kb.documents(self.analysis.id)), self._answer(question))
+
+    def stay(self) -> list[Event]:
+        """Keep the lock and answer the question from it after all."""
+        offer, question = self._take_offer()
+        self.phase = Phase.locked
+        return self._emit(Notice(f"Answering from {offer.current.id}, as asked."), self._answer(question))
+
     def none_of_these(self) -> list[Event]:
         if self.phase is not Phase.choosing:
             raise SessionError("There are no proposed analyses to reject.")
@@ -269,6 +319,7 @@ class Session:
         """Leave the locked analysis; the next question is routed afresh."""
         left = self.analysis
         self.phase, self.analysis, self.history, self.choices, self.pending_question = Phase.new, None, [], [], None
+        self.offer = None
         text = f"Left {left.id}. Ask a question to choose another analysis." if left else "Ask a question to choose an analysis."
         return self._emit(Notice(text))
 
@@ -288,6 +339,33 @@ class Session:
         self.phase, self.pending_question = Phase.choosing, question
         self.choices = [c.analysis for c in routing.candidates]
         return [Candidates(question, routing.candidates, routing.margin)]
+
+    def _take_offer(self) -> tuple[SwitchOffer, str]:
+        if self.phase is not Phase.offering or self.offer is None or self.pending_question is None:
+            raise SessionError("No switch to another analysis is on offer.")
+        offer, question = self.offer, self.pending_question
+        self.offer, self.pending_question = None, None
+        return offer, question
+
+    def _switch_offer(self, question: str) -> SwitchOffer | None:
+        """Route the question as if nothing were locked. Another analysis is offered when it
+        comes first, the locked one trails it by ``switch_margin`` (0 when not routed at all),
+        and it uses more of the question's words than the locked one, and enough of them
+        not to be off-topic itself: routing scores alone, min-max scaled over few analyses,
+        proposed a switch for 6 of 15 demo questions the locked analysis answers."""
+        settings, kb = self.pipeline.settings, self.pipeline.kb
+        if settings.switch_margin is None or self.analysis is None:
+            return None
+        routed = self.pipeline.router.route(question, top_n=settings.route_k).candidates
+        if not routed or routed[0].analysis.id == self.analysis.id:
+            return None
+        current = next((c.score for c in routed if c.analysis.id == self.analysis.id), 0.0)
+        if routed[0].score - current < settings.switch_margin:
+            return None
+        theirs = analysis_coverage(kb, routed[0].analysis, question).share
+        if theirs <= analysis_coverage(kb, self.analysis, question).share or theirs < (settings.min_question_coverage or 0):
+            return None
+        return SwitchOffer(question, self.analysis, routed[0], current)
 
     def _answer(self, question: str) -> AnswerTurn:
         assert self.analysis is not None

@@ -23,7 +23,13 @@ def _answer_json(answer) -> dict:
         "question": answer.question,
         "answer": answer.text,
         "abstained": answer.abstained,
+        "abstain_reason": answer.abstain_reason,
+        "coverage": answer.coverage.model_dump() if answer.coverage else None,
+        "withheld": answer.withheld,
+        "draft": answer.draft,
         "uncited": answer.uncited,
+        "support": [s.model_dump() for s in answer.support],
+        "supported_share": answer.supported_share,
         "citations": [hit.to_json(rank=n) for n, hit in answer.cited_sources],
         "sources": [hit.to_json(rank=n) for n, hit in enumerate(answer.sources, start=1)],
         "retrieved": answer.retrieved,
@@ -31,6 +37,16 @@ def _answer_json(answer) -> dict:
         "completion_tokens": answer.completion_tokens,
         "timings_ms": answer.timings.model_dump(),
     }
+
+
+def print_support(answer) -> None:
+    """After a streamed answer: the notice replacing it if it was withheld, and the sentences
+    its cited passages do not support."""
+    if answer.withheld:
+        out.print(f"[yellow]{escape(answer.text)}[/]")
+    for sentence in answer.support:
+        if sentence.supported is False:
+            out.print(f"[yellow]⚠ not supported:[/] {escape(sentence.text)} [dim]({escape(sentence.problem)})[/]")
 
 
 def _print_sources(sources, cited: set[int]) -> None:
@@ -77,10 +93,13 @@ def register(app: typer.Typer) -> None:
             print_json(_answer_json(answer))
             return
         typer.echo("\n")
+        print_support(answer)
         _print_sources(answer.sources, set(answer.cited))
         t = answer.timings
         if answer.abstained:
-            console.print("[yellow]No passage cleared the relevance floor: the model was not asked.[/]")
+            reason = ("Off-topic for this analysis" if answer.abstain_reason == "off-topic"
+                      else "No passage cleared the relevance floor")
+            console.print(f"[yellow]{reason}: the model was not asked.[/]")
             return
         if answer.uncited:
             console.print("[yellow]The answer cites no passage: treat it as unsupported.[/]")

@@ -2,6 +2,8 @@
 
 Ask a question, confirm an analysis by its number (0 = none of these), then follow
 up; ``/switch`` leaves the analysis, ``/new`` starts over, ``/quit`` (or Ctrl-D) ends.
+When a question looks like it is about another analysis, ``y`` switches to it and ``n``
+answers from the locked one anyway.
 """
 
 from __future__ import annotations
@@ -22,11 +24,13 @@ if TYPE_CHECKING:  # the session pulls in the models' libraries: imported when `
 out = Console(highlight=False)
 
 COMMANDS = {"/new": "new_conversation", "/switch": "switch"}
-HELP = "Commands: a number picks an analysis, 0 = none of these, /switch, /new, /quit."
+HELP = "Commands: a number picks an analysis, 0 = none of these, y/n to a proposed switch, /switch, /new, /quit."
 
 
 def show(events: list[Event]) -> None:
-    from mitra.chat.session import AnswerTurn, Candidates, Locked, Notice, SearchPrompt, SearchResults, document_label
+    from mitra.chat.session import (
+        AnswerTurn, Candidates, Locked, Notice, SearchPrompt, SearchResults, SwitchOffer, document_label,
+    )
 
     for event in events:
         if isinstance(event, Candidates):
@@ -44,6 +48,10 @@ def show(events: list[Event]) -> None:
                 document_label(d.document.doc_id, d.document.version) for d in event.documents if not d.superseded
             )
             out.rule(f"[bold]locked on {escape(event.analysis.id)}[/] — {escape(event.analysis.title)} [dim]({versions})[/]")
+        elif isinstance(event, SwitchOffer):
+            out.print(f"[yellow]{escape(event.text)}[/]")
+            out.print(f"  [bold]y[/] switch to {escape(event.suggested.analysis.id)}   "
+                      f"[bold]n[/] answer from {escape(event.current.id)} anyway")
         elif isinstance(event, Notice):
             out.print(f"[yellow]{escape(event.text)}[/]")
         elif isinstance(event, AnswerTurn):
@@ -53,9 +61,13 @@ def show(events: list[Event]) -> None:
 def stream_answer(turn: AnswerTurn) -> None:
     from mitra.chat.session import source_label
 
+    from mitra.cli.answer import print_support
+
     for token in turn.tokens():
         out.print(token, end="", markup=False)
     out.print()
+    if turn.answer is not None:
+        print_support(turn.answer)
     if turn.error:
         out.print(f"[red]{escape(turn.error)}[/] — the retrieved passages follow.")
     cited = set(turn.answer.cited) if turn.answer else set()
@@ -69,6 +81,8 @@ def handle(session: Session, line: str) -> list[Event]:
 
     if line in COMMANDS:
         return getattr(session, COMMANDS[line])()
+    if session.phase is Phase.offering and line.lower() in ("y", "yes", "n", "no"):
+        return session.accept_switch() if line.lower().startswith("y") else session.stay()
     if line.isdigit() and session.phase in (Phase.choosing, Phase.searching):
         number = int(line)
         if number == 0 and session.phase is Phase.choosing:

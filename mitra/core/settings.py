@@ -182,6 +182,26 @@ class AnswerSettings(BaseModel):
     judge_base_url: str | None = Field(None, description="the judge's Ollama host or OpenAI-compatible URL, if not the answerer's")
 
 
+class GroundingSettings(BaseModel):
+    """What keeps an answer to the locked analysis's passages (mitra.answer.grounding)."""
+
+    min_question_coverage: float | None = Field(
+        0.5, ge=0, le=1, description="abstain without calling the model when less than this share of the question's "
+        "content words occurs anywhere in the locked analysis (off-topic questions); unset = never"
+    )
+    switch_margin: float | None = Field(
+        0.25, ge=0, description="offer to switch when another analysis routes first and the locked one scores at "
+        "least this much lower (fused routing score, 0-1) or is not among the routed; unset = never"
+    )
+    support_min_overlap: float = Field(
+        0.6, ge=0, le=1, description="a cited sentence is supported when this share of its content words, and every "
+        "number in it, occur in the passages it cites"
+    )
+    withhold_unsupported: bool = Field(
+        True, description="when no cited sentence of an answer is supported, show the passages instead of the answer"
+    )
+
+
 class IngestSettings(BaseModel):
     """Crawling the document portal and reading its PDFs (ingest/)."""
 
@@ -201,7 +221,7 @@ class IngestSettings(BaseModel):
 SECTIONS: dict[str, type[BaseModel]] = {
     "storage": StorageSettings, "embedder": EmbedderSettings, "retrieval": RetrievalSettings,
     "adapt": AdaptSettings, "routing": RoutingSettings, "chunking": ChunkingSettings,
-    "answer": AnswerSettings, "ingest": IngestSettings,
+    "answer": AnswerSettings, "grounding": GroundingSettings, "ingest": IngestSettings,
 }
 
 # Named starting points (``Settings.from_name``, or MITRA_PRESET); MITRA_* variables and
@@ -219,7 +239,7 @@ PRESETS: dict[str, dict[str, object]] = {
 
 class Settings(
     StorageSettings, EmbedderSettings, RetrievalSettings, AdaptSettings, RoutingSettings, ChunkingSettings,
-    AnswerSettings, IngestSettings, BaseSettings,
+    AnswerSettings, GroundingSettings, IngestSettings, BaseSettings,
 ):
     """Every setting, flat (``MITRA_<FIELD>``), grouped into the sections above; each field
     is described (``mitra settings`` prints them). ``Settings.from_name("demo")`` starts from

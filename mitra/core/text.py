@@ -172,7 +172,8 @@ TOKENIZER = "physics-1"
 # unwrapped onto their symbol (t\bar{t}H, tt̄H, ttH -> tth; B^0_s, B⁰ₛ -> b0s); arrows
 # vanish like the stopword "to"; particles written together are apart (mumu, μμ,
 # \mu\mu -> mu mu; μν -> mu nu; ee -> e e);
-# and a few symbols are their particle's name (mu/muon, H/Higgs, nu/neutrino).
+# and a few symbols are their particle's name (mu/muon, H/Higgs, nu/neutrino; pT is the
+# transverse momentum).
 _GREEK = dict(zip(
     "αβγδεζηθικλμνξοπρστυφχψωϵϑϕς",
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
@@ -187,12 +188,13 @@ _ARROW_CMDS = re.compile(r"\\(?:long)?(?:right|left|leftright)arrow\b|\\to\b|\\m
 _COMMAND = re.compile(r"\\([a-z]+)")
 _PARTICLES = re.compile(r"mu|tau|nu|gamma|pi")
 _RUN = re.compile(r"(?:mu|tau|nu|gamma|pi){2,}|([ebwzlq])\1")
+_TRANSVERSE_MOMENTUM = re.compile(r"\btransverse[\s-]+moment(?:um|a)\b")
 _COMBINING = re.compile(r"[\u0300-\u036f]")
 
 
 def physics_text(text: str) -> str:
     """``text`` lower-cased with its notation in one spelling (see above), for tokenizing."""
-    text = _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower()
+    text = _TRANSVERSE_MOMENTUM.sub("pt", _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower())
     for _ in range(2):
         text = _DECORATION.sub(r"\1", text)
     text = _COMMAND.sub(r"\1", _ARROW_CMDS.sub(" ", _STYLE_SWITCH.sub("", text)))

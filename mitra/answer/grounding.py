@@ -1,0 +1,142 @@
+"""Checks that keep an answer to the locked analysis's passages and do not depend on the
+model behaving: both are lexical and numeric, so they work with any model, the packaged
+ones included.
+
+* ``question_coverage``: the share of a question's content words the locked analysis uses
+  anywhere (its BM25 vocabulary). An off-topic question ("How long should I boil an egg?")
+  shares almost none of them, whatever the dense scores say; the answerer abstains below
+  ``min_question_coverage`` without calling the model.
+* ``check_support``: every answer sentence that cites passages, against those passages:
+  each number it states must occur in them, and ``support_min_overlap`` of its content
+  words. "The egg should be boiled for 10 minutes [2]" fails when passage [2] has no 10.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Callable, Sequence
+
+from pydantic import BaseModel
+
+from mitra.answer.prompts import CITATION, expand_citation
+from mitra.core.text import math_to_words, split_sentences, tokenize
+from mitra.core.types import Analysis, Hit
+from mitra.store.reader import KnowledgeReader
+
+# Words about the asking, not the subject: a question may use them whatever the analysis says.
+_ASKING = "paper note document analysis summary summarise summarize explain describe tell please give list main should"
+_LEADING_CITATIONS = re.compile(r"^(?:\s*\[[\d\s,;\-–]+\])+")
+# A number as written in physics text: 80.4, 3.1e-9, 80 353 (a thin or plain space between digit groups).
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|(?<![\w.])\d+(?:\.\d+)?(?:[eE][-−]?\d+)?")
+
+
+@lru_cache(maxsize=1)
+def _asking_words() -> frozenset[str]:
+    return frozenset(tokenize(_ASKING))
+
+
+def content_words(text: str) -> list[str]:
+    """The text's BM25 tokens less words about the asking, each once, in order."""
+    return list(dict.fromkeys(t for t in tokenize(text) if t not in _asking_words()))
+
+
+class QuestionCoverage(BaseModel):
+    share: float  # of the question's content words, those the analysis uses
+    unknown: list[str]  # the question's words the analysis never uses
+
+
+def question_coverage(question: str, known: Callable[[str], bool]) -> QuestionCoverage:
+    """How much of ``question`` the analysis speaks of; ``known(token)`` says whether a
+    token occurs in it. A question with no content words is fully covered (nothing to miss)."""
+    words = content_words(question)
+    missing = {w for w in words if not known(w)}
+    share = 1.0 - len(missing) / len(words) if words else 1.0
+    unknown = [w for w in re.findall(r"[^\W_][\w\-]*", question) if (t := tokenize(w)) and set(t) <= missing]
+    return QuestionCoverage(share=round(share, 4), unknown=list(dict.fromkeys(unknown)))
+
+
+def analysis_coverage(kb: KnowledgeReader, analysis: Analysis, question: str) -> QuestionCoverage:
+    """How much of the question's vocabulary the analysis uses: its documents, title or abstract."""
+    index = kb.bm25_index(analysis.id)
+    own = set(tokenize(analysis.routing_text))
+    return question_coverage(question, lambda token: token in own or index.idf(token) > 0)
+
+
+def numbers(text: str) -> set[str]:
+    """The numbers a text states, canonical (80.40 = 80.4; 80 353 = 80353; signs dropped)."""
+    found = set()
+    for raw in _NUMBER.findall(text.replace("−", "-")):
+        try:
+            value = Decimal(re.sub(r"[ \u2009\u202f]", "", raw))
+        except InvalidOperation:
+            continue
+        found.add(format(value.normalize(), "f"))
+    return found
+
+
+class SentenceSupport(BaseModel):
+    """One answer sentence checked against the passages it cites."""
+
+    text: str
+    cited: list[int]
+    supported: bool | None  # None: it cites nothing, so there is nothing to check it against
+    overlap: float = 1.0  # share of its content words found in the cited passages
+    missing_numbers: list[str] = []
+    missing_words: list[str] = []
+
+    @property
+    def problem(self) -> str:
+        """Why it is not supported, in a line ("" when it is, or cites nothing)."""
+        if self.supported is not False:
+            return ""
+        where = ", ".join(f"[{n}]" for n in self.cited)
+        if self.missing_numbers:
+            return f"{', '.join(self.missing_numbers)} is not in {where}"
+        return f"most of its words ({', '.join(self.missing_words[:5])}) are not in {where}"
+
+
+def sentences_with_citations(text: str) -> list[str]:
+    """The answer's sentences; a citation written after the full stop ("… mass. [2]")
+    stays with the sentence before it."""
+    out: list[str] = []
+    for sentence in split_sentences(text):
+        leading = _LEADING_CITATIONS.match(sentence)
+        if out and leading:
+            out[-1] += " " + leading.group().strip()
+            sentence = sentence[leading.end():].strip()
+        if sentence:
+            out.append(sentence)
+    return out
+
+
+def _cited(sentence: str, n_sources: int) -> list[int]:
+    found: list[int] = []
+    for match in CITATION.finditer(sentence):
+        found += [n for n in expand_citation(match.group(2), n_sources)[0] if n not in found]
+    return found
+
+
+def check_support(text: str, sources: Sequence[Hit], min_overlap: float) -> list[SentenceSupport]:
+    """Each sentence of ``text`` with its support in the passages it cites (``sources[n - 1]`` is [n])."""
+    checked = []
+    for sentence in sentences_with_citations(text):
+        cited = _cited(sentence, len(sources))
+        body = CITATION.sub(" ", sentence)
+        if not cited:
+            checked.append(SentenceSupport(text=sentence, cited=[], supported=None))
+            continue
+        passages = " ".join(
+            f"{' '.join(sources[n - 1].chunk.section)} {math_to_words(sources[n - 1].chunk.text)}" for n in cited
+        )
+        have = set(tokenize(passages))
+        words = content_words(body)
+        missing_words = [w for w in words if w not in have]
+        overlap = 1.0 - len(missing_words) / len(words) if words else 1.0
+        missing_numbers = sorted(numbers(body) - numbers(passages))
+        checked.append(SentenceSupport(
+            text=sentence, cited=cited, supported=not missing_numbers and overlap >= min_overlap,
+            overlap=round(overlap, 4), missing_numbers=missing_numbers, missing_words=missing_words,
+        ))
+    return checked
