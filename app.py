@@ -152,7 +152,7 @@ def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
     documents = ui.documents_by_version(turn.analysis.id)
     cited = set(turn.answer.cited) if turn.answer else set()
     for n, hit in enumerate(turn.passages, start=1):
-        ui.source_card(n, hit, documents, expert, cited=n in cited)
+        ui.source_card(n, hit, documents, expert, cited=n in cited, key=str(index))
     if expert and turn.answer is not None:
         ui.answer_details(turn.answer)
     if turn.answer is not None:

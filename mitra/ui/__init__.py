@@ -65,17 +65,62 @@ def user_errors() -> Iterator[None]:
 
 
 def page_link(document: Document, page: int | None) -> str | None:
-    """A link that opens the PDF at the page, when the source is a PDF file or URL."""
+    """A link that opens the PDF at the page, when the source is a PDF on a web server
+    (a local file is shown in the app instead: browsers do not open file:// links)."""
     source = document.source
-    if not source or not urlparse(source).path.lower().endswith(".pdf"):
+    if not source or urlparse(source).scheme not in ("http", "https"):
         return None
-    url = source if urlparse(source).scheme in ("http", "https", "file") else Path(source).resolve().as_uri()
-    return f"{url}#page={page}" if page else url
+    return f"{source}#page={page}" if page else source
+
+
+def local_pdf(document: Document) -> Path | None:
+    source = document.source
+    if not source or urlparse(source).scheme not in ("", "file") or not source.lower().endswith(".pdf"):
+        return None
+    return Path(urlparse(source).path if source.startswith("file:") else source)
+
+
+@st.cache_data(max_entries=64, show_spinner="Drawing the cited page…")
+def cited_page(pdf: str, page: int, passage: str):
+    from mitra.chat.cited_page import render_cited_page
+
+    return render_cited_page(Path(pdf), page, passage)
+
+
+def show_cited_page(pdf: Path, hit: Hit, key: str) -> None:
+    """The cited page, drawn with the passage highlighted, and the PDF to download."""
+    c = hit.chunk
+    if not st.toggle(f"Show page {c.page_start} with the passage", key=f"page-{key}"):
+        return
+    with user_errors():
+        shown = cited_page(str(pdf), c.page_start, c.text)
+        st.image(shown.png, caption=shown.caption, width="stretch")
+        st.download_button("Download the PDF", data=pdf.read_bytes(), file_name=pdf.name, mime="application/pdf",
+                           key=f"pdf-{key}", icon=":material/download:")
+
+
+def show_in_section(hit: Hit, key: str) -> None:
+    """A passage without a PDF page: the passages of its section around it, it marked."""
+    c = hit.chunk
+    if not st.toggle("Show in its section", key=f"section-{key}"):
+        return
+    from mitra.store.filters import SearchFilter
+
+    siblings = [s for s in kb().chunks(c.analysis_id, SearchFilter(include_superseded=True))
+                if (s.doc_id, s.version, s.section) == (c.doc_id, c.version, c.section)]
+    for sibling in siblings:
+        if sibling.id == c.id:
+            st.success(inert_markdown(sibling.text), icon=":material/format_quote:")
+        else:
+            st.markdown(inert_markdown(sibling.text))
 
 
 def source_card(
-    n: int, hit: Hit, documents: dict[tuple[str, str], DocumentRecord], expert: bool, cited: bool = False
+    n: int, hit: Hit, documents: dict[tuple[str, str], DocumentRecord], expert: bool, cited: bool = False,
+    key: str = "",
 ) -> None:
+    """Passage [n]: where it is from, its text, and its page (drawn, passage highlighted) or
+    its section. ``key`` tells the cards of different answers apart."""
     c = hit.chunk
     icon = ":material/push_pin:" if cited else ":material/article:"
     with st.expander(inert_markdown(source_label(n, hit)) + (" · cited" if cited else ""), expanded=False, icon=icon):
@@ -91,8 +136,13 @@ def source_card(
         # st.markdown renders $...$ as LaTeX, which is how equations survive extraction.
         st.markdown(inert_markdown(c.text))
         link = page_link(record.document, c.page_start) if record else None
+        pdf = local_pdf(record.document) if record else None
         if link:
             st.markdown(f":material/picture_as_pdf: [Open the PDF at this page]({link})")
+        elif pdf is not None and c.page_start:
+            show_cited_page(pdf, hit, f"{key}-{n}")
+        else:
+            show_in_section(hit, f"{key}-{n}")
         if expert:
             st.caption(" · ".join(f"{k} {v:.3g}" for k, v in hit.scores.items()))
 

@@ -211,14 +211,17 @@ def test_ingestion_shows_the_manifest_or_explains_its_absence(app_env, app_data_
         manifest_path.unlink()
 
 
-def test_page_links_open_pdfs_at_the_page():
+def test_web_pdfs_are_linked_at_the_page_and_local_ones_drawn_in_the_app():
     from mitra.core.types import Document
-    from mitra.ui import page_link
+    from mitra.ui import local_pdf, page_link
 
     local = Document(analysis_id="A", doc_id="D", source="/data/notes/AN.pdf")
-    assert page_link(local, 7) == "file:///data/notes/AN.pdf#page=7"
-    assert page_link(Document(analysis_id="A", doc_id="D", source="https://cds/AN.pdf"), None) == "https://cds/AN.pdf"
-    assert page_link(Document(analysis_id="A", doc_id="D", source="inline text"), 3) is None
+    assert page_link(local, 7) is None and local_pdf(local) == Path("/data/notes/AN.pdf")  # file:// links are blocked
+    web = Document(analysis_id="A", doc_id="D", source="https://cds/AN.pdf")
+    assert page_link(web, None) == "https://cds/AN.pdf" and page_link(web, 4) == "https://cds/AN.pdf#page=4"
+    assert local_pdf(web) is None
+    inline = Document(analysis_id="A", doc_id="D", source="jsonl")
+    assert page_link(inline, 3) is None and local_pdf(inline) is None
 
 
 def test_chat_cli_has_the_same_flow(app_env):

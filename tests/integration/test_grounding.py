@@ -109,3 +109,19 @@ def test_question_coverage_separates_off_topic_from_physics():
     assert question_coverage("What is the dominant background in the signal region?", known).share == 1.0
     off = question_coverage("What is the capital of Australia?", known)
     assert off.share == 0.0 and off.unknown == ["capital", "Australia"]
+
+
+# ---------------------------------------------------------------- the cited page
+def test_the_cited_page_is_drawn_with_the_passage_marked_and_scans_say_they_cannot_be(note_pdf, scanned_pdf):
+    from mitra.chat.cited_page import PageUnavailable, render_cited_page
+
+    passage = "Muons must pass the tight identification working point and be isolated from hadronic activity."
+    page = render_cited_page(note_pdf, 2, passage)
+    assert page.png.startswith(b"\x89PNG") and page.highlighted == 2 and page.caption.startswith("Page 2 of 3")
+    assert render_cited_page(note_pdf, 1, passage).highlighted == 0  # not on that page
+    scan = render_cited_page(scanned_pdf, 1, passage)
+    assert scan.highlighted == 0 and "could not be located" in scan.caption
+    with pytest.raises(PageUnavailable, match="has 3 pages, not a page 9"):
+        render_cited_page(note_pdf, 9, passage)
+    with pytest.raises(PageUnavailable, match="no longer there"):
+        render_cited_page(note_pdf.with_name("gone.pdf"), 1, passage)

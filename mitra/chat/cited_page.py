@@ -1,0 +1,109 @@
+"""The page a passage was cited from, drawn with the passage highlighted.
+
+The app shows the cited page itself rather than a ``file://`` link (browsers refuse to
+open those from a web page). PDFium renders the page and gives every character of its
+text layer a box; the passage's letters are aligned with the page's (difflib on the two
+texts reduced to lower-case letters and digits, so hyphenation, ligatures and spacing do
+not matter) and the boxes of the matched characters, merged line by line, are painted
+over the page. A scanned page has no text layer to align with: it is shown unmarked,
+and says so.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from pathlib import Path
+
+from mitra.core.errors import MitraError
+from mitra.core.text import math_to_words
+
+_KEEP = re.compile(r"[a-z0-9]")
+_MIN_RUN = 12  # shorter common runs are coincidences (a word or two), not the passage
+_MIN_FOUND = 60  # letters of the passage that must be found on the page (or all of a shorter one)
+_HIGHLIGHT = (255, 214, 0, 96)  # translucent yellow
+
+
+class PageUnavailable(MitraError):
+    """The cited page cannot be shown: no such file or page."""
+
+
+@dataclass
+class CitedPage:
+    png: bytes
+    page: int  # 1-based
+    pages: int
+    highlighted: int  # line boxes painted; 0 when the passage was not found on the page
+
+    @property
+    def caption(self) -> str:
+        mark = "the cited passage highlighted" if self.highlighted else "the passage could not be located on it"
+        return f"Page {self.page} of {self.pages}, {mark}."
+
+
+def _letters(text: str) -> tuple[str, list[int]]:
+    """``text`` reduced to lower-case letters and digits, and where each came from."""
+    kept, where = [], []
+    for i, ch in enumerate(text.lower()):
+        if _KEEP.match(ch):
+            kept.append(ch)
+            where.append(i)
+    return "".join(kept), where
+
+
+def _matched_chars(page_text: str, passage: str) -> list[int]:
+    """Indexes of the page's characters that belong to the passage."""
+    page, where = _letters(page_text)
+    wanted, _ = _letters(math_to_words(passage))
+    if not page or not wanted:
+        return []
+    blocks = SequenceMatcher(None, page, wanted, autojunk=False).get_matching_blocks()
+    found = [where[i] for b in blocks if b.size >= _MIN_RUN for i in range(b.a, b.a + b.size)]
+    return found if len(found) >= min(_MIN_FOUND, len(wanted)) else []
+
+
+def _line_boxes(boxes: list[tuple[float, float, float, float]]) -> list[tuple[float, float, float, float]]:
+    """Character boxes (left, bottom, right, top) merged into one box per text line."""
+    lines: list[list[float]] = []
+    for left, bottom, right, top in sorted(boxes, key=lambda b: (-b[3], b[0])):
+        line = next((ln for ln in lines if abs(ln[1] - bottom) < 0.5 * max(top - bottom, 1.0)), None)
+        if line is None:
+            lines.append([left, bottom, right, top])
+        else:
+            line[0], line[1], line[2], line[3] = min(line[0], left), min(line[1], bottom), max(line[2], right), max(line[3], top)
+    return [tuple(ln) for ln in lines]
+
+
+def render_cited_page(pdf: Path, page: int, passage: str, dpi: int = 110) -> CitedPage:
+    """``pdf``'s page ``page`` (1-based) as a PNG with ``passage`` highlighted."""
+    import pypdfium2 as pdfium
+    from PIL import Image, ImageDraw
+
+    if not pdf.is_file():
+        raise PageUnavailable(f"{pdf}: the indexed PDF is no longer there")
+    try:
+        document = pdfium.PdfDocument(str(pdf))
+    except pdfium.PdfiumError as error:
+        raise PageUnavailable(f"{pdf}: cannot be opened ({error})") from None
+    try:
+        if not 1 <= page <= len(document):
+            raise PageUnavailable(f"{pdf} has {len(document)} pages, not a page {page}")
+        pdf_page = document[page - 1]
+        scale = dpi / 72
+        height = pdf_page.get_height()
+        image = pdf_page.render(scale=scale).to_pil().convert("RGBA")
+        text_page = pdf_page.get_textpage()
+        chars = _matched_chars(text_page.get_text_range(), passage)
+        boxes = _line_boxes([text_page.get_charbox(i) for i in chars])
+        overlay = Image.new("RGBA", image.size, (0, 0, 0, 0))
+        draw = ImageDraw.Draw(overlay)
+        for left, bottom, right, top in boxes:
+            draw.rectangle([left * scale - 2, (height - top) * scale - 2, right * scale + 2, (height - bottom) * scale + 2],
+                           fill=_HIGHLIGHT)
+        out = io.BytesIO()
+        Image.alpha_composite(image, overlay).convert("RGB").save(out, format="PNG")
+        return CitedPage(png=out.getvalue(), page=page, pages=len(document), highlighted=len(boxes))
+    finally:
+        document.close()

@@ -1,0 +1,69 @@
+"""The cited page in a real browser: an answer's passage from an indexed PDF is shown as
+its page, drawn in the app with the passage highlighted (a file:// link would be blocked)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import httpx
+import pytest
+from selenium.webdriver.common.by import By
+
+from tests.conftest import NOTE_TITLE, REPO, app_environment, closed_port
+from tests.fixtures.browser import open_tab, wait_healthy
+
+
+@pytest.fixture(scope="module")
+def pdf_app(note_pdf, tmp_path_factory, embedder):
+    """The app on a knowledge base holding one analysis indexed from a real PDF."""
+    from ingest.pipeline import ingest_pdfs
+    from mitra.core.settings import Settings
+    from mitra.core.types import Analysis
+    from mitra.retrieval.pipeline import build_pipeline
+
+    data_dir = tmp_path_factory.mktemp("pdf-app") / "kb"
+    kb = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False).kb
+    summary = ingest_pdfs(kb, kb.settings, [note_pdf], Analysis(id="TEST-01", title=NOTE_TITLE))
+    assert summary.chunks and not summary.failed
+    port, log = closed_port(), tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    with log.open("w") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port)],
+            cwd=REPO, env={**os.environ, **app_environment(data_dir)}, stdout=out, stderr=subprocess.STDOUT,
+        )
+    try:
+        yield wait_healthy(f"http://127.0.0.1:{port}", server, log)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def highlighted_pixels(png: bytes) -> int:
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(png)).convert("RGB")
+    return sum(1 for r, g, b in image.getdata() if r > 230 and 200 < g < 240 and b < 150)
+
+
+def test_the_cited_page_opens_with_the_passage_highlighted(browser, pdf_app):
+    tab = open_tab(browser, pdf_app, new=False)
+    tab.ask("Which muons are selected in the event selection?")
+    tab.pick("TEST-01")
+    labels = tab.answered()
+    card = next(i for i, label in enumerate(labels) if "p. " in label)
+    tab.find("[data-testid=stExpander] summary")[card].click()
+    toggle = tab._wait(lambda d: [e for e in d.find_elements(By.XPATH, "//label[.//p[starts-with(text(), 'Show page')]]")
+                                  if e.is_displayed()], "the page toggle")
+    toggle[0].click()
+    caption = tab._wait(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, "[data-testid=stImageCaption]")
+                                   if "highlighted" in e.text], "the page's caption")[0].text
+    page = labels[card].split("p. ")[1].split()[0]
+    assert caption.startswith(f"Page {page} of 3") and "the cited passage highlighted" in caption
+    source = tab.find("[data-testid=stImage] img")[0].get_attribute("src")
+    png = httpx.get(source if source.startswith("http") else pdf_app + source, timeout=10).content
+    assert highlighted_pixels(png) > 500
+    assert tab.find("[data-testid=stDownloadButton]")
