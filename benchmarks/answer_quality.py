@@ -39,7 +39,7 @@ from pathlib import Path
 from statistics import median
 
 from benchmarks.corpora import BenchmarkSet, load_set, shared_dir
-from benchmarks.corpora.demo_questions import _OFF_TOPIC, DEMO_QUESTIONS, DemoQuestion
+from benchmarks.corpora.demo_questions import DEMO_QUESTIONS, OFF_TOPIC_QUESTIONS, DemoQuestion
 from benchmarks.retrieval_quality import build
 from demo.records import demo_records
 from mitra.answer.grounding import analysis_coverage, numbers
@@ -61,7 +61,7 @@ def set_questions(bench: BenchmarkSet) -> list[DemoQuestion]:
     out = [DemoQuestion(kind="answerable", locked=q.analysis_id, question=q.query) for q in bench.locked]
     out += [DemoQuestion(kind="other-analysis", locked=following[q.analysis_id], question=q.query,
                          expected=q.analysis_id) for q in bench.locked if len(papers) > 1]
-    out += [DemoQuestion(kind="off-topic", locked=a, question=q) for a in papers for q in _OFF_TOPIC]
+    out += [DemoQuestion(kind="off-topic", locked=a, question=q) for a in papers for q in OFF_TOPIC_QUESTIONS]
     return out
 
 

@@ -43,7 +43,7 @@ ANSWERABLE = [
     _answerable("BPH-24-005", "What transverse momentum must the triggered muons have?", "4 GeV"),
 ]
 
-_OFF_TOPIC = [
+OFF_TOPIC_QUESTIONS = [
     "How long should I boil an egg for a soft yolk?",
     "What is the capital of Australia?",
     "Who won the football world cup in 2018?",
@@ -56,7 +56,7 @@ _OFF_TOPIC = [
     "How do I fix a flat bicycle tyre?",
 ]
 _LOCKS = ["EXO-24-003", "HIG-24-001", "HIG-24-007", "SMP-24-002", "BPH-24-005"]
-OFF_TOPIC = [DemoQuestion(kind="off-topic", locked=_LOCKS[i % 5], question=q) for i, q in enumerate(_OFF_TOPIC)]
+OFF_TOPIC = [DemoQuestion(kind="off-topic", locked=_LOCKS[i % 5], question=q) for i, q in enumerate(OFF_TOPIC_QUESTIONS)]
 
 OTHER_ANALYSIS = [
     DemoQuestion(kind="other-analysis", locked=locked, question=question, expected=expected)

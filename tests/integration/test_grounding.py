@@ -125,3 +125,14 @@ def test_the_cited_page_is_drawn_with_the_passage_marked_and_scans_say_they_cann
         render_cited_page(note_pdf, 9, passage)
     with pytest.raises(PageUnavailable, match="no longer there"):
         render_cited_page(note_pdf.with_name("gone.pdf"), 1, passage)
+
+
+def test_on_the_demo_questions_the_signals_stop_what_they_should(demo_pipeline):
+    """benchmarks/answer_quality.py's first part: off-topic and other-analysis questions are
+    stopped before the model, the questions the locked analysis answers go through."""
+    from benchmarks.answer_quality import rates, signal
+    from benchmarks.corpora.demo_questions import DEMO_QUESTIONS
+
+    stopped = rates([signal(demo_pipeline, q) for q in DEMO_QUESTIONS], {"abstain", "switch"})
+    assert stopped["answerable"]["stopped"] <= 0.1
+    assert stopped["off-topic"]["stopped"] >= 0.9 and stopped["other-analysis"]["stopped"] >= 0.9
