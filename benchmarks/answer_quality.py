@@ -25,7 +25,7 @@ check passes; on answerable questions: the share of gold facts present, and time
 first token.
 
     python benchmarks/answer_quality.py [--sets demo,lhcb,qasper] [--work-dir DIR] [--reuse]
-        [--gguf PATH] [--no-answers] [--out report.json] [--markdown table.md]
+        [--gguf PATH] [--no-answers] [--runs before,after] [--out report.json] [--markdown table.md]
 """
 
 from __future__ import annotations
@@ -177,6 +177,7 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep knowledge bases already built there")
     parser.add_argument("--gguf", type=Path, help="the answering model (default: the demo model if assembled)")
     parser.add_argument("--no-answers", action="store_true", help="part 1 only (no model)")
+    parser.add_argument("--runs", default="before,after", help="part 2: grounding off (before), the defaults (after)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
@@ -210,6 +211,8 @@ def main() -> None:
         demo = pipelines["demo"]
         start = time.perf_counter()
         for label, update in (("before", GROUNDING_OFF), ("after", {})):
+            if label not in args.runs.split(","):
+                continue
             settings = demo.settings.model_copy(update=update)
             run_pipeline = Pipeline(**{**demo.__dict__, "settings": settings})
             run_pipeline.retriever.settings = settings

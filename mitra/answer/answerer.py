@@ -44,7 +44,7 @@ from mitra.answer.prompts import (
     unsupported_text,
     wordless_answer_text,
 )
-from mitra.answer.grounding import QuestionCoverage, SentenceSupport, analysis_coverage, check_support
+from mitra.answer.grounding import QuestionCoverage, SentenceSupport, analysis_coverage, check_support, recite
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Hit
 from mitra.store.reader import KnowledgeReader
@@ -214,6 +214,9 @@ class Answerer:
             text = wordless_answer_text(analysis, cited)
         else:
             support = check_support(text, prompt.sources, self.settings.support_min_overlap)
+            recited = recite(support)
+            if recited is not None:
+                text, cited = parse_citations(recited, len(prompt.passages))
             if self.settings.withhold_unsupported and not any(s.supported for s in support):
                 draft, text = text, unsupported_text(analysis)
         timings.total_ms = elapsed_ms()

@@ -95,6 +95,23 @@ def test_an_unsupported_sentence_is_flagged_and_an_answer_with_none_supported_is
     assert withheld.sources  # the passages are still shown
 
 
+def test_a_right_fact_under_the_wrong_number_gets_the_passage_that_holds_it(demo_answerer, demo_pipeline, ollama_stub):
+    monojet = demo_pipeline.kb.get_analysis("EXO-24-003")
+    question = "What is the dominant background in the signal region?"
+
+    def miscited(request: dict) -> str:
+        right = passage(request)
+        wrong = 1 if right != 1 else 2
+        return f"The dominant background is Z(→νν)+jets, about 65% of the events in the signal region [{wrong}]."
+
+    ollama_stub.reply = miscited
+    answer = demo_answerer.answer(monojet, question)
+    (sentence,) = answer.support
+    assert sentence.supported and sentence.recited_from and sentence.cited != sentence.recited_from
+    assert answer.cited == sentence.cited and answer.text.endswith(f"[{sentence.cited[0]}]")
+    assert "65%" in answer.sources[sentence.cited[0] - 1].chunk.text and not answer.withheld
+
+
 def test_support_check_reads_numbers_and_words_as_physicists_write_them(demo_pipeline):
     assert numbers("mW = 80 353 ± 6 MeV, 80.40 GeV and 3.1e-9") == {"80353", "6", "80.4", "0.0000000031"}
     hits = demo_pipeline.retriever.search("SMP-24-002", "global electroweak fit prediction for mW").hits[:1]
