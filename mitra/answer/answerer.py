@@ -44,7 +44,14 @@ from mitra.answer.prompts import (
     unsupported_text,
     wordless_answer_text,
 )
-from mitra.answer.grounding import QuestionCoverage, SentenceSupport, analysis_coverage, check_support, recite
+from mitra.answer.grounding import (
+    Entails,
+    QuestionCoverage,
+    SentenceSupport,
+    analysis_coverage,
+    check_support,
+    recite,
+)
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Hit
 from mitra.store.reader import KnowledgeReader
@@ -213,7 +220,7 @@ class Answerer:
         if not _WORD.search(CITATION.sub("", text)):
             text = wordless_answer_text(analysis, cited)
         else:
-            support = check_support(text, prompt.sources, self.settings.support_min_overlap)
+            support = check_support(text, prompt.sources, self.settings.support_min_overlap, self._entails())
             recited = recite(support)
             if recited is not None:
                 text, cited = parse_citations(recited, len(prompt.passages))
@@ -224,6 +231,13 @@ class Answerer:
                      coverage=coverage, support=support, withheld=draft is not None, draft=draft,
                      retrieved=len(result.hits), model=self.model_info, prompt_tokens=usage.get("input_tokens"),
                      completion_tokens=usage.get("output_tokens"), timings=timings)
+
+    def _entails(self) -> Entails | None:
+        """The cross-encoder as the support check's reader of paraphrase, where one is loaded."""
+        reranker, floor = getattr(self.retriever, "reranker", None), self.settings.support_min_rerank
+        if reranker is None or floor is None:
+            return None
+        return lambda claim, passage: reranker.score(claim, [passage])[0] >= floor
 
     def coverage(self, analysis: Analysis, question: str) -> QuestionCoverage:
         return analysis_coverage(self.retriever.kb, analysis, question)

@@ -124,22 +124,31 @@ def _cited(sentence: str, n_sources: int) -> list[int]:
     return found
 
 
-def _against(body: str, passages: str, min_overlap: float) -> tuple[bool, float, list[str], list[str]]:
+Entails = Callable[[str, str], bool]  # (claim, passage text): does a model read the claim in it?
+
+
+def _against(body: str, passages: str, min_overlap: float,
+             entails: Entails | None = None) -> tuple[bool, float, list[str], list[str]]:
+    """Numbers are never excused; words short of ``min_overlap`` are, when ``entails`` says
+    the passages state the claim in other words."""
     have = set(tokenize(passages))
     words = content_words(body)
     missing_words = [w for w in words if w not in have]
     overlap = 1.0 - len(missing_words) / len(words) if words else 1.0
     missing_numbers = sorted(numbers(body) - numbers(passages))
-    return not missing_numbers and overlap >= min_overlap, round(overlap, 4), missing_numbers, missing_words
+    worded = overlap >= min_overlap or (entails is not None and entails(body, passages))
+    return not missing_numbers and worded, round(overlap, 4), missing_numbers, missing_words
 
 
 def _passage_text(hit: Hit) -> str:
     return f"{' '.join(hit.chunk.section)} {math_to_words(hit.chunk.text)}"
 
 
-def check_support(text: str, sources: Sequence[Hit], min_overlap: float) -> list[SentenceSupport]:
+def check_support(text: str, sources: Sequence[Hit], min_overlap: float,
+                  entails: Entails | None = None) -> list[SentenceSupport]:
     """Each sentence of ``text`` with its support in the passages it cites (``sources[n - 1]``
-    is [n]); one that fails there, or cites nothing, is checked against each other passage."""
+    is [n]); one that fails there, or cites nothing, is checked against each other passage.
+    ``entails``, where a cross-encoder is loaded, accepts paraphrase the word check misses."""
     checked = []
     texts = [_passage_text(h) for h in sources]
     for sentence in sentences_with_citations(text):
@@ -148,11 +157,11 @@ def check_support(text: str, sources: Sequence[Hit], min_overlap: float) -> list
         result = None
         if cited:
             supported, overlap, numbers_missing, words_missing = _against(
-                body, " ".join(texts[n - 1] for n in cited), min_overlap)
+                body, " ".join(texts[n - 1] for n in cited), min_overlap, entails)
             result = SentenceSupport(text=sentence, cited=cited, supported=supported, overlap=overlap,
                                      missing_numbers=numbers_missing, missing_words=words_missing)
         if result is None or not result.supported:
-            holding = [(n, _against(body, texts[n - 1], min_overlap)) for n in range(1, len(sources) + 1)
+            holding = [(n, _against(body, texts[n - 1], min_overlap, entails)) for n in range(1, len(sources) + 1)
                        if n not in cited and _CONTENT.search(body)]
             best = max((h for h in holding if h[1][0]), key=lambda h: h[1][1], default=None)
             if best is not None:

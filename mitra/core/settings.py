@@ -197,6 +197,11 @@ class GroundingSettings(BaseModel):
         0.6, ge=0, le=1, description="a cited sentence is supported when this share of its content words, and every "
         "number in it, occur in the passages it cites"
     )
+    support_min_rerank: float | None = Field(
+        0.0, description="where a cross-encoder is loaded, a cited sentence short of support_min_overlap is still "
+        "supported when the cross-encoder scores it against its passages at least this (an ms-marco logit; numbers "
+        "must match regardless); unset = words only"
+    )
     withhold_unsupported: bool = Field(
         True, description="when no cited sentence of an answer is supported, show the passages instead of the answer"
     )

@@ -153,3 +153,28 @@ def test_on_the_demo_questions_the_signals_stop_what_they_should(demo_pipeline):
     stopped = rates([signal(demo_pipeline, q) for q in DEMO_QUESTIONS], {"abstain", "switch"})
     assert stopped["answerable"]["stopped"] <= 0.1
     assert stopped["off-topic"]["stopped"] >= 0.9 and stopped["other-analysis"]["stopped"] >= 0.9
+
+
+class ParaphraseReader:
+    """Stands in for the ms-marco cross-encoder, whose weights cannot be here: the
+    Reranker protocol's ``score``, high when the passage names the invisible Z decay."""
+
+    def score(self, query: str, passages: list[str]) -> list[float]:
+        return [5.0 if "Z(→νν)" in p or "neutrino" in p else -5.0 for p in passages]
+
+
+def test_a_loaded_cross_encoder_accepts_paraphrase_but_never_a_wrong_number(demo_pipeline, demo_answerer):
+    import copy
+
+    hits = demo_pipeline.retriever.search("EXO-24-003", "dominant background Z to nunu plus jets").hits
+    n = next(i for i, h in enumerate(hits, 1) if "Z(→νν)+jets" in h.chunk.text)
+    claim = f"Most selected events come from invisible decays of the neutral boson accompanied by hadrons [{n}]."
+    wrong = f"Most selected events, 99%, come from invisible decays of the neutral boson [{n}]."
+    assert check_support(claim, hits, 0.6)[0].supported is False  # the words alone do not match
+    answerer = copy.copy(demo_answerer)
+    answerer.retriever = copy.copy(demo_pipeline.retriever)
+    answerer.retriever.reranker = ParaphraseReader()
+    entails = answerer._entails()
+    assert demo_answerer._entails() is None and entails is not None
+    assert check_support(claim, hits, 0.6, entails)[0].supported
+    assert check_support(wrong, hits, 0.6, entails)[0].missing_numbers == ["99"]
