@@ -44,7 +44,7 @@ def test_ask_confirm_answer_and_start_over(browser, app_url, tmp_path):
     assert cards and cards[0].startswith("[1] AN-2024-001 v1")
     answer = tab.find("[data-testid=stChatMessage]")[-1].text
     assert answer.strip()
-    tab.find("[data-testid=stExpander] summary")[0].click()
+    tab.source_cards()[0].click()
     time.sleep(0.5)  # the expander's opening animation
     browser.save_screenshot(str(tmp_path / "chat.png"))
     assert (tmp_path / "chat.png").stat().st_size > 10_000

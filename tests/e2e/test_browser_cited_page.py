@@ -53,15 +53,15 @@ def test_the_cited_page_opens_with_the_passage_highlighted(browser, pdf_app):
     tab = open_tab(browser, pdf_app, new=False)
     tab.ask("Which muons are selected in the event selection?")
     tab.pick("TEST-01")
-    labels = tab.answered()
-    card = next(i for i, label in enumerate(labels) if "p. " in label)
-    tab.find("[data-testid=stExpander] summary")[card].click()
+    card = next(e for e in tab.source_cards() if "p. " in e.text)
+    label = card.text.splitlines()[-1]
+    card.click()
     toggle = tab._wait(lambda d: [e for e in d.find_elements(By.XPATH, "//label[.//p[starts-with(text(), 'Show page')]]")
                                   if e.is_displayed()], "the page toggle")
     toggle[0].click()
     caption = tab._wait(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, "[data-testid=stImageCaption]")
                                    if "highlighted" in e.text], "the page's caption")[0].text
-    page = labels[card].split("p. ")[1].split()[0]
+    page = label.split("p. ")[1].split()[0]
     assert caption.startswith(f"Page {page} of 3") and "the cited passage highlighted" in caption
     source = tab.find("[data-testid=stImage] img")[0].get_attribute("src")
     png = httpx.get(source if source.startswith("http") else pdf_app + source, timeout=10).content
