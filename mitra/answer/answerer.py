@@ -54,6 +54,7 @@ from mitra.answer.grounding import (
 )
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Hit
+from mitra.models.rerank import Reranker
 from mitra.store.reader import KnowledgeReader
 
 # An answer needs at least one word (two letters) once its citation markers are removed.
@@ -71,6 +72,7 @@ class SearchesPassages(Protocol):
     """What the answerer needs from ``mitra.retrieval.retriever.Retriever``."""
 
     kb: KnowledgeReader
+    reranker: Reranker | None  # the cross-encoder, where one loaded
 
     def search(self, analysis_id: str, question: str, *, system: str | None = None, k: int | None = None,
                version: str | None = None) -> RetrievalResult: ...
@@ -234,7 +236,7 @@ class Answerer:
 
     def _entails(self) -> Entails | None:
         """The cross-encoder as the support check's reader of paraphrase, where one is loaded."""
-        reranker, floor = getattr(self.retriever, "reranker", None), self.settings.support_min_rerank
+        reranker, floor = self.retriever.reranker, self.settings.support_min_rerank
         if reranker is None or floor is None:
             return None
         return lambda claim, passage: reranker.score(claim, [passage])[0] >= floor

@@ -67,6 +67,7 @@ class FixedRetriever:
         self.hits = hits
         self.queries: list[str] = []
         self.kb = FixedKnowledge(hits)
+        self.reranker = None
 
     def search(self, analysis_id, question, *, system="rerank", k=None, version=None) -> RetrievalResult:
         self.queries.append(question)

@@ -169,3 +169,18 @@ def test_routing_reads_every_notation_of_the_decay(demo_pipeline, notation):
     # (which also names the Higgs boson) routed first.
     question = f"What is the observed significance of the excess in the {notation} search?"
     assert demo_pipeline.router.route(question, top_n=3).candidates[0].analysis.id == "HIG-24-001"
+
+
+def test_a_writer_reopening_its_chroma_client_loses_nothing(settings, embedder, corpus_jsonl):
+    """Every ``chroma_reopen_every`` collections the writer closes its Chroma client (what
+    frees embedded Chroma's indexes): every analysis written across reopens is searchable."""
+    from mitra.retrieval.pipeline import build_pipeline
+
+    built = build_pipeline(settings.model_copy(update={"chroma_reopen_every": 1}), embedder=embedder)
+    first_client = built.kb.client
+    index_jsonl(built.kb, corpus_jsonl)
+    assert built.kb.client is not first_client
+    for analysis in ANALYSES:
+        hits = built.retriever.search(analysis["analysis_id"], "What is the dominant background?").hits
+        assert hits and all(h.chunk.analysis_id == analysis["analysis_id"] for h in hits)
+        assert built.router.route(analysis["title"]).candidates[0].analysis.id == analysis["analysis_id"]
