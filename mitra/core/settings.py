@@ -100,6 +100,9 @@ class RetrievalSettings(BaseModel):
     weight_prf: float = Field(
         1.0, ge=0, description="weight of BM25 re-asked with the query expanded from the best first-pass passages; 0 disables"
     )
+    weight_context: float = Field(
+        0.5, ge=0, description="weight of the best fused score among each candidate's neighbouring paragraphs; 0 disables"
+    )
     prf_docs: int = Field(5, ge=1, description="pseudo-relevance feedback: first-pass passages the expansion terms come from")
     prf_terms: int = Field(10, ge=1, description="pseudo-relevance feedback: terms added to the query")
     retrieval_system: Literal["auto", System] = Field(

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -125,7 +126,8 @@ class Retriever:
     def _fuse(self, run: "_Run") -> list[str]:
         """Dense and BM25, then each candidate's section (tree-structured retrieval),
         then BM25 again with the query expanded from the best first-pass passages
-        (pseudo-relevance feedback); one weighted fusion of all four lists."""
+        (pseudo-relevance feedback), then each candidate's best neighbouring paragraph;
+        one weighted fusion of all five lists."""
         s = self.settings
         weights = {"dense": s.weight_dense, "bm25": s.weight_bm25, "section": s.weight_section, "prf": s.weight_prf}
         with run.timer.stage("fusion"):
@@ -143,6 +145,10 @@ class Retriever:
                 if terms:
                     run.add("prf", self.kb.bm25_search(run.analysis_id, run.tokens + terms, s.bm25_k, run.filter))
                     fused = fuse(run.scored, weights, s.fusion, s.rrf_k)
+        if s.weight_context > 0:
+            weights["context"] = s.weight_context
+            run.add("context", sorted(neighbour_scores(fused).items(), key=lambda pair: (-pair[1], pair[0])))
+            fused = fuse(run.scored, weights, s.fusion, s.rrf_k)
         order = ranked_ids(fused)
         for rank, item in enumerate(order, start=1):
             run.scores.setdefault(item, {}).update(fused=fused[item], fused_rank=rank)
@@ -163,6 +169,27 @@ class Retriever:
         final = mix({i: run.scores[i].get("fused", 0.0) for i in head}, dict(zip(head, logits)),
                     getattr(reranker, "weight", None))
         return ranked_ids(final) + order[len(head) :]
+
+
+_POSITION = re.compile(r"(?P<version>.+)#(?P<position>\d+)-[0-9a-f]+")
+
+
+def neighbour_scores(fused: dict[str, float]) -> dict[str, float]:
+    """Each candidate's best neighbour: the higher fused score of the paragraphs just
+    before and after it in the same document version, where both are candidates. A
+    question often names what the paragraph before the answer introduced (tree- and
+    window-based retrieval make the same bet). Positions come from the ids
+    (``chunk_id``: "<doc>@<version>#<position>-<hash>"); other ids have no neighbours."""
+    at = {}
+    for item in fused:
+        if match := _POSITION.fullmatch(item):
+            at[(match["version"], int(match["position"]))] = item
+    scores = {}
+    for (prefix, position), item in at.items():
+        around = [fused[at[key]] for key in ((prefix, position - 1), (prefix, position + 1)) if key in at]
+        if around:
+            scores[item] = max(around)
+    return scores
 
 
 @dataclass

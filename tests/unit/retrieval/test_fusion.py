@@ -1,5 +1,7 @@
 import pytest
 
+from mitra.core.types import chunk_id
+from mitra.retrieval.retriever import neighbour_scores
 from mitra.retrieval.fusion import convex_fusion
 from mitra.core.settings import Settings
 
@@ -30,3 +32,10 @@ def test_tier2_fusion_defaults_to_convex():
     assert Settings(_env_file=None).fusion == "convex"
     with pytest.raises(ValueError):
         Settings(_env_file=None, fusion="max")
+
+
+def test_a_candidate_scores_its_best_neighbour_in_the_same_document_version():
+    ids = [chunk_id("note", "v2", position, f"paragraph {position}") for position in range(4)]
+    other = chunk_id("note", "v1", 1, "paragraph 1 of the older version")
+    fused = {ids[0]: 0.2, ids[1]: 0.9, ids[3]: 0.5, other: 1.0, "hand-made-id": 0.7}
+    assert neighbour_scores(fused) == {ids[0]: 0.9, ids[1]: 0.2}
