@@ -33,6 +33,7 @@ from mitra.store.bm25 import BM25Index
 from mitra.store.catalog import AnalysisRecord, Catalog, DocumentRecord
 from mitra.models.embedders import Embedder
 from mitra.core.errors import MitraError
+from mitra.core.memory import release_freed
 from mitra.core.settings import Settings
 from mitra.core.text import TOKENIZER
 from mitra.core.types import Analysis, Chunk, ChunkKind, Document
@@ -199,6 +200,7 @@ class KnowledgeBase:
         runs, so no other thread holds the old client."""
         if self._filled >= self.settings.chroma_reopen_every:
             self.client.close()
+            release_freed()
             self.client = connect_chroma(self.settings)
             self._filled = 0
         self._filled += 1
