@@ -8,6 +8,8 @@ not yet produced is streamed where it stands.
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from mitra import ui
@@ -41,7 +43,7 @@ PLACEHOLDER = {
 
 def session() -> Session:
     if "session" not in st.session_state:
-        st.session_state.session = Session(ui.pipeline(), ui.answerer())
+        st.session_state.session = Session(ui.reader(), ui.answerer().for_pipeline(ui.reader()), ui.audit_log())
         st.session_state.ratings = {}  # transcript index -> feedback row id
     return st.session_state.session
 
@@ -85,7 +87,8 @@ def sidebar(s: Session) -> bool:
         )
         st.download_button(
             "Export feedback as eval questions",
-            data=ui.feedback_store().to_jsonl,  # built on click, not on every rerun
+            # built on click, not on every rerun; only what this member may read
+            data=partial(ui.feedback_store().to_jsonl, {a.id for a in ui.kb().analyses()}),
             file_name="feedback-gold.jsonl",
             mime="application/jsonl",
             help="JSONL in the `mitra eval --gold` format.",
@@ -206,6 +209,8 @@ def rate(index: int, turn: AnswerTurn) -> None:
             rating=1 if value == 1 else -1,
         )
     )
+    ui.audit("feedback", ui.reader().principal_name, analysis=turn.analysis.id, rating=1 if value == 1 else -1,
+             chunks=[hit.chunk.id for _, hit in turn.answer.cited_sources])
 
 
 def render(s: Session, expert: bool) -> None:
@@ -256,6 +261,7 @@ def empty_state() -> None:
 
 
 def main() -> None:
+    ui.member()
     st.html('<p class="mitra-title">MITRA</p><p class="mitra-sub">Ask your collaboration\'s analysis notes. '
             "Every answer is grounded in one analysis and cites its passages.</p>")
     with ui.user_errors():

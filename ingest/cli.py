@@ -14,7 +14,9 @@ from typing import Annotated
 
 import typer
 
-from mitra.cli.common import AllowLowCoverage, JsonOption, console, pipeline, print_json, user_errors
+from mitra.cli.common import (
+    AllowLowCoverage, Groups, JsonOption, console, pipeline, print_json, split_groups, user_errors,
+)
 
 app = typer.Typer(
     name="ingest",
@@ -56,7 +58,7 @@ def _indexing_kb():
     from mitra.core.memory import keep_heap_flat
 
     keep_heap_flat()
-    return pipeline(with_reranker=False).kb
+    return pipeline(with_reranker=False, writer=True).kb
 
 
 def _print_summary(report) -> None:
@@ -188,20 +190,23 @@ def pdf(
     version: str = typer.Option("1", "--version", help="the documents' version label"),
     force_ocr: bool = typer.Option(False, "--force-ocr", help="OCR every page even where the text layer is good"),
     allow_low_coverage: AllowLowCoverage = False,
+    groups: Groups = None,
     as_json: JsonOption = False,
 ) -> None:
     """Extract, chunk and index local PDF files into one analysis."""
     from ingest.pipeline import ingest_pdfs
+    from mitra.access.policy import attach_groups
     from mitra.core.types import Analysis
 
     files = _pdf_files(files)
     kb = _indexing_kb()
     known = kb.get_analysis(analysis)
-    target = Analysis(
+    target = attach_groups(Analysis(
         id=analysis,
         title=title or (known.title if known else analysis),
         abstract=abstract if abstract is not None else (known.abstract if known else ""),
-    )
+        metadata=known.metadata if known else {},  # groups attached before stay attached
+    ), split_groups(groups))
     progress = _PageProgress(len(files))
     with progress.bar:
         summary = ingest_pdfs(kb, kb.settings, files, target, version=version, force_ocr=force_ocr,
@@ -218,18 +223,21 @@ def run(
     profile: str = typer.Option(..., "--profile", help=_PROFILE_HELP),
     base_url: str | None = typer.Option(None, "--base-url", help="override the profile's base URL"),
     allow_low_coverage: AllowLowCoverage = False,
+    groups: Groups = None,
     as_json: JsonOption = False,
 ) -> None:
     """Crawl the portal, then extract, chunk and index every new document version."""
     from ingest.pipeline import index_manifest
     from ingest.sources.manifest import Manifest, Stage
+    from ingest.sources.profiles import load_profile
 
     kb = _indexing_kb()
     report = _crawl(profile, base_url, kb.settings)
+    readers = [*load_profile(profile).groups, *split_groups(groups)]
     with Manifest.open(kb.settings) as manifest:
         progress = _PageProgress(len(manifest.pending(Stage.index)))
         with progress.bar:
-            summary = index_manifest(kb, manifest, kb.settings, allow_low_coverage=allow_low_coverage,
+            summary = index_manifest(kb, manifest, kb.settings, allow_low_coverage=allow_low_coverage, groups=readers,
                                      progress=lambda record: progress.file(f"{record.doc_id} {record.version}"))
     if as_json:
         typer.echo(json.dumps({"crawl": report.model_dump(mode="json"), "ingest": summary.as_dict()}, indent=2))
@@ -278,6 +286,7 @@ def status(as_json: JsonOption = False) -> None:
 def index_jsonl_command(
     file: Annotated[Path, typer.Argument(help="JSONL: one analysis per line with its documents' text.")],
     allow_low_coverage: AllowLowCoverage = False,
+    groups: Groups = None,
     as_json: JsonOption = False,
 ) -> None:
     """Index analyses (abstract tier + full-text tier) from a JSONL file; each analysis is replaced atomically.
@@ -303,7 +312,8 @@ def index_jsonl_command(
             progress.reset(current, total=n_chunks, description=f"embedding {analysis_id}")
             return lambda n: progress.advance(current, n)
 
-        done = index_records(kb, records, on_analysis, allow_low_coverage=allow_low_coverage)
+        done = index_records(kb, records, on_analysis, allow_low_coverage=allow_low_coverage,
+                             groups=split_groups(groups))
         progress.update(overall, completed=len(done))
     documents = [d for a in done for d in a.documents]
     coverages = [d["coverage"] for d in documents if d["coverage"] is not None]

@@ -17,6 +17,7 @@ from ingest.chunk.from_blocks import abstract_of, chunk_document
 from ingest.extract.pdf import ExtractionError, NotAPdfError, TooLargeError, extract_pdf
 from ingest.sources.manifest import Manifest, Stage, VersionRecord, file_sha256
 from ingest.sources.jsonl import LowCoverage, PreparedAnalysis, check_intake, intake_problems
+from mitra.access.policy import attach_groups
 from mitra.store.lock import writer_lock
 from mitra.core.settings import Settings
 from mitra.store.knowledge_base import KnowledgeBase
@@ -124,15 +125,19 @@ def index_manifest(
     *,
     progress: Callable[[VersionRecord], PageProgress | None] | None = None,
     allow_low_coverage: bool = False,
+    groups: list[str] | None = None,
 ) -> IngestSummary:
     """``mitra ingest run`` after the crawl: every downloaded version not yet indexed
-    (the store orders versions itself, so the order of this loop does not matter)."""
+    (the store orders versions itself, so the order of this loop does not matter), each
+    analysis restricted to ``groups`` where given (the profile's and ``--groups``)."""
     summary = IngestSummary()
-    analyses = {a.id: Analysis(id=a.id, title=a.title, abstract=a.abstract) for a in manifest.analyses()}
+    analyses = {a.id: attach_groups(Analysis(id=a.id, title=a.title, abstract=a.abstract), groups or [])
+                for a in manifest.analyses()}
     with writer_lock(settings, "ingest run"):
         kb.collect_garbage()
         for record in manifest.pending(Stage.index):
-            analysis = analyses.get(record.analysis_id) or Analysis(id=record.analysis_id, title=record.analysis_id)
+            analysis = analyses.get(record.analysis_id) or attach_groups(
+                Analysis(id=record.analysis_id, title=record.analysis_id), groups or [])
             document = Document.model_validate(record.model_dump(include=set(Document.model_fields)))
             try:
                 ingest_version(kb, settings, record.path, analysis, document, summary,

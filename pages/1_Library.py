@@ -12,6 +12,7 @@ from mitra.chat.session import document_label, find_analyses
 from mitra.core.types import version_label
 
 st.set_page_config(page_title="MITRA · Library", page_icon=":material/library_books:", layout="wide")
+ui.member()
 st.title(":material/library_books: Library")
 
 

@@ -10,12 +10,14 @@ import pandas as pd
 import streamlit as st
 
 from mitra import ui
+from mitra.ui.auth import require_admin
 from mitra.evaluation.retrieval import TABLE1, TABLE2, EvalReport, GoldQuery, evaluate
 from mitra.core.jsonl import InputError, read_jsonl
 from mitra.core.settings import SYSTEMS
 from mitra.ui.uploads import saved_upload
 
 st.set_page_config(page_title="MITRA · Evaluation", page_icon=":material/bar_chart:", layout="wide")
+require_admin(ui.member())
 st.title(":material/bar_chart: Retrieval evaluation")
 
 
@@ -30,7 +32,7 @@ def run_report(raw: bytes, name: str, systems: list[str]) -> EvalReport:
     with saved_upload(raw, name) as path:  # the browser's file name never becomes a path
         queries = read_jsonl(path, GoldQuery, name=name)
     with st.spinner(f"Evaluating {len(queries)} queries with {', '.join(systems)}…"):
-        return evaluate(ui.pipeline(), queries, systems, gold_name=name)
+        return evaluate(ui.reader(), queries, systems, gold_name=name)
 
 
 def metric_frame(report: EvalReport, columns: list[str]) -> pd.DataFrame:

@@ -6,8 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from mitra import ui
+from mitra.ui.auth import require_admin
 
 st.set_page_config(page_title="MITRA · Ingestion", page_icon=":material/cloud_download:", layout="wide")
+require_admin(ui.member())
 st.title(":material/cloud_download: Ingestion")
 
 

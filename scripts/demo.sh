@@ -40,6 +40,9 @@ PY
 .venv/bin/mitra ingest run --profile local_portal --base-url "http://127.0.0.1:$portal_port"
 kill $portal_pid 2>/dev/null || true
 
-echo "MITRA is at http://127.0.0.1:$APP_PORT (Ctrl-C to stop)"
+# Members only: the demo signs in as a local user (see "Deploying" in the README).
+demo_password="${MITRA_DEMO_PASSWORD:-orion-demo}"
+echo "$demo_password" | .venv/bin/mitra users add demo --groups orion --password-stdin
+echo "MITRA is at http://127.0.0.1:$APP_PORT — sign in as demo / $demo_password (Ctrl-C to stop)"
 exec .venv/bin/streamlit run app.py --server.address 127.0.0.1 --server.port "$APP_PORT" \
   --server.headless true --browser.gatherUsageStats false

@@ -86,9 +86,9 @@ def cli_in(monkeypatch):
     monkeypatch.setenv("MITRA_RERANKER", "none")
     runner = CliRunner()
 
-    def run(*args):
+    def run(*args, input: str | None = None):
         get_settings.cache_clear()
-        return runner.invoke(cli_module.register_commands(), list(args))
+        return runner.invoke(cli_module.register_commands(), list(args), input=input)
 
     yield run
     get_settings.cache_clear()
@@ -167,9 +167,10 @@ def app_data_dir(tmp_path_factory, embedder, corpus_jsonl) -> Path:
     return data_dir
 
 
-def app_environment(data_dir: Path, **llm) -> dict[str, str]:
-    """MITRA_* variables that point the app at ``data_dir`` and an LLM (default: CHAT_LLM)."""
-    values = {"data_dir": data_dir, "reranker": "none", **(llm or CHAT_LLM)}
+def app_environment(data_dir: Path, auth: str = "none", **llm) -> dict[str, str]:
+    """MITRA_* variables that point the app at ``data_dir`` and an LLM (default: CHAT_LLM),
+    open (no sign-in) unless ``auth`` says otherwise."""
+    values = {"data_dir": data_dir, "reranker": "none", "auth": auth, **(llm or CHAT_LLM)}
     return {f"MITRA_{k.upper()}": str(v) for k, v in values.items()}
 
 

@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Literal
 from pydantic import BaseModel, Field, field_validator
 
 from ingest.chunk.from_text import chunk_text
+from mitra.access.policy import attach_groups
 from mitra.core.jsonl import InputError, JsonlFile
 from mitra.store.lock import writer_lock
 from mitra.core.settings import Settings
@@ -48,6 +49,7 @@ class JsonlAnalysis(BaseModel):
     title: str
     abstract: str = ""
     experiment: str | None = None
+    groups: list[str] = Field(default_factory=list)  # who may read it (mitra.access), beside the policy file
     documents: list[JsonlDocument] = Field(default_factory=list)
 
     @field_validator("analysis_id", "title")
@@ -123,8 +125,9 @@ def prepare(record: JsonlAnalysis, settings: Settings) -> PreparedAnalysis:
                 f"analysis '{record.analysis_id}' document '{d.doc_id}' {version_label(d.version)} is "
                 f"{size_mb:.1f} MB, over max_document_mb ({settings.max_document_mb:g} MB): split it, or raise the limit"
             )
-    analysis = Analysis(
-        id=record.analysis_id, title=record.title, abstract=record.abstract, experiment=record.experiment
+    analysis = attach_groups(
+        Analysis(id=record.analysis_id, title=record.title, abstract=record.abstract, experiment=record.experiment),
+        record.groups,
     )
     documents, chunks = [], []
     for d in record.documents:
@@ -171,13 +174,15 @@ def index_records(
     records: Iterable[JsonlAnalysis],
     on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None,
     allow_low_coverage: bool = False,
+    groups: list[str] | None = None,
 ) -> list[IndexedAnalysis]:
     """Index validated analyses (``records`` is read twice: a list, or a ``JsonlFile``).
     Every document is chunked and checked first (too large, no chunks, or coverage below
     ``settings.min_coverage`` stops the run before any store is touched, unless
     ``allow_low_coverage`` for the last two); then each analysis is replaced atomically,
     its routing entry with it. Holds the data dir's writer lock throughout.
-    ``on_analysis(id, n_chunks)`` may return a progress callback."""
+    ``on_analysis(id, n_chunks)`` may return a progress callback; ``groups`` restricts
+    every analysis to those groups (beside any its record names)."""
     settings = kb.settings
     with writer_lock(settings, "index-jsonl"):
         problems = [p for r in records for p in intake_problems(prepare(r, settings), settings)]
@@ -188,7 +193,8 @@ def index_records(
         for record in records:
             prepared = prepare(record, settings)
             progress = on_analysis(prepared.analysis.id, len(prepared.chunks)) if on_analysis else None
-            kb.replace_analysis(prepared.analysis, prepared.documents, prepared.chunks, progress=progress)
+            analysis = attach_groups(prepared.analysis, groups or [])
+            kb.replace_analysis(analysis, prepared.documents, prepared.chunks, progress=progress)
             done.append(IndexedAnalysis.of(prepared))
         kb.sync_abstracts()
     return done
@@ -199,5 +205,6 @@ def index_jsonl(
     path: Path,
     on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None,
     allow_low_coverage: bool = False,
+    groups: list[str] | None = None,
 ) -> list[IndexedAnalysis]:
-    return index_records(kb, load_analyses(path), on_analysis, allow_low_coverage)
+    return index_records(kb, load_analyses(path), on_analysis, allow_low_coverage, groups)

@@ -149,6 +149,11 @@ class Answerer:
         self.model_info = model_info
         self.settings = settings
 
+    def for_pipeline(self, pipeline: Pipeline) -> "Answerer":
+        """The same model answering from ``pipeline``'s retriever: one model per process,
+        each session's answers read only what its principal may read."""
+        return Answerer(pipeline.retriever, self.chat_model, self.model_info, self.settings)
+
     @contextmanager
     def _llm_errors(self, passages: Sequence[Hit] = ()) -> Iterator[None]:
         """Any backend's transport failure as the matching LLMError, carrying the passages."""

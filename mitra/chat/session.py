@@ -69,6 +69,8 @@ class AnswererLike(Protocol):
 
     def condense(self, history: Sequence[Exchange], question: str) -> str: ...
 
+    def for_pipeline(self, pipeline: Pipeline) -> "AnswererLike": ...
+
 
 class RetrievalOnly:
     """Stands in for the answerer when no chat model could be loaded: every question still
@@ -80,6 +82,9 @@ class RetrievalOnly:
 
     def condense(self, history: Sequence[Exchange], question: str) -> str:
         return question
+
+    def for_pipeline(self, pipeline: Pipeline) -> "RetrievalOnly":
+        return RetrievalOnly(pipeline, self.error)
 
     def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange]) -> Iterator[str | Answer]:
         hits = self.pipeline.retriever.search(analysis.id, question).hits
@@ -93,6 +98,26 @@ def load_answerer(pipeline: Pipeline) -> AnswererLike:
         return build_answerer(pipeline)
     except MitraError as error:
         return RetrievalOnly(pipeline, error)
+
+
+class AuditTrail(Protocol):
+    """What the session records its steps to (``mitra.audit.AuditLog``)."""
+
+    def write(self, event: str, user: str, **fields) -> None: ...
+
+
+def answer_record(answer: Answer) -> dict:
+    """An answer as the audit trail keeps it: what was served, by which model, how fast."""
+    return {
+        "analysis": answer.analysis_id,
+        "chunks": [hit.chunk.id for hit in answer.sources],
+        "cited": answer.cited,
+        "model": answer.model.model if answer.model else None,
+        "backend": answer.model.backend if answer.model else None,
+        "timings_ms": {k: round(v) for k, v in answer.timings.model_dump().items() if v is not None},
+        "abstained": answer.abstain_reason,
+        "withheld": answer.withheld,
+    }
 
 
 # ---------------------------------------------------------------- events
@@ -243,9 +268,10 @@ class Session:
     on and its history. Every user action is a method that returns the events a UI draws;
     the Streamlit app and `mitra chat` are both thin renderers of it."""
 
-    def __init__(self, pipeline: Pipeline, answerer: AnswererLike):
+    def __init__(self, pipeline: Pipeline, answerer: AnswererLike, audit: AuditTrail | None = None):
         self.pipeline = pipeline
         self.answerer = answerer
+        self.audit = audit
         self.phase = Phase.new
         self.transcript: list[Event] = []
         self.pending_question: str | None = None  # the question waiting for an analysis
@@ -286,22 +312,22 @@ class Session:
             raise SessionError(f"No analysis '{analysis_id}' in the knowledge base.")
         self.phase, self.analysis, self.history, self.choices = Phase.locked, analysis, [], []
         question, self.pending_question = self.pending_question, None
-        return self._emit(Locked(analysis, self.pipeline.kb.documents(analysis.id)), self._answer(question))
+        return self._emit(self._locked(), self._answer(question))
 
     def lock(self, analysis_id: str) -> list[Event]:
         """Start locked on an analysis chosen by name (the Library's "ask about this analysis")."""
         analysis = self.pipeline.kb.get_analysis(analysis_id)
         if analysis is None:
             raise SessionError(f"No analysis '{analysis_id}' in the knowledge base.")
-        self.__init__(self.pipeline, self.answerer)
+        self.__init__(self.pipeline, self.answerer, self.audit)
         self.phase, self.analysis = Phase.locked, analysis
-        return self._emit(Locked(analysis, self.pipeline.kb.documents(analysis.id)))
+        return self._emit(self._locked())
 
     def accept_switch(self) -> list[Event]:
         """Lock on the analysis the offer proposed and answer the question there."""
         offer, question = self._take_offer()
         self.phase, self.analysis, self.history = Phase.locked, offer.suggested.analysis, []
-        return self._emit(Locked(self.analysis, self.pipeline.kb.documents(self.analysis.id)), self._answer(question))
+        return self._emit(self._locked(), self._answer(question))
 
     def stay(self) -> list[Event]:
         """Keep the lock and answer the question from it after all."""
@@ -324,7 +350,7 @@ class Session:
         return self._emit(Notice(text))
 
     def new_conversation(self) -> list[Event]:
-        self.__init__(self.pipeline, self.answerer)
+        self.__init__(self.pipeline, self.answerer, self.audit)
         return []
 
     # -------------------------------------------------------------- internals
@@ -332,12 +358,22 @@ class Session:
         self.transcript.extend(events)
         return list(events)
 
+    def _record(self, event: str, **fields) -> None:
+        if self.audit is not None:
+            self.audit.write(event, self.pipeline.principal_name, **fields)
+
+    def _locked(self) -> Locked:
+        assert self.analysis is not None
+        self._record("lock", analysis=self.analysis.id)
+        return Locked(self.analysis, self.pipeline.kb.documents(self.analysis.id))
+
     def _route(self, question: str) -> list[Event]:
         routing = self.pipeline.router.route(question, top_n=self.pipeline.settings.route_top_n)
         if not routing.candidates:
             raise EmptyKnowledgeBase()
         self.phase, self.pending_question = Phase.choosing, question
         self.choices = [c.analysis for c in routing.candidates]
+        self._record("route", question=question, analyses=[c.analysis.id for c in routing.candidates])
         return [Candidates(question, routing.candidates, routing.margin)]
 
     def _take_offer(self) -> tuple[SwitchOffer, str]:
@@ -365,6 +401,7 @@ class Session:
         theirs = analysis_coverage(kb, routed[0].analysis, question).share
         if theirs <= analysis_coverage(kb, self.analysis, question).share or theirs < (settings.min_question_coverage or 0):
             return None
+        self._record("switch", analysis=self.analysis.id, offered=routed[0].analysis.id, question=question)
         return SwitchOffer(question, self.analysis, routed[0], current)
 
     def _answer(self, question: str) -> AnswerTurn:
@@ -372,7 +409,11 @@ class Session:
         # Bound to this lock's history list: switch() and confirm() start a new list, so a
         # turn still streaming from an old lock can never leak into the new one.
         history = self.history
-        return AnswerTurn(
-            self.analysis, question, list(history), self.answerer,
-            on_answer=lambda turn: history.append(Exchange(turn.question, turn.answer.text)),
-        )
+        self._record("question", analysis=self.analysis.id, question=question)
+
+        def answered(turn: AnswerTurn) -> None:
+            history.append(Exchange(turn.question, turn.answer.text))
+            record = answer_record(turn.answer)
+            self._record("refusal" if turn.answer.abstained or turn.answer.withheld else "answer", **record)
+
+        return AnswerTurn(self.analysis, question, list(history), self.answerer, on_answer=answered)

@@ -35,7 +35,7 @@ def adapt(
     given = {"minutes": minutes, "llm_share": llm_share, "llm_questions": llm_questions, "max_steps": max_steps,
              "enable": enable.value if enable else None}
     options = AdaptOptions(**{name: value for name, value in given.items() if value is not None})
-    p = pipeline(with_reranker=False)
+    p = pipeline(with_reranker=False, writer=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console) as bars:
         tasks: dict[str, int] = {}

@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from mitra.cli.common import console, user_errors
+from mitra.cli.common import console, knowledge, user_errors
 from mitra.core.errors import MitraError
 
 if TYPE_CHECKING:  # the session pulls in the models' libraries: imported when `chat` runs
@@ -101,9 +101,9 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Thumbs up/down given in the chat app, as evaluation questions."""
         from mitra.evaluation.feedback import FeedbackStore
-        from mitra.core.settings import get_settings
 
-        text = FeedbackStore(get_settings().feedback_path).to_jsonl()
+        kb = knowledge()  # only feedback on analyses the exporter may read
+        text = FeedbackStore(kb.settings.feedback_path).to_jsonl({a.id for a in kb.analyses()})
         out.write_text(text)
         console.print(f"wrote {text.count(chr(10))} questions to {out}")
 
@@ -111,6 +111,7 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def chat() -> None:
         """Chat in the terminal: route, confirm an analysis, then ask follow-ups with cited answers."""
+        from mitra.audit import AuditLog
         from mitra.cli.common import pipeline
         from mitra.chat.session import RetrievalOnly, Session, load_answerer
 
@@ -120,7 +121,7 @@ def register(app: typer.Typer) -> None:
         answerer = load_answerer(p)
         if isinstance(answerer, RetrievalOnly):
             console.print(f"[yellow]No language model, passages only:[/] {escape(str(answerer.error))}")
-        session = Session(p, answerer)
+        session = Session(p, answerer, AuditLog(p.settings))
         console.print(HELP)
         while True:
             try:

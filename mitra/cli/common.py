@@ -8,7 +8,7 @@ import json
 import os
 import sys
 from enum import Enum
-from typing import Annotated, Callable
+from typing import Annotated, Callable, Optional
 
 import typer
 from rich.console import Console
@@ -28,6 +28,7 @@ def debug_from_env() -> bool:
 
 
 debug = {"on": debug_from_env()}  # set per invocation by the app's --debug callback
+acting_as: dict[str, str | None] = {"user": None}  # set per invocation by the app's --as option
 
 
 def user_errors(command: Callable) -> Callable:
@@ -63,14 +64,57 @@ def print_json(data) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
-def pipeline(with_reranker: bool = True):
+def principal():
+    """Who this command reads as: the local user named by ``--as`` (or settings.principal),
+    with their groups, under the access policy; else the operator, who reads everything
+    (whoever runs the CLI on the server can read its data dir anyway)."""
+    from mitra.access.policy import AccessPolicy, Principal
+    from mitra.access.users import LocalUsers, UsersError
+    from mitra.core.settings import get_settings
+
+    settings = get_settings()
+    name = acting_as["user"] or settings.principal
+    if name is None:
+        return Principal.operator()
+    user = LocalUsers(settings.users_path).load().get(name)
+    if user is None:
+        raise UsersError(f"--as {name}: no such user in {settings.users_path} (see `mitra users list`)")
+    return AccessPolicy.load(settings.policy_path).principal(name, user.groups)
+
+
+def knowledge():
+    """The knowledge base as ``principal()`` reads it, with no model loaded."""
+    from mitra.access.scoped import scope
+    from mitra.core.settings import get_settings
+    from mitra.store.knowledge_base import KnowledgeBase
+
+    kb, who = KnowledgeBase(get_settings()), principal()
+    return kb if who.open else scope(kb, who)
+
+
+def pipeline(with_reranker: bool = True, writer: bool = False):
+    """The models and stores, read as ``principal()``; a ``writer`` (indexing, adapt)
+    needs the whole store, so only the operator or an admin may run one."""
     from mitra.retrieval.pipeline import build_pipeline
 
+    who = principal()
+    if writer and not who.admin:
+        raise MitraError(f"{who.user} is not an admin: only admins index or adapt")
     with console.status("loading models and stores…"):
-        return build_pipeline(with_reranker=with_reranker)
+        return build_pipeline(with_reranker=with_reranker, principal=None if who.open or writer else who)
 
 
 AllowLowCoverage = Annotated[
     bool,
     typer.Option("--allow-low-coverage", help="Index documents even when their chunks lose text (see min_coverage)."),
+]
+
+
+def split_groups(value: str | None) -> list[str]:
+    return [g.strip() for g in (value or "").split(",") if g.strip()]
+
+
+Groups = Annotated[
+    Optional[str],
+    typer.Option("--groups", help="Comma-separated groups that may read these analyses (beside the access policy)."),
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import importlib
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -24,15 +24,20 @@ app = typer.Typer(
     add_completion=False,
 )
 COMMAND_MODULES: list[str] = [
-    "mitra.cli.search", "mitra.cli.adapt", "mitra.cli.answer", "mitra.cli.chat", "mitra.cli.config", "ingest.cli",
+    "mitra.cli.search", "mitra.cli.adapt", "mitra.cli.answer", "mitra.cli.chat", "mitra.cli.config", "mitra.cli.users", "mitra.cli.audit",
+    "ingest.cli",
 ]
 
 
 @app.callback()
 def _options(
     debug: Annotated[bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")] = False,
+    as_user: Annotated[
+        Optional[str], typer.Option("--as", help="Read as this local user: only the analyses they may read.")
+    ] = None,
 ) -> None:
     common.debug["on"] = debug or common.debug_from_env()  # per invocation
+    common.acting_as["user"] = as_user
 
 
 @functools.cache

@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mitra.cli.common import JsonOption, SystemChoice, console, pipeline, print_json, user_errors
+from mitra.cli.common import JsonOption, SystemChoice, console, knowledge, pipeline, print_json, user_errors
 from mitra.core.settings import SYSTEMS
 from mitra.core.types import version_label
 
@@ -120,12 +120,9 @@ def eval_command(
 @user_errors
 def stats(as_json: JsonOption = False) -> None:
     """What the knowledge base holds."""
-    from mitra.core.settings import get_settings
-    from mitra.store.knowledge_base import KnowledgeBase
-
     from mitra.models.adapted import current_manifest
 
-    kb = KnowledgeBase(get_settings())
+    kb = knowledge()
     data = kb.stats()
     manifest = current_manifest(kb.settings)
     data["adapted"] = manifest.model_dump() if manifest else None

@@ -226,10 +226,31 @@ class IngestSettings(BaseModel):
     chromedriver_binary: Path = Field(Path("/usr/bin/chromedriver"), description="Debian's chromium-driver")
 
 
+class AccessSettings(BaseModel):
+    """Who may use MITRA and read which analysis, and the audit trail (mitra.access, mitra.audit)."""
+
+    auth: Literal["auto", "oidc", "local", "none"] = Field(
+        "auto", description="auto: OIDC where .streamlit/secrets.toml has an [auth] section, else the local users "
+        "file where it exists; none: no login at all (must be set explicitly: the app refuses to start open otherwise)"
+    )
+    users_file: Path | None = Field(None, description="local users and their password hashes; unset = <data_dir>/users.yaml")
+    access_policy: Path | None = Field(
+        None, description="YAML mapping analyses (ids or glob patterns) to the groups that may read them; unset = "
+        "<data_dir>/access.yaml where it exists, else every signed-in member reads every analysis"
+    )
+    groups_claim: str = Field("groups", description="the OIDC ID-token claim that lists a user's groups")
+    principal: str | None = Field(
+        None, description="the local user the CLI acts as when --as is not given; unset = the operator, who reads everything"
+    )
+    audit_file: Path | None = Field(None, description="the audit trail (JSON lines); unset = <data_dir>/audit/audit.jsonl")
+    audit_max_bytes: int = Field(10_000_000, ge=1024, description="the audit file rotates at this size")
+    audit_backups: int = Field(10, ge=1, description="rotated audit files kept")
+
+
 SECTIONS: dict[str, type[BaseModel]] = {
     "storage": StorageSettings, "embedder": EmbedderSettings, "retrieval": RetrievalSettings,
     "adapt": AdaptSettings, "routing": RoutingSettings, "chunking": ChunkingSettings,
-    "answer": AnswerSettings, "grounding": GroundingSettings, "ingest": IngestSettings,
+    "answer": AnswerSettings, "grounding": GroundingSettings, "ingest": IngestSettings, "access": AccessSettings,
 }
 
 # Named starting points (``Settings.from_name``, or MITRA_PRESET); MITRA_* variables and
@@ -247,7 +268,7 @@ PRESETS: dict[str, dict[str, object]] = {
 
 class Settings(
     StorageSettings, EmbedderSettings, RetrievalSettings, AdaptSettings, RoutingSettings, ChunkingSettings,
-    AnswerSettings, GroundingSettings, IngestSettings, BaseSettings,
+    AnswerSettings, GroundingSettings, IngestSettings, AccessSettings, BaseSettings,
 ):
     """Every setting, flat (``MITRA_<FIELD>``), grouped into the sections above; each field
     is described (``mitra settings`` prints them). ``Settings.from_name("demo")`` starts from
@@ -324,6 +345,18 @@ class Settings(
     @property
     def downloads_dir(self) -> Path:
         return self.data_dir / "downloads"
+
+    @property
+    def users_path(self) -> Path:
+        return self.users_file or self.data_dir / "users.yaml"
+
+    @property
+    def policy_path(self) -> Path:
+        return self.access_policy or self.data_dir / "access.yaml"
+
+    @property
+    def audit_path(self) -> Path:
+        return self.audit_file or self.data_dir / "audit" / "audit.jsonl"
 
 
 @lru_cache(maxsize=1)

@@ -76,7 +76,9 @@ class FeedbackStore:
             rows = db.execute("SELECT * FROM feedback ORDER BY id").fetchall()
         return [Feedback(**{**dict(r), "cited_chunk_ids": json.loads(r["cited_chunk_ids"])}) for r in rows]
 
-    def gold_queries(self) -> list[GoldQuery]:
+    def gold_queries(self, analyses: set[str] | None = None) -> list[GoldQuery]:
+        """Every rating as an eval question; only those about ``analyses`` where given
+        (what the exporting principal may read)."""
         return [
             GoldQuery(
                 qid=f"feedback-{f.id}",
@@ -86,8 +88,9 @@ class FeedbackStore:
                 set="feedback-up" if f.rating > 0 else "feedback-down",
             )
             for f in self.all()
+            if analyses is None or f.analysis_id in analyses
         ]
 
-    def to_jsonl(self) -> str:
-        """The feedback as ``mitra eval --gold`` JSONL."""
-        return "".join(q.model_dump_json() + "\n" for q in self.gold_queries())
+    def to_jsonl(self, analyses: set[str] | None = None) -> str:
+        """The feedback as ``mitra eval --gold`` JSONL (about ``analyses`` only, where given)."""
+        return "".join(q.model_dump_json() + "\n" for q in self.gold_queries(analyses))

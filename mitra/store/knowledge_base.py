@@ -469,8 +469,9 @@ class KnowledgeBase:
     def route_bm25(self, query: str, k: int) -> list[tuple[str, float]]:
         return self._routing_bm25().search(query, k)
 
-    def stats(self) -> dict:
-        analyses = self.catalog.analyses()
+    def stats(self, only: set[str] | None = None) -> dict:
+        """Counts over every analysis, or over those in ``only``."""
+        analyses = [r for r in self.catalog.analyses() if only is None or r.analysis.id in only]
         docs = [d for r in analyses for d in self.catalog.documents(r.analysis.id)]
         return {
             "data_dir": str(self.settings.data_dir),

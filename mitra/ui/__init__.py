@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 from urllib.parse import urlparse
 
 import streamlit as st
@@ -20,6 +20,9 @@ from mitra.ui.render import inert_markdown
 from mitra.chat.session import source_label
 from mitra.core.settings import Settings, get_settings
 from mitra.core.types import Document, Hit, version_label
+
+if TYPE_CHECKING:
+    from mitra.access.policy import Principal
 
 log = logging.getLogger("mitra.ui")
 
@@ -48,8 +51,37 @@ def pipeline():
     return build_pipeline(settings())
 
 
+@st.cache_resource
+def audit_log():
+    from mitra.audit import AuditLog
+
+    return AuditLog(settings())
+
+
+def audit(event: str, user: str, **fields) -> None:
+    audit_log().write(event, user, **fields)
+
+
+def member() -> "Principal":
+    """Every page's first call: who is signed in (or the sign-in, and the page stops),
+    and this session's view of the knowledge base, scoped to what they may read."""
+    from mitra.ui.auth import sidebar_account, signed_in
+
+    principal = signed_in(settings(), audit)
+    sidebar_account(principal, settings(), audit)
+    if st.session_state.get("reader_for") != principal:
+        st.session_state.reader = pipeline().for_principal(principal)
+        st.session_state.reader_for = principal
+    return principal
+
+
+def reader():
+    """This session's pipeline, scoped by ``member()`` (which must have run first)."""
+    return st.session_state.reader
+
+
 def kb():
-    return pipeline().kb
+    return reader().kb
 
 
 @contextmanager

@@ -128,6 +128,9 @@ class SiteProfile(_Strict):
     listing: ListingSpec
     analysis: AnalysisPageSpec
     download: DownloadSpec = DownloadSpec()
+    groups: list[str] = Field(
+        default_factory=list, description="groups that may read every analysis crawled from this portal (mitra.access)"
+    )
 
     def resolve_base_url(self, override: str | None = None) -> str:
         """``override`` (``--base-url``), else ``$base_url_env`` if set, else ``base_url``."""

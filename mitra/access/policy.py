@@ -1,0 +1,102 @@
+"""Who reads which analysis: the principal a request runs as, and the access policy.
+
+The policy file (YAML, ``settings.policy_path``)::
+
+    admins: [mitra-admins]            # read everything; the Ingestion and Evaluation pages
+    unlisted: deny                    # an analysis no rule names: deny (default) or members
+    analyses:
+      - match: "EXO-*"                # an analysis id or a glob pattern
+        groups: [cms-exo]
+      - match: SMP-24-002
+        groups: [cms-smp, cms-ewk]
+
+An analysis is readable by the union of the groups of every rule that matches it and
+the groups attached to it at ingestion (``--groups``). Without a policy file every
+signed-in member reads every analysis that ingestion did not restrict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError
+
+from mitra.core.errors import MitraError
+from mitra.core.types import Analysis
+
+GROUPS_KEY = "groups"  # Analysis.metadata key holding the groups attached at ingestion
+
+
+class PolicyError(MitraError):
+    """The access policy file cannot be read: nothing is served until it is fixed."""
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request runs as. ``admin`` reads every analysis; ``open`` marks the
+    explicit no-login mode (MITRA_AUTH=none) and the CLI's operator."""
+
+    user: str
+    groups: frozenset[str] = field(default_factory=frozenset)
+    admin: bool = False
+    open: bool = False
+
+    @classmethod
+    def operator(cls, user: str = "operator") -> "Principal":
+        return cls(user=user, admin=True, open=True)
+
+
+class Rule(BaseModel):
+    match: str
+    groups: list[str] = Field(default_factory=list)
+
+
+class AccessPolicy(BaseModel):
+    admins: list[str] = Field(default_factory=list)
+    unlisted: Literal["deny", "members"] = "deny"
+    analyses: list[Rule] = Field(default_factory=list)
+
+    @classmethod
+    def load(cls, path: Path) -> "AccessPolicy":
+        """The policy at ``path``; where there is none, every member reads every analysis."""
+        if not path.is_file():
+            return cls(unlisted="members")
+        try:
+            return cls.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+        except (yaml.YAMLError, ValidationError, UnicodeDecodeError) as error:
+            first = str(error).splitlines()[0] if str(error) else type(error).__name__
+            raise PolicyError(f"access policy {path} is not valid: {first}") from error
+
+    def principal(self, user: str, groups: frozenset[str] | set[str] | list[str] = ()) -> Principal:
+        """A signed-in user, an admin where one of their groups is an admin group."""
+        groups = frozenset(groups)
+        return Principal(user=user, groups=groups, admin=bool(groups & set(self.admins)))
+
+    def readers(self, analysis: Analysis) -> set[str] | None:
+        """The groups that may read ``analysis``; None = every member."""
+        groups = {g for rule in self.analyses if fnmatchcase(analysis.id, rule.match) for g in rule.groups}
+        attached = analysis.metadata.get(GROUPS_KEY, "")
+        groups |= {g.strip() for g in attached.split(",") if g.strip()}
+        named = groups or any(fnmatchcase(analysis.id, rule.match) for rule in self.analyses)
+        if not named and self.unlisted == "members":
+            return None
+        return groups
+
+    def can_read(self, principal: Principal, analysis: Analysis) -> bool:
+        if principal.admin:
+            return True
+        readers = self.readers(analysis)
+        return readers is None or bool(readers & principal.groups)
+
+
+def attach_groups(analysis: Analysis, groups: list[str]) -> Analysis:
+    """``analysis`` restricted at ingestion to ``groups`` (added to any it already has)."""
+    if not groups:
+        return analysis
+    had = [g for g in analysis.metadata.get(GROUPS_KEY, "").split(",") if g]
+    merged = ",".join(dict.fromkeys([*had, *groups]))
+    return analysis.model_copy(update={"metadata": {**analysis.metadata, GROUPS_KEY: merged}})

@@ -1,0 +1,103 @@
+"""The knowledge base as one principal may read it: access is enforced where data is
+read, not in the UI, so the router, the retriever, the answerer, Library search, the
+CLI and the Python API all see the same analyses and nothing else.
+
+An analysis the principal may not read behaves exactly like one that does not exist:
+the same ``UnknownAnalysis`` error, absent from listings, never routed to.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mitra.access.policy import AccessPolicy, Principal
+from mitra.core.types import Analysis, Chunk
+from mitra.store.bm25 import BM25Index
+from mitra.store.catalog import DocumentRecord
+from mitra.store.filters import SearchFilter
+from mitra.store.knowledge_base import KnowledgeBase, UnknownAnalysis
+
+
+class ScopedKnowledge:
+    """A read-only ``KnowledgeReader`` over ``kb`` for ``principal`` under ``policy``."""
+
+    def __init__(self, kb: KnowledgeBase, principal: Principal, policy: AccessPolicy):
+        self._kb = kb
+        self.principal = principal
+        self.policy = policy
+        self.settings = kb.settings
+
+    # ---------------------------------------------------------------- what may be read
+    def readable(self, analysis: Analysis) -> bool:
+        return self.policy.can_read(self.principal, analysis)
+
+    def _check(self, analysis_id: str) -> None:
+        """Unknown and forbidden are one answer, so nothing leaks about what exists."""
+        if self.get_analysis(analysis_id) is None:
+            raise UnknownAnalysis(analysis_id)
+
+    def analyses(self) -> list[Analysis]:
+        return [a for a in self._kb.analyses() if self.readable(a)]
+
+    def get_analysis(self, analysis_id: str) -> Analysis | None:
+        analysis = self._kb.get_analysis(analysis_id)
+        return analysis if analysis is not None and self.readable(analysis) else None
+
+    def stats(self) -> dict:
+        return self._kb.stats(only={a.id for a in self.analyses()})
+
+    # ---------------------------------------------------------------- tier 1
+    def _routable(self, pairs: list[tuple[str, float]], k: int) -> list[tuple[str, float]]:
+        readable = {a.id for a in self.analyses()}
+        return [(item, score) for item, score in pairs if item in readable][:k]
+
+    def _hidden(self) -> int:
+        """How many analyses the principal cannot see: routing over-fetches by as many,
+        so a filtered list is as long as an unfiltered one."""
+        return len(self._kb.analyses()) - len(self.analyses())
+
+    def route_dense(self, query_vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        return self._routable(self._kb.route_dense(query_vector, k + self._hidden()), k)
+
+    def route_bm25(self, query: str, k: int) -> list[tuple[str, float]]:
+        return self._routable(self._kb.route_bm25(query, k + self._hidden()), k)
+
+    # ---------------------------------------------------------------- tier 2
+    def documents(self, analysis_id: str) -> list[DocumentRecord]:
+        self._check(analysis_id)
+        return self._kb.documents(analysis_id)
+
+    def chunks(self, analysis_id: str, search_filter: SearchFilter | None = None) -> list[Chunk]:
+        self._check(analysis_id)
+        return self._kb.chunks(analysis_id, search_filter)
+
+    def get_chunks(self, analysis_id: str, ids: list[str]) -> dict[str, Chunk]:
+        self._check(analysis_id)
+        return self._kb.get_chunks(analysis_id, ids)
+
+    def dense_search(
+        self, analysis_id: str, query_vector: np.ndarray, k: int, search_filter: SearchFilter
+    ) -> list[tuple[Chunk, float]]:
+        self._check(analysis_id)
+        return self._kb.dense_search(analysis_id, query_vector, k, search_filter)
+
+    def bm25_search(
+        self, analysis_id: str, tokens: list[str], k: int, search_filter: SearchFilter
+    ) -> list[tuple[str, float]]:
+        self._check(analysis_id)
+        return self._kb.bm25_search(analysis_id, tokens, k, search_filter)
+
+    def bm25_index(self, analysis_id: str) -> BM25Index:
+        self._check(analysis_id)
+        return self._kb.bm25_index(analysis_id)
+
+    def section_scores(
+        self, analysis_id: str, tokens: list[str], chunk_ids: list[str], search_filter: SearchFilter
+    ) -> list[tuple[str, float]]:
+        self._check(analysis_id)
+        return self._kb.section_scores(analysis_id, tokens, chunk_ids, search_filter)
+
+
+def scope(kb: KnowledgeBase, principal: Principal) -> ScopedKnowledge:
+    """``kb`` as ``principal`` reads it under the policy file in its settings."""
+    return ScopedKnowledge(kb, principal, AccessPolicy.load(kb.settings.policy_path))

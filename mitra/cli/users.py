@@ -1,0 +1,66 @@
+"""``mitra users add|remove|list``: the local users file (``mitra.access.users``)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from mitra.cli.common import Groups, JsonOption, console, print_json, split_groups, user_errors
+
+app = typer.Typer(name="users", help="Local users (for deployments without single sign-on, and the demo).",
+                  no_args_is_help=True)
+
+
+def _users():
+    from mitra.access.users import LocalUsers
+    from mitra.core.settings import get_settings
+
+    return LocalUsers(get_settings().users_path)
+
+
+@app.command()
+@user_errors
+def add(
+    name: Annotated[str, typer.Argument(help="The user name they sign in with.")],
+    groups: Groups = None,
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from stdin (scripts), not a prompt.")
+    ] = False,
+) -> None:
+    """Add a user, or set an existing user's password and groups."""
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
+    users = _users()
+    users.add(name, password, split_groups(groups))
+    console.print(f"{name} saved in {users.path} (groups: {', '.join(split_groups(groups)) or 'none'})")
+
+
+@app.command()
+@user_errors
+def remove(name: Annotated[str, typer.Argument(help="The user to remove.")]) -> None:
+    """Remove a user: they cannot sign in any more."""
+    users = _users()
+    users.remove(name)
+    console.print(f"{name} removed from {users.path}")
+
+
+@app.command("list")
+@user_errors
+def list_users(as_json: JsonOption = False) -> None:
+    """The users and their groups (never their password hashes)."""
+    users = _users().load()
+    if as_json:
+        print_json([{"user": n, "groups": u.groups} for n, u in sorted(users.items())])
+        return
+    for name, user in sorted(users.items()):
+        typer.echo(f"{name}\t{', '.join(user.groups)}")
+    if not users:
+        console.print("no local users")
+
+
+def register(root_app: typer.Typer) -> None:
+    root_app.add_typer(app, name="users")

@@ -1,0 +1,130 @@
+"""The sign-in gate every page passes first: ``signed_in()`` returns who is signed in,
+or draws the sign-in and stops the page, so nothing else renders to a visitor.
+
+Modes (settings.auth): ``oidc`` (Streamlit's built-in ``st.login``, configured in
+``.streamlit/secrets.toml``), ``local`` (the users file), ``none`` (open, on purpose
+only: a banner says so) and ``auto`` (OIDC where secrets configure it, else the users
+file where it exists, else the app refuses to serve).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.errors import StreamlitSecretNotFoundError
+
+from mitra.access.policy import AccessPolicy, Principal
+from mitra.access.users import LocalUsers
+from mitra.core.settings import Settings
+
+_KEY = "principal"
+
+
+def _oidc_configured() -> bool:
+    try:
+        return "auth" in st.secrets
+    except StreamlitSecretNotFoundError:  # no secrets file at all
+        return False
+
+
+def auth_mode(settings: Settings) -> str:
+    """The mode in force; ``unconfigured`` when ``auto`` finds no way to sign in."""
+    if settings.auth != "auto":
+        return settings.auth
+    if _oidc_configured():
+        return "oidc"
+    return "local" if settings.users_path.is_file() else "unconfigured"
+
+
+def _groups(claim: object) -> list[str]:
+    """A token's groups claim: a list, or one comma- or space-separated string."""
+    if isinstance(claim, str):
+        return claim.replace(",", " ").split()
+    return [str(g) for g in claim] if isinstance(claim, (list, tuple)) else []
+
+
+def _refuse(settings: Settings) -> None:
+    st.error(
+        "No sign-in is configured, so MITRA will not serve anyone. Configure single sign-on in "
+        "`.streamlit/secrets.toml` ([auth]), or add local users with `mitra users add NAME`, "
+        f"(users file: {settings.users_path}); or set `MITRA_AUTH=none` to run open on purpose.",
+        icon=":material/lock:",
+    )
+    st.stop()
+
+
+def _local_sign_in(settings: Settings, audit) -> None:
+    st.title(":material/lock: MITRA")
+    with st.form("sign-in"):
+        name = st.text_input("User name")
+        password = st.text_input("Password", type="password")
+        submitted = st.form_submit_button("Sign in")
+    if submitted:
+        user = LocalUsers(settings.users_path).verify(name, password)
+        if user is None:
+            audit("login_failed", name or "?", method="local")
+            st.error("Wrong user name or password.")
+        else:
+            policy = AccessPolicy.load(settings.policy_path)
+            st.session_state[_KEY] = principal = policy.principal(name, user.groups)
+            audit("login", principal.user, method="local", groups=sorted(principal.groups))
+            st.rerun()
+    st.stop()
+
+
+def _oidc_principal(settings: Settings, audit) -> Principal:
+    if not st.user.is_logged_in:
+        st.title(":material/lock: MITRA")
+        st.caption("Members only: sign in with your organisation's account.")
+        st.button("Sign in", type="primary", on_click=st.login)
+        st.stop()
+    if _KEY not in st.session_state:
+        user = str(st.user.get("email") or st.user.get("sub"))
+        groups = _groups(st.user.get(settings.groups_claim))
+        st.session_state[_KEY] = principal = AccessPolicy.load(settings.policy_path).principal(user, groups)
+        audit("login", principal.user, method="oidc", groups=sorted(principal.groups))
+    return st.session_state[_KEY]
+
+
+def signed_in(settings: Settings, audit) -> Principal:
+    """Who is signed in; draws the sign-in (or the refusal) and stops the page otherwise.
+    ``audit(event, user, **fields)`` records sign-ins."""
+    mode = auth_mode(settings)
+    if mode == "none":
+        st.warning("Open mode (MITRA_AUTH=none): no sign-in, anyone who reaches this address reads every analysis.",
+                   icon=":material/lock_open:")
+        return Principal.operator("anonymous")
+    if mode == "unconfigured":
+        _refuse(settings)
+    if mode == "oidc":
+        return _oidc_principal(settings, audit)
+    if _KEY not in st.session_state:
+        _local_sign_in(settings, audit)
+    return st.session_state[_KEY]
+
+
+def sign_out(settings: Settings, audit) -> None:
+    """Forget the session's principal (and its conversation); OIDC also ends the login."""
+    principal = st.session_state.get(_KEY)
+    if principal is not None:
+        audit("logout", principal.user)
+    for key in list(st.session_state):
+        del st.session_state[key]
+    if auth_mode(settings) == "oidc":
+        st.logout()
+
+
+def sidebar_account(principal: Principal, settings: Settings, audit) -> None:
+    """Who is signed in, and the sign-out button (not in open mode: nobody signed in)."""
+    if principal.open:
+        return
+    with st.sidebar:
+        groups = ", ".join(sorted(principal.groups)) or "no groups"
+        st.caption(f":material/person: {principal.user} · {groups}" + (" · admin" if principal.admin else ""))
+        st.button("Sign out", icon=":material/logout:", on_click=sign_out, args=(settings, audit), key="sign-out")
+
+
+def require_admin(principal: Principal) -> None:
+    """Stops an admin-only page for anyone else."""
+    if not principal.admin:
+        st.error("This page is for admins only.", icon=":material/admin_panel_settings:")
+        st.stop()

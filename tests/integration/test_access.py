@@ -1,0 +1,148 @@
+"""Members only, enforced where the data is read: a member of group "exo" can lock on and
+retrieve the analyses of their groups, and is never offered, and cannot retrieve, the
+Higgs analysis of group "higgs", through the Python API, the session and the CLI. Real
+Chroma, BM25 and MiniLM over the three sample analyses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mitra.access.policy import AccessPolicy, Principal, PolicyError
+from mitra.access.users import LocalUsers
+from mitra.chat.session import Candidates, RetrievalOnly, Session, SessionError
+from mitra.core.errors import MitraError
+from mitra.core.settings import Settings
+from mitra.retrieval.pipeline import build_pipeline
+from mitra.store.knowledge_base import UnknownAnalysis
+
+HIGGS = "What is the dominant background in the dimuon Higgs search?"
+POLICY = """
+admins: [mitra-admins]
+analyses:
+  - match: "EXO-*"
+    groups: [exo]
+  - match: "HIG-*"
+    groups: [higgs]
+  - match: SMP-24-003
+    groups: [exo, smp]
+"""
+ALICE = Principal("alice", frozenset({"exo"}))
+
+
+@pytest.fixture(scope="module")
+def policy_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("policy") / "access.yaml"
+    path.write_text(POLICY)
+    return path
+
+
+@pytest.fixture(scope="module")
+def unscoped(app_data_dir, embedder, policy_file):
+    settings = Settings(_env_file=None, data_dir=app_data_dir, reranker="none", access_policy=policy_file)
+    return build_pipeline(settings, embedder=embedder, with_reranker=False)
+
+
+def test_a_member_sees_routes_to_and_retrieves_only_their_groups_analyses(unscoped):
+    alice = unscoped.for_principal(ALICE)
+    assert {a.id for a in alice.kb.analyses()} == {"EXO-24-002", "SMP-24-003"}
+    assert alice.kb.stats()["analyses"] == 2
+    assert "HIG-24-001" in [c.analysis.id for c in unscoped.router.route(HIGGS, top_n=3).candidates]
+    routed = alice.router.route(HIGGS, top_n=3).candidates
+    assert [c.analysis.id for c in routed] and "HIG-24-001" not in [c.analysis.id for c in routed]
+    assert alice.retriever.search("EXO-24-002", "monojet background").hits
+
+
+def test_a_forbidden_analysis_reads_exactly_like_a_missing_one(unscoped):
+    alice = unscoped.for_principal(ALICE)
+    for read in (lambda a: alice.retriever.search(a, HIGGS), lambda a: alice.kb.documents(a),
+                 lambda a: alice.kb.get_chunks(a, ["x"]), lambda a: alice.kb.chunks(a)):
+        with pytest.raises(UnknownAnalysis) as forbidden:
+            read("HIG-24-001")
+        with pytest.raises(UnknownAnalysis) as missing:
+            read("HIG-99-999")
+        assert str(forbidden.value) == str(missing.value).replace("HIG-99-999", "HIG-24-001")
+    assert alice.kb.get_analysis("HIG-24-001") is None
+
+
+def test_the_session_never_offers_or_locks_a_forbidden_analysis(unscoped):
+    alice = unscoped.for_principal(ALICE)
+    session = Session(alice, RetrievalOnly(unscoped, MitraError("no model")).for_pipeline(alice))
+    (offer,) = [e for e in session.submit(HIGGS) if isinstance(e, Candidates)]
+    assert "HIG-24-001" not in [c.analysis.id for c in offer.options]
+    with pytest.raises(SessionError, match="No analysis 'HIG-24-001'"):
+        session.confirm("HIG-24-001")
+    with pytest.raises(SessionError, match="No analysis 'HIG-24-001'"):
+        session.lock("HIG-24-001")
+
+
+def test_admins_read_everything_and_a_scoped_pipeline_is_not_scoped_twice(unscoped, policy_file):
+    admin = AccessPolicy.load(policy_file).principal("root", ["mitra-admins"])
+    assert admin.admin
+    scoped = unscoped.for_principal(admin)
+    assert len(scoped.kb.analyses()) == 3
+    with pytest.raises(ValueError, match="already reads as root"):
+        scoped.for_principal(ALICE)
+
+
+def test_groups_attached_at_ingestion_restrict_an_analysis_without_a_policy(tmp_path, embedder):
+    from ingest.sources.jsonl import index_records
+    from tests.fixtures.samples import ANALYSES
+    from ingest.sources.jsonl import JsonlAnalysis
+
+    settings = Settings(_env_file=None, data_dir=tmp_path / "kb", reranker="none")
+    pipeline = build_pipeline(settings, embedder=embedder, with_reranker=False)
+    records = [JsonlAnalysis.model_validate(a) for a in ANALYSES]
+    records[0] = records[0].model_copy(update={"groups": ["higgs"]})
+    index_records(pipeline.kb, records)
+    outsider = pipeline.for_principal(Principal("bob", frozenset({"exo"})))
+    assert {a.id for a in outsider.kb.analyses()} == {"EXO-24-002", "SMP-24-003"}  # unlisted: members
+    insider = pipeline.for_principal(Principal("carol", frozenset({"higgs"})))
+    assert len(insider.kb.analyses()) == 3
+
+
+def test_a_broken_policy_file_is_one_clear_error(tmp_path):
+    path = tmp_path / "access.yaml"
+    path.write_text("analyses: [{groups: [exo]}]")  # no "match"
+    with pytest.raises(PolicyError, match="access.yaml is not valid"):
+        AccessPolicy.load(path)
+
+
+def test_local_passwords_are_argon2_hashes_and_verify(tmp_path):
+    users = LocalUsers(tmp_path / "users.yaml")
+    users.add("alice", "correct horse battery", ["exo"])
+    stored = (tmp_path / "users.yaml").read_text()
+    assert "correct horse" not in stored and "$argon2id$" in stored
+    assert users.verify("alice", "correct horse battery").groups == ["exo"]
+    assert users.verify("alice", "wrong password") is None
+    assert users.verify("mallory", "correct horse battery") is None
+
+
+def test_the_cli_reads_as_a_local_user(cli, corpus_jsonl, tmp_path):
+    assert cli("index-jsonl", str(corpus_jsonl)).exit_code == 0
+    (tmp_path / "kb" / "access.yaml").write_text(POLICY)
+    added = cli("users", "add", "alice", "--groups", "exo", "--password-stdin", input="correct horse battery\n")
+    assert added.exit_code == 0, added.output
+    listed = cli("users", "list", "--json")
+    assert json.loads(listed.stdout) == [{"user": "alice", "groups": ["exo"]}]
+
+    routed = cli("--as", "alice", "route", HIGGS, "--json")
+    assert routed.exit_code == 0, routed.output
+    assert "HIG-24-001" not in [c["analysis_id"] for c in json.loads(routed.stdout)["candidates"]]
+    assert "HIG-24-001" in cli("route", HIGGS, "--json").stdout  # the operator reads everything
+
+    forbidden = cli("--as", "alice", "search", HIGGS, "--analysis", "HIG-24-001")
+    missing = cli("--as", "alice", "search", HIGGS, "--analysis", "HIG-99-999")
+    assert forbidden.exit_code == missing.exit_code == 2
+    error = forbidden.output.splitlines()[-1]  # after the model-loading progress
+    assert error == missing.output.splitlines()[-1].replace("HIG-99-999", "HIG-24-001")
+    assert error.startswith("error: no analysis 'HIG-24-001'")
+
+    stats = json.loads(cli("--as", "alice", "stats", "--json").stdout)
+    assert [a["analysis_id"] for a in stats["per_analysis"]] == ["EXO-24-002", "SMP-24-003"]
+    refused = cli("--as", "alice", "index-jsonl", str(corpus_jsonl))
+    assert refused.exit_code == 2 and "only admins index" in refused.output
+    unknown = cli("--as", "mallory", "stats")
+    assert unknown.exit_code == 2 and "no such user" in unknown.output
+
