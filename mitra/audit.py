@@ -5,13 +5,12 @@ Events (``Event``) and the fields their callers give them::
 
     login, login_failed, logout   method ("oidc" / "local"), reason (login_failed)
     route                         question, analyses (the proposed ids, best first)
-    lock, switch                  analysis (switch: from_analysis too)
+    lock                          analysis
+    switch                        analysis (the locked one), offered, question
     question                      analysis, question
-    answer                        analysis, chunks (the chunk ids served), model, backend,
-                                  latency_ms ({"retrieval": …, "llm": …, "total": …})
-    refusal                       analysis, question, reason
-    feedback                      analysis, question, rating, chunks
-    access_denied                 analysis, reason
+    answer, refusal               analysis, chunks (the chunk ids served), cited, model, backend,
+                                  timings_ms (per stage), abstained (its reason), withheld
+    feedback                      analysis, rating, chunks (the cited ones)
 
 Admins read the trail and ship it to log systems, so nothing secret may reach it: the
 value of any key naming a password, secret, token, cookie, authorization, credential or
@@ -38,7 +37,6 @@ if TYPE_CHECKING:
 
 Event = Literal[
     "login", "login_failed", "logout", "route", "lock", "switch", "question", "answer", "refusal", "feedback",
-    "access_denied",
 ]
 EVENTS: tuple[str, ...] = get_args(Event)
 REDACTED = "[redacted]"

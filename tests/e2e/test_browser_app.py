@@ -3,15 +3,12 @@ Chromium through Selenium, on the sample KB and the embedded SmolLM2."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 
 import pytest
 
-from tests.fixtures.browser import open_tab, wait_healthy
-from tests.conftest import REPO, app_environment, closed_port
+from tests.fixtures.browser import open_tab, serve_app
+from tests.conftest import app_environment
 
 HIGGS = "What is the dominant background in the dimuon Higgs search?"
 W_MASS = "How precisely is the W boson mass measured?"
@@ -19,20 +16,8 @@ W_MASS = "How precisely is the W boson mass measured?"
 
 @pytest.fixture(scope="module")
 def app_url(app_data_dir, tmp_path_factory):
-    port = closed_port()
-    log = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    env = {**os.environ, **app_environment(app_data_dir)}
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port)],
-            cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )
-    try:
-        yield wait_healthy(f"http://127.0.0.1:{port}", server, log)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with serve_app(app_environment(app_data_dir), tmp_path_factory.mktemp("streamlit")) as url:
+        yield url
 
 
 def test_ask_confirm_answer_and_start_over(browser, app_url, tmp_path):

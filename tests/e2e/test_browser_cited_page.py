@@ -4,16 +4,13 @@ its page, drawn in the app with the passage highlighted (a file:// link would be
 from __future__ import annotations
 
 import io
-import os
-import subprocess
-import sys
 
 import httpx
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.conftest import NOTE_TITLE, REPO, app_environment, closed_port
-from tests.fixtures.browser import open_tab, wait_healthy
+from tests.conftest import NOTE_TITLE, app_environment
+from tests.fixtures.browser import open_tab, serve_app
 
 
 @pytest.fixture(scope="module")
@@ -28,18 +25,8 @@ def pdf_app(note_pdf, tmp_path_factory, embedder):
     kb = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False).kb
     summary = ingest_pdfs(kb, kb.settings, [note_pdf], Analysis(id="TEST-01", title=NOTE_TITLE))
     assert summary.chunks and not summary.failed
-    port, log = closed_port(), tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port)],
-            cwd=REPO, env={**os.environ, **app_environment(data_dir)}, stdout=out, stderr=subprocess.STDOUT,
-        )
-    try:
-        yield wait_healthy(f"http://127.0.0.1:{port}", server, log)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with serve_app(app_environment(data_dir), tmp_path_factory.mktemp("streamlit")) as url:
+        yield url
 
 
 def highlighted_pixels(png: bytes) -> int:

@@ -6,16 +6,14 @@ groups, writes the audit trail, and refuses to serve at all when no sign-in is s
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, app_environment, closed_port
-from tests.fixtures.browser import open_tab, wait_healthy
+from tests.fixtures.browser import open_tab, serve_app, wait_healthy
 
 HIGGS = "What is the dominant background in the dimuon Higgs search?"
 POLICY = """
@@ -50,23 +48,9 @@ def oidc_provider(tmp_path_factory):
         server.wait(timeout=30)
 
 
-@contextmanager
-def serve_app(data_dir: Path, tmp: Path, auth: str, *args: str, port: int | None = None, **env):
-    """``streamlit run app.py`` with ``auth``; yields its URL."""
-    port = port or closed_port()
-    log = tmp / f"streamlit-{port}.log"
-    variables = {**os.environ, **app_environment(data_dir, auth=auth), **env}
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port), *args],
-            cwd=REPO, env=variables, stdout=out, stderr=subprocess.STDOUT,
-        )
-    try:
-        yield wait_healthy(f"http://127.0.0.1:{port}", server, log)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+def app(data_dir: Path, tmp: Path, auth: str, *args: str, port: int | None = None, **env):
+    """The app with ``auth`` and extra ``MITRA_*``/Streamlit settings; a context yielding its URL."""
+    return serve_app({**app_environment(data_dir, auth=auth), **env}, tmp, *args, port=port)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +82,7 @@ def test_sso_member_sees_only_the_sign_in_then_only_their_groups(browser, app_da
         f'server_metadata_url = "{oidc_provider}/.well-known/openid-configuration"\n'
     )
     # auto finds the [auth] section; the redirect URI names the app's port, so it serves there
-    with serve_app(app_data_dir, tmp, "auto", "--secrets.files", str(secrets), port=port, **env) as url:
+    with app(app_data_dir, tmp, "auto", "--secrets.files", str(secrets), port=port, **env) as url:
         tab = open_tab(browser, url, new=False)
         tab.click_label("Sign in")  # a visitor sees the sign-in and nothing else
         assert not browser.find_elements(By.CSS_SELECTOR, "[data-testid=stChatInputTextArea]")
@@ -135,7 +119,7 @@ def test_local_user_signs_in_with_the_right_password_only(browser, app_data_dir,
 
     tmp, env = secured
     LocalUsers(tmp / "users.yaml").add("bob", PASSWORD, ["smp"])
-    with serve_app(app_data_dir, tmp, "auto", **env) as url:
+    with app(app_data_dir, tmp, "auto", **env) as url:
         tab = open_tab(browser, url, new=False)
 
         def sign_in(password: str) -> None:

