@@ -174,6 +174,15 @@ def app_environment(data_dir: Path, auth: str = "none", **llm) -> dict[str, str]
     return {f"MITRA_{k.upper()}": str(v) for k, v in values.items()}
 
 
+@pytest.fixture(scope="module")
+def app_url(app_data_dir, tmp_path_factory):
+    """``streamlit run app.py`` on the sample analyses, open (no sign-in), as a process."""
+    from tests.fixtures.browser import serve_app
+
+    with serve_app(app_environment(app_data_dir), tmp_path_factory.mktemp("streamlit")) as url:
+        yield url
+
+
 _APP_ENV: dict[str, str] = {}  # what the app's process-wide caches were loaded with
 
 

@@ -5,19 +5,11 @@ from __future__ import annotations
 
 import time
 
-import pytest
 
-from tests.fixtures.browser import open_tab, serve_app
-from tests.conftest import app_environment
+from tests.fixtures.browser import open_tab
 
 HIGGS = "What is the dominant background in the dimuon Higgs search?"
 W_MASS = "How precisely is the W boson mass measured?"
-
-
-@pytest.fixture(scope="module")
-def app_url(app_data_dir, tmp_path_factory):
-    with serve_app(app_environment(app_data_dir), tmp_path_factory.mktemp("streamlit")) as url:
-        yield url
 
 
 def test_ask_confirm_answer_and_start_over(browser, app_url, tmp_path):

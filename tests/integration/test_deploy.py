@@ -23,7 +23,6 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, closed_port
-from tests.e2e.test_browser_app import app_url  # noqa: F401  (the app as a plain process: a fixture)
 from tests.fixtures.browser import wait_healthy
 
 SCHEMA = Path(__file__).resolve().parents[1] / "fixtures" / "compose-spec.json"
@@ -111,7 +110,7 @@ def test_dockerfile_runs_as_non_root_and_installs_like_ci():
     assert "/_stcore/health" in " ".join(_healthcheck_command())
 
 
-def test_dockerfile_healthcheck_answers_on_a_running_app(app_url):  # noqa: F811
+def test_dockerfile_healthcheck_answers_on_a_running_app(app_url):
     port = app_url.rsplit(":", 1)[1]
     command = [sys.executable if part == "python" else part.replace(":8501/", f":{port}/")
                for part in _healthcheck_command()]
