@@ -91,6 +91,9 @@ def test_sso_member_sees_only_the_sign_in_then_only_their_groups(browser, app_da
         offered = [e.get_attribute("class") for e in tab.find("[class*='st-key-pick-']")]
         assert offered and not [c for c in offered if "HIG-24-001" in c]
         assert "alice@orion.example" in tab.text("[data-testid=stSidebar]")
+        tab.pick("EXO-24-002")  # her group's analysis: locked and answered from
+        assert "EXO-24-002" in tab.text(".st-key-lock-banner")
+        tab._wait(lambda d: [e for e in _audit(tmp) if e["event"] in ("answer", "refusal")], "the answer's audit line")
 
         browser.get(f"{url}/Library")  # a new Streamlit session: the OIDC sign-in is a cookie
         tab.find("[data-testid=stExpander]")
@@ -105,7 +108,9 @@ def test_sso_member_sees_only_the_sign_in_then_only_their_groups(browser, app_da
         tab.click_label("Sign in")
     events = _audit(tmp)
     alice = [e for e in events if e["user"] == "alice@orion.example"]
-    assert {"login", "route", "logout"} <= {e["event"] for e in alice}
+    assert {"login", "route", "lock", "question", "logout"} <= {e["event"] for e in alice}
+    served = [e for e in alice if e["event"] in ("answer", "refusal")]
+    assert served and all(e["analysis"] == "EXO-24-002" for e in served)
     trail = (tmp / "audit.jsonl").read_text()
     assert CLIENT_SECRET not in trail and COOKIE_SECRET not in trail and "eyJ" not in trail
 
