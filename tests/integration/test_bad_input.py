@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -233,18 +234,20 @@ def test_uploaded_file_names_never_become_paths(tmp_path):
 
 
 def test_two_writers_and_eight_readers_at_once(tmp_path, corpus_jsonl, embedder):
-    """The writers take turns (one says it waits for the other); readers are never
-    blocked and never fail, even as an analysis they read switches generation."""
+    """The writers take turns (each says it waits); readers are never blocked and never
+    fail, even as an analysis they read switches generation. The test holds the lock
+    while both writers start, so that they certainly overlap however the machine schedules them."""
     from mitra.retrieval.pipeline import build_pipeline
     from mitra.core.settings import Settings
+    from mitra.store.lock import writer_lock
 
     data_dir = tmp_path / "kb"
     env = {"MITRA_DATA_DIR": str(data_dir), "MITRA_RERANKER": "none"}
     assert _mitra("index-jsonl", str(corpus_jsonl), env=env).wait(timeout=300) == 0
     more = [{**a, "analysis_id": a["analysis_id"] + "-B"} for a in ANALYSES[:2]]
     other = write_jsonl(tmp_path / "other.jsonl", more)
-    pipeline = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False)
-    writers = [_mitra("index-jsonl", str(path), env=env) for path in (corpus_jsonl, other)]
+    settings = Settings(data_dir=data_dir, reranker="none")
+    pipeline = build_pipeline(settings, embedder=embedder, with_reranker=False)
     failures: list[BaseException] = []
     calls = [0]
 
@@ -258,13 +261,25 @@ def test_two_writers_and_eight_readers_at_once(tmp_path, corpus_jsonl, embedder)
                 failures.append(error)
                 return
 
-    readers = [threading.Thread(target=read) for _ in range(8)]
-    for reader in readers:
-        reader.start()
-    outputs = [w.communicate(timeout=600) for w in writers]
+    def collect(stream, lines: list[str]) -> None:
+        for line in stream:
+            lines.append(line)
+
+    with writer_lock(settings, "index-jsonl"):
+        writers = [_mitra("index-jsonl", str(path), env=env) for path in (corpus_jsonl, other)]
+        errors: list[list[str]] = [[], []]
+        for writer, lines in zip(writers, errors):
+            threading.Thread(target=collect, args=(writer.stderr, lines), daemon=True).start()
+        readers = [threading.Thread(target=read) for _ in range(8)]
+        for reader in readers:
+            reader.start()
+        deadline = time.monotonic() + 300
+        while not all(any("waiting for the index-jsonl run started at" in line for line in lines) for lines in errors):
+            assert time.monotonic() < deadline and all(w.poll() is None for w in writers), errors
+            time.sleep(0.2)
+    codes = [w.wait(timeout=600) for w in writers]
     for reader in readers:
         reader.join(timeout=60)
-    assert [w.returncode for w in writers] == [0, 0], outputs
-    assert any("waiting for the index-jsonl run started at" in err for _, err in outputs)
+    assert codes == [0, 0], errors
     assert failures == [] and calls[0] > 8
     assert len(pipeline.kb.analyses()) == 5
