@@ -131,13 +131,12 @@ def index_manifest(
     (the store orders versions itself, so the order of this loop does not matter), each
     analysis restricted to ``groups`` where given (the profile's and ``--groups``)."""
     summary = IngestSummary()
-    analyses = {a.id: attach_groups(Analysis(id=a.id, title=a.title, abstract=a.abstract), groups or [])
-                for a in manifest.analyses()}
+    analyses = {a.id: Analysis(id=a.id, title=a.title, abstract=a.abstract) for a in manifest.analyses()}
     with writer_lock(settings, "ingest run"):
         kb.collect_garbage()
         for record in manifest.pending(Stage.index):
-            analysis = analyses.get(record.analysis_id) or attach_groups(
-                Analysis(id=record.analysis_id, title=record.analysis_id), groups or [])
+            analysis = attach_groups(
+                analyses.get(record.analysis_id) or Analysis(id=record.analysis_id, title=record.analysis_id), groups)
             document = Document.model_validate(record.model_dump(include=set(Document.model_fields)))
             try:
                 ingest_version(kb, settings, record.path, analysis, document, summary,

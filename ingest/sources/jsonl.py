@@ -193,7 +193,7 @@ def index_records(
         for record in records:
             prepared = prepare(record, settings)
             progress = on_analysis(prepared.analysis.id, len(prepared.chunks)) if on_analysis else None
-            analysis = attach_groups(prepared.analysis, groups or [])
+            analysis = attach_groups(prepared.analysis, groups)
             kb.replace_analysis(analysis, prepared.documents, prepared.chunks, progress=progress)
             done.append(IndexedAnalysis.of(prepared))
         kb.sync_abstracts()

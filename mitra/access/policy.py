@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Literal
+from typing import Iterable, Literal
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError
@@ -78,11 +78,9 @@ class AccessPolicy(BaseModel):
 
     def readers(self, analysis: Analysis) -> set[str] | None:
         """The groups that may read ``analysis``; None = every member."""
-        groups = {g for rule in self.analyses if fnmatchcase(analysis.id, rule.match) for g in rule.groups}
-        attached = analysis.metadata.get(GROUPS_KEY, "")
-        groups |= {g.strip() for g in attached.split(",") if g.strip()}
-        named = groups or any(fnmatchcase(analysis.id, rule.match) for rule in self.analyses)
-        if not named and self.unlisted == "members":
+        rules = [rule for rule in self.analyses if fnmatchcase(analysis.id, rule.match)]
+        groups = {g for rule in rules for g in rule.groups} | set(attached_groups(analysis))
+        if not rules and not groups and self.unlisted == "members":
             return None
         return groups
 
@@ -93,10 +91,15 @@ class AccessPolicy(BaseModel):
         return readers is None or bool(readers & principal.groups)
 
 
-def attach_groups(analysis: Analysis, groups: list[str]) -> Analysis:
+def attached_groups(analysis: Analysis) -> list[str]:
+    """The groups ingestion attached to ``analysis``."""
+    return [g.strip() for g in analysis.metadata.get(GROUPS_KEY, "").split(",") if g.strip()]
+
+
+def attach_groups(analysis: Analysis, groups: Iterable[str] | None) -> Analysis:
     """``analysis`` restricted at ingestion to ``groups`` (added to any it already has)."""
+    groups = list(groups or [])
     if not groups:
         return analysis
-    had = [g for g in analysis.metadata.get(GROUPS_KEY, "").split(",") if g]
-    merged = ",".join(dict.fromkeys([*had, *groups]))
+    merged = ",".join(dict.fromkeys([*attached_groups(analysis), *groups]))
     return analysis.model_copy(update={"metadata": {**analysis.metadata, GROUPS_KEY: merged}})

@@ -47,20 +47,20 @@ class ScopedKnowledge:
         return self._kb.stats(only={a.id for a in self.analyses()})
 
     # ---------------------------------------------------------------- tier 1
-    def _routable(self, pairs: list[tuple[str, float]], k: int) -> list[tuple[str, float]]:
-        readable = {a.id for a in self.analyses()}
+    def _routable(self, route, query, k: int) -> list[tuple[str, float]]:
+        """``route(query, n)`` over-fetched by the number of analyses the principal cannot
+        see, then filtered, so a filtered list is as long as an unfiltered one (one
+        catalog read a call)."""
+        every = self._kb.analyses()
+        readable = {a.id for a in every if self.readable(a)}
+        pairs = route(query, k + len(every) - len(readable))
         return [(item, score) for item, score in pairs if item in readable][:k]
 
-    def _hidden(self) -> int:
-        """How many analyses the principal cannot see: routing over-fetches by as many,
-        so a filtered list is as long as an unfiltered one."""
-        return len(self._kb.analyses()) - len(self.analyses())
-
     def route_dense(self, query_vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-        return self._routable(self._kb.route_dense(query_vector, k + self._hidden()), k)
+        return self._routable(self._kb.route_dense, query_vector, k)
 
     def route_bm25(self, query: str, k: int) -> list[tuple[str, float]]:
-        return self._routable(self._kb.route_bm25(query, k + self._hidden()), k)
+        return self._routable(self._kb.route_bm25, query, k)
 
     # ---------------------------------------------------------------- tier 2
     def documents(self, analysis_id: str) -> list[DocumentRecord]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from enum import Enum
 
 from pydantic import BaseModel, Field
@@ -97,6 +98,15 @@ def chunk_id(doc_id: str, version: str, position: int, text: str) -> str:
     so re-running ingestion upserts instead of duplicating."""
     digest = hashlib.sha256(text.encode()).hexdigest()[:10]
     return f"{doc_id}@{version}#{position:05d}-{digest}"
+
+
+_CHUNK_ID = re.compile(r"(?P<version>.+)#(?P<position>\d+)-[0-9a-f]+")
+
+
+def chunk_place(item: str) -> tuple[str, int] | None:
+    """("<doc>@<version>", position) of an id made by ``chunk_id``; None for any other id."""
+    match = _CHUNK_ID.fullmatch(item)
+    return (match["version"], int(match["position"])) if match else None
 
 
 class Hit(BaseModel):

@@ -7,7 +7,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from mitra.core.settings import SYSTEMS, Settings, System
 from mitra.store.filters import SearchFilter
 from mitra.store.reader import KnowledgeReader
 from mitra.core.text import spelled_out, tokenize
-from mitra.core.types import Chunk, Hit
+from mitra.core.types import Chunk, Hit, chunk_place
 from mitra.retrieval.fusion import fuse, mix, ranked_ids
 
 
@@ -171,19 +170,13 @@ class Retriever:
         return ranked_ids(final) + order[len(head) :]
 
 
-_POSITION = re.compile(r"(?P<version>.+)#(?P<position>\d+)-[0-9a-f]+")
-
-
 def neighbour_scores(fused: dict[str, float]) -> dict[str, float]:
     """Each candidate's best neighbour: the higher fused score of the paragraphs just
     before and after it in the same document version, where both are candidates. A
     question often names what the paragraph before the answer introduced (tree- and
     window-based retrieval make the same bet). Positions come from the ids
-    (``chunk_id``: "<doc>@<version>#<position>-<hash>"); other ids have no neighbours."""
-    at = {}
-    for item in fused:
-        if match := _POSITION.fullmatch(item):
-            at[(match["version"], int(match["position"]))] = item
+    (``chunk_place``); other ids have no neighbours."""
+    at = {place: item for item in fused if (place := chunk_place(item)) is not None}
     scores = {}
     for (prefix, position), item in at.items():
         around = [fused[at[key]] for key in ((prefix, position - 1), (prefix, position + 1)) if key in at]
