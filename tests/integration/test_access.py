@@ -29,6 +29,7 @@ analyses:
     groups: [exo, smp]
 """
 ALICE = Principal("alice", frozenset({"exo"}))
+PASSWORD = "correct horse battery"
 
 
 @pytest.fixture(scope="module")
@@ -146,3 +147,44 @@ def test_the_cli_reads_as_a_local_user(cli, corpus_jsonl, tmp_path):
     unknown = cli("--as", "mallory", "stats")
     assert unknown.exit_code == 2 and "no such user" in unknown.output
 
+
+
+def test_ingestion_groups_and_the_feedback_export_follow_the_member(cli, corpus_jsonl, tmp_path):
+    from mitra.evaluation.feedback import Feedback, FeedbackStore
+
+    assert cli("index-jsonl", str(corpus_jsonl), "--groups", "exo").exit_code == 0
+    for name, groups in (("alice", "exo"), ("bob", "smp")):
+        assert cli("users", "add", name, "--groups", groups, "--password-stdin", input=PASSWORD + "\n").exit_code == 0
+    assert json.loads(cli("--as", "bob", "stats", "--json").stdout)["analyses"] == 0  # unlisted, but restricted
+    assert json.loads(cli("--as", "alice", "stats", "--json").stdout)["analyses"] == 3
+
+    store = FeedbackStore(tmp_path / "kb" / "feedback.sqlite")
+    for analysis in ("HIG-24-001", "GONE-24-001"):
+        store.add(Feedback(analysis_id=analysis, question="q", answer="a [1].", cited_chunk_ids=["c1"], rating=1))
+    for name, expected in (("alice", ["HIG-24-001"]), ("bob", [])):
+        out = tmp_path / f"{name}.jsonl"
+        assert cli("--as", name, "feedback-export", str(out)).exit_code == 0
+        assert [json.loads(line)["analysis_id"] for line in out.read_text().splitlines()] == expected
+
+
+def test_pdf_ingestion_attaches_groups_and_keeps_them_on_the_next_version(cli, note_pdf, tmp_path):
+    from mitra.access.policy import attached_groups
+    from mitra.store.knowledge_base import KnowledgeBase
+
+    first = cli("ingest", "pdf", str(note_pdf), "--analysis", "TEST-01", "--groups", "exo,smp")
+    assert first.exit_code == 0, first.output
+    assert cli("ingest", "pdf", str(note_pdf), "--analysis", "TEST-01", "--version", "2").exit_code == 0
+    kb = KnowledgeBase(Settings(_env_file=None, data_dir=tmp_path / "kb"))
+    assert attached_groups(kb.get_analysis("TEST-01")) == ["exo", "smp"]
+
+
+def test_a_scoped_answerer_cannot_answer_from_a_forbidden_analysis(unscoped, ollama_stub):
+    from mitra.answer.answerer import build_answerer
+    from tests.conftest import OLLAMA_MODEL
+
+    ollama = {"llm_backend": "ollama", "ollama_host": ollama_stub.url, "ollama_model": OLLAMA_MODEL}
+    answerer = build_answerer(unscoped, unscoped.settings.model_copy(update=ollama))
+    higgs = unscoped.kb.get_analysis("HIG-24-001")
+    with pytest.raises(UnknownAnalysis):
+        list(answerer.for_pipeline(unscoped.for_principal(ALICE)).stream(higgs, HIGGS, []))
+    assert ollama_stub.chats == []  # nothing of it reached the model

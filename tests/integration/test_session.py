@@ -216,3 +216,22 @@ def test_an_interrupted_answer_says_so_and_stays_out_of_the_history(session):
     tokens.close()  # what a Streamlit rerun does to a stream in progress
     assert turn.done and turn.answer is None and "interrupted" in turn.error
     assert session.history == []
+
+
+def test_every_step_is_in_the_audit_trail_with_what_was_served(pipeline, answerer, tmp_path):
+    from mitra.access.policy import Principal
+    from mitra.audit import AuditLog
+
+    trail = AuditLog(pipeline.settings.model_copy(update={"audit_file": tmp_path / "audit.jsonl"}))
+    alice = pipeline.for_principal(Principal("alice", frozenset({"exo"})))
+    session = Session(alice, answerer.for_pipeline(alice), trail)
+    session.submit(HIGGS_QUESTION)
+    (turn,) = [e for e in session.confirm("HIG-24-001") if isinstance(e, AnswerTurn)]
+    answer(turn)
+    events = list(trail.read(user="alice"))
+    assert [e["event"] for e in events][:3] == ["route", "lock", "question"]
+    assert events[0]["analyses"][0] == "HIG-24-001" and events[1]["analysis"] == "HIG-24-001"
+    (served,) = [e for e in events if e["event"] in ("answer", "refusal")]
+    assert served["chunks"] == [hit.chunk.id for hit in turn.answer.sources]
+    assert all(c.startswith("AN-2024-001@") for c in served["chunks"])
+    assert served["backend"] == "embedded" or served["abstained"]

@@ -184,3 +184,14 @@ def test_a_writer_reopening_its_chroma_client_loses_nothing(settings, embedder, 
         hits = built.retriever.search(analysis["analysis_id"], "What is the dominant background?").hits
         assert hits and all(h.chunk.analysis_id == analysis["analysis_id"] for h in hits)
         assert built.router.route(analysis["title"]).candidates[0].analysis.id == analysis["analysis_id"]
+
+
+def test_fusion_scores_each_candidate_by_its_neighbouring_paragraphs(demo_pipeline):
+    from mitra.retrieval.retriever import Retriever
+
+    question = "What is the dominant background?"
+    hits = demo_pipeline.retriever.search("EXO-24-003", question, system="hybrid", k=20).hits
+    assert any(h.scores.get("context", 0) > 0 for h in hits)
+    off = demo_pipeline.settings.model_copy(update={"weight_context": 0.0})
+    plain = Retriever(demo_pipeline.kb, demo_pipeline.embedder, None, off).search("EXO-24-003", question, k=20).hits
+    assert not any("context" in h.scores for h in plain)
