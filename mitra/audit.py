@@ -9,7 +9,8 @@ Events (``Event``) and the fields their callers give them::
     switch                        analysis (the locked one), offered, question
     question                      analysis, question
     answer, refusal               analysis, chunks (the chunk ids served), cited, model, backend,
-                                  timings_ms (per stage), abstained (its reason), withheld
+                                  timings_ms (per stage), abstained (its reason), withheld;
+                                  a failed or interrupted answer: analysis, chunks, error
     feedback                      analysis, rating, chunks (the cited ones)
 
 Admins read the trail and ship it to log systems, so nothing secret may reach it: the

@@ -189,7 +189,7 @@ class AnswerTurn:
     error: str | None = None
     passages: list[Hit] = field(default_factory=list)
     done: bool = False
-    on_answer: Callable[["AnswerTurn"], None] | None = None
+    on_done: Callable[["AnswerTurn"], None] | None = None  # once answered, failed or interrupted
 
     def _standalone(self) -> str:
         """A follow-up is rewritten into a standalone query first: retrieval sees no history.
@@ -212,8 +212,6 @@ class AnswerTurn:
                 else:
                     self.answer = item
                     self.passages = list(item.sources)
-                    if self.on_answer:
-                        self.on_answer(self)
         except LLMError as error:
             self.error, self.passages = str(error), error.passages
         except MitraError as error:
@@ -222,6 +220,8 @@ class AnswerTurn:
             self.done = True
             if self.answer is None and self.error is None:  # the renderer stopped iterating (a rerun)
                 self.error = "The answer was interrupted before it finished: ask again to get it."
+            if self.on_done:
+                self.on_done(self)
 
 
 Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, SwitchOffer, Notice, AnswerTurn]
@@ -411,9 +411,13 @@ class Session:
         history = self.history
         self._record("question", analysis=self.analysis.id, question=question)
 
-        def answered(turn: AnswerTurn) -> None:
+        def done(turn: AnswerTurn) -> None:
+            if turn.answer is None:  # the model failed or the turn was interrupted: what was served still counts
+                self._record("answer", analysis=turn.analysis.id, chunks=[h.chunk.id for h in turn.passages],
+                             error=turn.error)
+                return
             history.append(Exchange(turn.question, turn.answer.text))
-            record = answer_record(turn.answer)
-            self._record("refusal" if turn.answer.abstained or turn.answer.withheld else "answer", **record)
+            self._record("refusal" if turn.answer.abstained or turn.answer.withheld else "answer",
+                         **answer_record(turn.answer))
 
-        return AnswerTurn(self.analysis, question, list(history), self.answerer, on_answer=answered)
+        return AnswerTurn(self.analysis, question, list(history), self.answerer, on_done=done)

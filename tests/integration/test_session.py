@@ -235,3 +235,16 @@ def test_every_step_is_in_the_audit_trail_with_what_was_served(pipeline, answere
     assert served["chunks"] == [hit.chunk.id for hit in turn.answer.sources]
     assert all(c.startswith("AN-2024-001@") for c in served["chunks"])
     assert served["backend"] == "embedded" or served["abstained"]
+
+
+def test_a_failed_answer_still_records_what_was_served(pipeline, unreachable_answerer, tmp_path):
+    from mitra.audit import AuditLog
+
+    trail = AuditLog(pipeline.settings.model_copy(update={"audit_file": tmp_path / "audit.jsonl"}))
+    session = Session(pipeline, unreachable_answerer, trail)
+    session.submit(HIGGS_QUESTION)
+    (turn,) = [e for e in session.confirm("HIG-24-001") if isinstance(e, AnswerTurn)]
+    answer(turn)
+    (served,) = [e for e in trail.read() if e["event"] == "answer"]
+    assert served["error"] == turn.error and served["chunks"] == [h.chunk.id for h in turn.passages] != []
+    assert session.history == []
