@@ -212,17 +212,24 @@ def test_ingest_status_without_and_with_a_manifest(cli, crawled, tmp_path, monke
     assert {(r["download"], r["index"]) for r in rows["versions"]} == {("downloaded", "pending")}
 
 
-def test_ingest_run_crawls_indexes_and_a_rerun_skips(cli, demo_corpus, monkeypatch):
+def test_ingest_run_crawls_indexes_and_a_rerun_skips(cli, demo_corpus, monkeypatch, tmp_path):
     from demo.portal import PortalConfig, serve_portal
+    from ingest.sources.profiles import load_profile
+    from mitra.access.policy import attached_groups
 
     monkeypatch.setenv("MITRA_PORTAL_USER", "physicist")
     monkeypatch.setenv("MITRA_PORTAL_PASSWORD", "pw-run")
+    profile = tmp_path / "local_portal.yaml"  # the bundled profile, whose analyses its groups may read
+    profile.write_text(load_profile("local_portal").model_copy(update={"groups": ["orion"]}).model_dump_json())
     config = PortalConfig(corpus_dir=demo_corpus.root, username="physicist", password="pw-run", render_delay_ms=0)
     with serve_portal(config) as portal:
-        first = cli("ingest", "run", "--profile", "local_portal", "--base-url", portal.url, "--json")
+        first = cli("ingest", "run", "--profile", str(profile), "--base-url", portal.url, "--groups", "orion-board",
+                    "--json")
         assert first.exit_code == 0, first.output
-        again = cli("ingest", "run", "--profile", "local_portal", "--base-url", portal.url, "--json")
+        again = cli("ingest", "run", "--profile", str(profile), "--base-url", portal.url, "--json")
     done = json.loads(first.stdout)
+    kb = KnowledgeBase(_settings(tmp_path / "kb"))
+    assert {tuple(attached_groups(a)) for a in kb.analyses()} == {("orion", "orion-board")}
     assert len(done["crawl"]["analyses"]) == 5
     assert done["ingest"]["versions"] == 7 and done["ingest"]["ocr_pages"] == 5 and not done["ingest"]["failed"]
     rerun = json.loads(again.stdout)
