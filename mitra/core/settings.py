@@ -77,6 +77,11 @@ class EmbedderSettings(BaseModel):
         16, ge=1, description="passages embedded per batch while indexing (a batch's activations set the writer's "
         "peak memory: ~4.7 MB a passage; 16 runs as fast as 32 on CPU)"
     )
+    dense_window_words: int = Field(
+        60, ge=0, description="paragraphs longer than this many words also get a vector per run of sentences of "
+        "at most this length (MiniLM was trained on texts of <=128 tokens); dense search scores a paragraph by "
+        "the mean of its own and its best window's similarity. 0 disables (analyses indexed while it is 0 have none)"
+    )
     device: str = Field("cpu", description="torch device of the encoders and rerankers")
 
 

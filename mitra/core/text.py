@@ -155,6 +155,21 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
+def sentence_windows(text: str, words: int) -> list[str]:
+    """``text``'s sentences in consecutive runs of at most ``words`` words (a longer
+    sentence is a run of its own)."""
+    runs: list[list[str]] = []
+    size = 0
+    for sentence in split_sentences(text):
+        n = len(sentence.split())
+        if not runs or size + n > words:
+            runs.append([])
+            size = 0
+        runs[-1].append(sentence)
+        size += n
+    return [" ".join(run) for run in runs]
+
+
 # Kept deliberately small: question words and function words only. Physics
 # words such as "background", "signal" or "uncertainty" must stay searchable.
 STOPWORDS = frozenset(

@@ -8,7 +8,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from mitra.core.text import math_to_words
+from mitra.core.text import math_to_words, sentence_windows
 
 
 class ChunkKind(str, Enum):
@@ -86,6 +86,15 @@ class Chunk(BaseModel):
         for display as $...$ is read as words."""
         text = math_to_words(self.text)
         return f"{self.section_path}\n{text}" if self.section else text
+
+    def index_windows(self, words: int) -> list[str]:
+        """``index_text`` cut into sentence runs of at most ``words`` words, each under the
+        section path; none when the paragraph is one run already (its window would be
+        ``index_text`` itself)."""
+        runs = sentence_windows(math_to_words(self.text), words)
+        if len(runs) < 2:
+            return []
+        return [f"{self.section_path}\n{run}" if self.section else run for run in runs]
 
 
 def version_label(version: str) -> str:

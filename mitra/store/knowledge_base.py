@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
+from chromadb.errors import NotFoundError
 
 from mitra.core import faults
 from mitra.store.filters import SearchFilter
@@ -63,6 +64,11 @@ def collection_name(analysis_id: str, generation: int) -> str:
     slug = re.sub(r"[^a-z0-9]+", "-", analysis_id.lower()).strip("-")[:40] or "analysis"
     digest = hashlib.sha1(analysis_id.encode()).hexdigest()[:8]
     return f"ft-{slug}-{digest}-g{generation}"
+
+
+def windows_name(name: str) -> str:
+    """The collection beside full-text collection ``name`` holding its paragraphs' sentence windows."""
+    return f"{name}-w"
 
 
 def version_key(version: str) -> tuple:
@@ -106,6 +112,14 @@ def _chunk(chunk_id: str, text: str, meta: dict) -> Chunk:
         text=text,
         superseded=meta["superseded"],
     )
+
+
+def _best_windows(result: dict) -> dict[str, float]:
+    """Each paragraph's best window similarity in a Chroma query result."""
+    best: dict[str, float] = {}
+    for meta, distance in zip(result["metadatas"][0], result["distances"][0]):
+        best[meta["chunk"]] = max(best.get(meta["chunk"], -1.0), 1.0 - float(distance))
+    return best
 
 
 def _tags(chunk: Chunk) -> dict[str, str]:
@@ -230,7 +244,10 @@ class KnowledgeBase:
         return self._bm25[key]
 
     def _write_chunks(self, collection, chunks: list[Chunk], progress: Progress | None) -> None:
+        """Chunks with their vectors, and the vectors of their sentence windows beside them."""
         embedder = self._require_embedder()
+        words = self.settings.dense_window_words
+        windows = self._collection(windows_name(collection.name)) if words else None
         for start in range(0, len(chunks), _CHROMA_BATCH):
             batch = chunks[start : start + _CHROMA_BATCH]
             vectors = embedder.embed_passages([c.index_text for c in batch])
@@ -240,6 +257,14 @@ class KnowledgeBase:
                 documents=[c.text for c in batch],
                 metadatas=[_metadata(c) for c in batch],
             )
+            if windows is not None:
+                runs = [(f"{c.id}~{j}", c.id, text) for c in batch for j, text in enumerate(c.index_windows(words))]
+                if runs:
+                    windows.upsert(
+                        ids=[i for i, _, _ in runs],
+                        embeddings=embedder.embed_passages([t for _, _, t in runs]),
+                        metadatas=[{"chunk": c} for _, c, _ in runs],
+                    )
             if progress:
                 progress(len(batch))
 
@@ -311,6 +336,7 @@ class KnowledgeBase:
         gone = sorted(set(stale) - {c.id for c in chunks})
         if gone:
             collection.delete(ids=gone)
+            self._collection(windows_name(name)).delete(where={"chunk": {"$in": gone}})
         others = collection.get(where={"doc_id": document.doc_id}, include=["metadatas"])
         updates = [
             (i, {**m, "superseded": m["version"] != current})
@@ -328,14 +354,18 @@ class KnowledgeBase:
         faults.reached("index.committed")
 
     def _drop_collection(self, name: str) -> None:
-        if name in {c.name for c in self.client.list_collections()}:
-            self.client.delete_collection(name)
+        """A full-text collection, its windows and its BM25 index."""
+        present = {c.name for c in self.client.list_collections()}
+        for collection in (name, windows_name(name)):
+            if collection in present:
+                self.client.delete_collection(collection)
         shutil.rmtree(self._bm25_dir(name), ignore_errors=True)
 
     def collect_garbage(self) -> list[str]:
         """Delete full-text collections no catalog entry points to (an interrupted re-index)."""
         live = {r.collection for r in self.catalog.analyses()}
-        orphans = [c.name for c in self.client.list_collections() if c.name.startswith("ft-") and c.name not in live]
+        names = {c.name for c in self.client.list_collections() if c.name.startswith("ft-")}
+        orphans = sorted({n.removesuffix("-w") if n.removesuffix("-w") in names else n for n in names} - live)
         for name in orphans:
             self._drop_collection(name)
         return orphans
@@ -416,28 +446,60 @@ class KnowledgeBase:
     def dense_search(
         self, analysis_id: str, query_vector: np.ndarray, k: int, search_filter: SearchFilter
     ) -> list[tuple[Chunk, float]]:
-        collection = self._collection(self._record(analysis_id).collection)
-        where = search_filter.chroma_where()
-        n_results = k
+        """The ``k`` paragraphs most similar to the query: by their own vector, or, where the
+        analysis has sentence windows, by the mean of that and their best window's
+        similarity (a long paragraph's vector blurs the one sentence a question is about)."""
+        name = self._record(analysis_id).collection
+        collection = self._collection(name)
+        where, extra = search_filter.chroma_where(), 0
         if where == {"superseded": False}:
             # Chroma's filtered HNSW search is ~100x slower at 100k chunks (0.5 s vs 5 ms):
             # when few chunks are superseded, over-fetch by that many and filter here.
             superseded = sum(d.n_chunks for d in self.catalog.documents(analysis_id) if d.superseded)
             if superseded <= _OVERFETCH_LIMIT:
-                where, n_results = None, k + superseded
+                where, extra = None, superseded
         result = collection.query(
-            query_embeddings=query_vector.reshape(1, -1),
-            n_results=n_results,
-            where=where,
+            query_embeddings=query_vector.reshape(1, -1), n_results=k + extra, where=where,
             include=["documents", "metadatas", "distances"],
         )
         hits = [
             (_chunk(i, t, m), 1.0 - float(d))
-            for i, t, m, d in zip(
-                result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0]
-            )
+            for i, t, m, d in zip(result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0])
         ]
-        return [(c, s) for c, s in hits if search_filter.admits(c)][:k]
+        hits = [(c, s) for c, s in hits if search_filter.admits(c)][:k]
+        windows = self._windows(name)
+        if windows is None:
+            return hits
+        own = {c.id: (c, similarity) for c, similarity in hits}
+        best = _best_windows(windows.query(
+            query_embeddings=query_vector.reshape(1, -1), n_results=min(2 * k + extra, windows.count()),
+            include=["metadatas", "distances"],
+        ))
+        # Every candidate needs both similarities: fetch what one search did not return.
+        missing = sorted(set(best) - set(own))
+        if missing:
+            found = collection.get(ids=missing, include=["documents", "metadatas", "embeddings"])
+            for i, t, m, v in zip(found["ids"], found["documents"], found["metadatas"], found["embeddings"]):
+                chunk = _chunk(i, t, m)
+                if search_filter.admits(chunk):
+                    own[i] = (chunk, float(np.dot(v, query_vector)))
+        unseen = sorted(set(own) - set(best))
+        if unseen:
+            got = windows.get(where={"chunk": {"$in": unseen}}, include=["metadatas", "embeddings"])
+            for m, v in zip(got["metadatas"], got["embeddings"]):
+                best[m["chunk"]] = max(best.get(m["chunk"], -1.0), float(np.dot(v, query_vector)))
+        scored = [(chunk, (similarity + best.get(i, similarity)) / 2) for i, (chunk, similarity) in own.items()]
+        return sorted(scored, key=lambda pair: (-pair[1], pair[0].id))[:k]
+
+    def _windows(self, name: str):
+        """The sentence windows of full-text collection ``name``, where it has any and they are switched on."""
+        if not self.settings.dense_window_words:
+            return None
+        try:
+            windows = self.client.get_collection(windows_name(name), embedding_function=None)
+        except NotFoundError:  # indexed before windows existed, or no paragraph needed one
+            return None
+        return windows if windows.count() else None
 
     def bm25_index(self, analysis_id: str) -> BM25Index:
         """The analysis's BM25 index (chunks, and their sections), loaded once per generation."""

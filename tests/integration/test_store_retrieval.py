@@ -195,3 +195,42 @@ def test_fusion_scores_each_candidate_by_its_neighbouring_paragraphs(demo_pipeli
     off = demo_pipeline.settings.model_copy(update={"weight_context": 0.0})
     plain = Retriever(demo_pipeline.kb, demo_pipeline.embedder, None, off).search("EXO-24-003", question, k=20).hits
     assert not any("context" in h.scores for h in plain)
+
+
+def test_dense_search_scores_a_paragraph_by_its_own_and_its_best_windows_similarity(settings, embedder, tmp_path):
+    """A long paragraph's vector blurs the one sentence a question is about: its dense score
+    is the mean of its own similarity and its best sentence window's."""
+    from mitra.retrieval.pipeline import build_pipeline
+    from mitra.store.filters import SearchFilter
+    from mitra.store.knowledge_base import KnowledgeBase, windows_name
+
+    record = {"analysis_id": "WIN-24-001", "title": "Muon trigger", "abstract": "Trigger and calibration studies.",
+              "documents": [{"doc_id": "note", "version": "1", "text":
+                             "# Calibration\nThe calorimeter was calibrated with minimum-bias events in every run "
+                             "period. Pedestals were subtracted channel by channel before clustering. The "
+                             "single-muon trigger efficiency was measured with a tag-and-probe method on Z decays.\n\n"
+                             "# Luminosity\nThe integrated luminosity of the 2016-2018 data is 138 fb-1."}]}
+    path = write_jsonl(tmp_path / "windows.jsonl", [record])
+    kb = build_pipeline(settings.model_copy(update={"dense_window_words": 15}), embedder=embedder).kb
+    index_jsonl(kb, path)
+    long, short = kb.chunks("WIN-24-001")
+    collection = kb.catalog.analysis("WIN-24-001").collection
+    assert kb.client.get_collection(windows_name(collection)).count() == len(long.index_windows(15)) == 3
+    assert short.index_windows(15) == []  # one window: its own vector is that window's
+
+    question = embedder.embed_queries(["How was the muon trigger efficiency measured?"])[0]
+    own, alone = embedder.embed_passages([long.index_text, short.index_text]) @ question
+    best = max(embedder.embed_passages(long.index_windows(15)) @ question)
+    scores = {c.id: s for c, s in kb.dense_search("WIN-24-001", question, 10, SearchFilter())}
+    assert scores[long.id] == pytest.approx((own + best) / 2, abs=1e-4)
+    assert scores[short.id] == pytest.approx(alone, abs=1e-4)
+    off = KnowledgeBase(kb.settings.model_copy(update={"dense_window_words": 0}), embedder)
+    assert {c.id: s for c, s in off.dense_search("WIN-24-001", question, 10, SearchFilter())}[long.id] == (
+        pytest.approx(own, abs=1e-4))
+
+    # Re-indexing writes a new generation with its windows; the old windows go with the old generation.
+    index_jsonl(kb, path)
+    kb.collect_garbage()
+    names = {c.name for c in kb.client.list_collections()}
+    new = kb.catalog.analysis("WIN-24-001").collection
+    assert {new, windows_name(new)} <= names and not {collection, windows_name(collection)} & names

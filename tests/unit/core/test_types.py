@@ -22,3 +22,15 @@ def test_a_hit_has_one_json_shape():
 def test_the_app_names_a_passage_by_the_same_label():
     hit = _hit()
     assert source_label(4, hit) == f"[4] {hit.to_json()['label']}"
+
+
+def test_a_long_paragraph_is_cut_into_sentence_windows_under_its_section():
+    sentences = [f"Sentence {i} says something about the muon trigger efficiency here." for i in range(9)]
+    chunk = Chunk(id="c", analysis_id="A", doc_id="d", version="v1", position=0, section=["Trigger"],
+                  text=" ".join(sentences))
+    windows = chunk.index_windows(30)
+    assert len(windows) == 3 and all(w.startswith("Trigger\n") for w in windows)
+    assert " ".join(w.removeprefix("Trigger\n") for w in windows) == chunk.text  # every word, in order
+    assert all(len(w.split()) - 1 <= 30 for w in windows)
+    # A paragraph that is one window already has none: its own vector is that window's.
+    assert chunk.index_windows(200) == []
