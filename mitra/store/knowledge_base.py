@@ -364,8 +364,9 @@ class KnowledgeBase:
     def collect_garbage(self) -> list[str]:
         """Delete full-text collections no catalog entry points to (an interrupted re-index)."""
         live = {r.collection for r in self.catalog.analyses()}
-        names = {c.name for c in self.client.list_collections() if c.name.startswith("ft-")}
-        orphans = sorted({n.removesuffix("-w") if n.removesuffix("-w") in names else n for n in names} - live)
+        # A windows collection is named for its paragraphs' one, and goes with it.
+        names = {c.name.removesuffix("-w") for c in self.client.list_collections() if c.name.startswith("ft-")}
+        orphans = sorted(names - live)
         for name in orphans:
             self._drop_collection(name)
         return orphans
