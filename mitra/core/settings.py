@@ -96,8 +96,9 @@ class RetrievalSettings(BaseModel):
     dense_k: int = Field(50, ge=1, description="dense candidates per question")
     bm25_k: int = Field(50, ge=1, description="BM25 candidates per question")
     final_k: int = Field(8, ge=1, description="passages returned (and given to the answering model)")
-    fusion: Literal["convex", "rrf"] = Field(
-        "convex", description="convex: weighted mean of min-max normalised scores (Bruch et al. 2023); rrf: reciprocal ranks"
+    fusion: Literal["zscore", "convex", "rrf"] = Field(
+        "zscore", description="zscore: weighted sum of scores in standard deviations above each list's lowest; "
+        "convex: weighted mean of min-max normalised scores (Bruch et al. 2023); rrf: reciprocal ranks"
     )
     rrf_k: int = Field(60, ge=1, description="the k of reciprocal-rank fusion")
     weight_dense: float = Field(1.0, ge=0, description="fusion weight of the dense score")

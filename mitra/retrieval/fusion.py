@@ -1,10 +1,14 @@
 """Score fusion: several scored lists -> one score per item, and a stable order.
 
-``convex``: a weighted mean of min-max normalised scores (Bruch et al. 2023); ``rrf``:
-reciprocal-rank fusion. ``mix`` puts a reranker's scores against the fused ones.
+``zscore``: a weighted sum of scores measured in standard deviations above each list's
+lowest (Montague & Aslam 2001); ``convex``: a weighted mean of min-max normalised
+scores (Bruch et al. 2023); ``rrf``: reciprocal-rank fusion. ``mix`` puts a reranker's
+scores against the fused ones.
 """
 
 from __future__ import annotations
+
+from statistics import pstdev
 
 def reciprocal_rank_fusion(
     rankings: dict[str, list[str]], weights: dict[str, float], k: int
@@ -34,6 +38,26 @@ def convex_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str,
     return fused
 
 
+def zscore_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float]) -> dict[str, float]:
+    """score(d) = sum_r w_r * (s_r(d) - min_r) / sd_r, divided by the same sum for an item
+    first in every list, so 1.0 means "best in every list"; a candidate r did not return
+    counts as r's lowest. Min-max scaling measures a list in units of its range, which
+    one outlying top score sets; the standard deviation is a property of the whole list,
+    so a retriever whose best candidate barely stands out weighs less."""
+    fused: dict[str, float] = {}
+    best = 0.0
+    for name, pairs in scored.items():
+        if not pairs:
+            continue
+        values = [score for _, score in pairs]
+        low, spread = min(values), pstdev(values)
+        for item, score in pairs:
+            norm = (score - low) / spread if spread > 0 else 1.0
+            fused[item] = fused.get(item, 0.0) + weights[name] * norm
+        best += weights[name] * ((max(values) - low) / spread if spread > 0 else 1.0)
+    return {item: score / best for item, score in fused.items()} if best > 0 else fused
+
+
 def ranked_ids(scores: dict[str, float]) -> list[str]:
     """Best first; equal scores in id order, so a ranking never depends on the order
     the candidates arrived in (hash seeds, set iteration)."""
@@ -57,6 +81,8 @@ def _scaled(scores: dict[str, float]) -> dict[str, float]:
 
 def fuse(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float], method: str, rrf_k: int) -> dict[str, float]:
     """Both tiers fuse with the configured method; either way 1.0 means "best in every list"."""
+    if method == "zscore":
+        return zscore_fusion(scored, weights)
     if method == "convex":
         return convex_fusion(scored, weights)
     rankings = {name: [item for item, _ in pairs] for name, pairs in scored.items()}

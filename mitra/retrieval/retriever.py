@@ -1,7 +1,7 @@
 """Tier 2: retrieval inside one analysis.
 
 ``Retriever.search(analysis, question)``: dense top-k + BM25
-        top-k -> weighted score fusion (convex, or RRF) -> cross-encoder rerank of the
+        top-k -> weighted score fusion (z-score, min-max or RRF) -> cross-encoder rerank of the
         top ``rerank_top_n`` -> top ``final_k``.
 """
 

@@ -2,7 +2,7 @@ import pytest
 
 from mitra.core.types import chunk_id
 from mitra.retrieval.retriever import neighbour_scores
-from mitra.retrieval.fusion import convex_fusion
+from mitra.retrieval.fusion import convex_fusion, fuse, ranked_ids, zscore_fusion
 from mitra.core.settings import Settings
 
 
@@ -28,8 +28,32 @@ def test_convex_fusion_weights_and_degenerate_lists():
     assert fused == {"a": pytest.approx(0.5)}
 
 
-def test_tier2_fusion_defaults_to_convex():
-    assert Settings(_env_file=None).fusion == "convex"
+def test_zscore_fusion_by_hand():
+    # dense: low 0.1, sd 0.2 -> a=2, c=0; bm25: low 2, sd 4 -> b=2, d=0; absent counts 0.
+    # Weighted 1:3, an item first in both lists would score 2 + 3 * 2 = 8.
+    scored = {"dense": [("a", 0.5), ("c", 0.1)], "bm25": [("b", 10.0), ("d", 2.0)]}
+    weights = {"dense": 1.0, "bm25": 3.0}
+    fused = zscore_fusion(scored, weights)
+    assert fused == {"a": pytest.approx(0.25), "b": pytest.approx(0.75), "c": pytest.approx(0.0), "d": pytest.approx(0.0)}
+    assert fuse(scored, weights, "zscore", 60) == fused
+
+
+def test_zscore_fusion_scales_by_spread_not_range_and_handles_degenerate_lists():
+    # The same top-to-bottom range, but BM25's candidates are spread evenly while the
+    # dense list is one winner above a tied field: in standard deviations the dense
+    # winner stands less far above its list's lowest, so the BM25 winner comes first
+    # where min-max would tie them.
+    scored = {"dense": [("a", 0.9), ("x", 0.1), ("y", 0.1), ("z", 0.1), ("w", 0.1)],
+              "bm25": [("b", 9.0), ("x", 7.0), ("y", 5.0), ("z", 3.0), ("w", 1.0)]}
+    weights = {"dense": 1.0, "bm25": 1.0}
+    assert convex_fusion(scored, weights)["a"] == pytest.approx(convex_fusion(scored, weights)["b"])
+    assert ranked_ids(zscore_fusion(scored, weights))[0] == "b"
+    # one candidate (or all tied) counts as 1; an empty list contributes nothing
+    assert zscore_fusion({"dense": [("a", 0.3)], "bm25": []}, weights) == {"a": pytest.approx(1.0)}
+
+
+def test_tier2_fusion_defaults_to_zscore():
+    assert Settings(_env_file=None).fusion == "zscore"
     with pytest.raises(ValueError):
         Settings(_env_file=None, fusion="max")
 
