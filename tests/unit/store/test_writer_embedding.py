@@ -1,0 +1,41 @@
+"""The writer embeds in fixed-size batches and hands freed heap pages back after each."""
+
+import numpy as np
+
+from mitra.core.settings import Settings
+from mitra.store import knowledge_base
+from mitra.store.knowledge_base import KnowledgeBase
+
+
+class RecordingEmbedder:
+    """One-hot-ish vectors that say which text they came from, and the batches asked for."""
+
+    name = "recording"
+    dim = 4
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def embed_passages(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        self.batches.append(list(texts))
+        return np.array([[len(t), 0, 0, 1] for t in texts], np.float32)
+
+    embed_queries = embed_passages
+
+
+def test_writer_embeds_longest_first_in_batches_and_trims_after_each(tmp_path, monkeypatch):
+    trims = []
+    monkeypatch.setattr(knowledge_base, "release_freed", lambda: trims.append(1))
+    embedder = RecordingEmbedder()
+    kb = KnowledgeBase(Settings(data_dir=tmp_path, embed_batch_size=3), embedder)
+    texts = ["a" * n for n in (5, 1, 9, 3, 7, 2, 8)]
+
+    vectors = kb._embed(texts)
+
+    # every vector lands at its own text's place, whatever batch computed it
+    assert vectors[:, 0].tolist() == [len(t) for t in texts]
+    assert [len(b) for b in embedder.batches] == [3, 3, 1]
+    lengths = [len(t) for b in embedder.batches for t in b]
+    assert lengths == sorted(lengths, reverse=True)  # the batches an encoder would form itself
+    assert len(trims) == len(embedder.batches)
+    assert kb._embed([]).shape == (0, 4)
