@@ -8,7 +8,7 @@ from mitra.store.knowledge_base import KnowledgeBase
 
 
 class RecordingEmbedder:
-    """One-hot-ish vectors that say which text they came from, and the batches asked for."""
+    """Vectors that carry their text's length (so each can be traced to its text), and the batches asked for."""
 
     name = "recording"
     dim = 4
