@@ -81,7 +81,8 @@ def ingest_version(
     if not analysis.abstract:
         analysis = analysis.model_copy(update={"abstract": abstract_of(extracted)})
     chunked = chunk_document(extracted, document, settings)
-    document = document.model_copy(update={"format": chunked.format, "coverage": chunked.coverage})
+    document = document.model_copy(
+        update={"format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped})
     if not allow_low_coverage:
         check_intake(intake_problems(PreparedAnalysis(analysis, [document], chunked.chunks), settings))
     kb.add_document_version(analysis, document, chunked.chunks)

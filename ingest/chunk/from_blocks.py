@@ -16,7 +16,8 @@ from dataclasses import replace
 
 from ingest.extract.pdf import ExtractedDocument
 from ingest.extract.layout import FURNITURE, Block, BlockKind, join_lines
-from ingest.chunk.paragraphs import ChunkedText, Paragraph, ParsedText, chunk_parsed, is_dropped_section, word_counts
+from ingest.chunk.paragraphs import ChunkedText, Paragraph, ParsedText, chunk_parsed, dropped_path, word_counts
+from ingest.chunk.shapes import AFFILIATIONS, AUTHORS, REFERENCES
 from mitra.core.settings import Settings
 from mitra.core.types import ChunkKind, Document
 
@@ -31,6 +32,9 @@ _KIND = {
 _ENDS_SENTENCE = re.compile(r"[.!?]['\")\]]?$")
 _MID_SENTENCE = re.compile(r"[a-z,;(\-–]$")
 ABSTRACT_SECTION = ("Abstract",)
+# What a block the layout set aside holds, for the report of text dropped on purpose.
+_DROPPED_KIND = {BlockKind.references: REFERENCES, BlockKind.author_list: AUTHORS,
+                 BlockKind.front_matter: AFFILIATIONS, BlockKind.title: "title"}
 
 
 def chunk_document(extracted: ExtractedDocument, document: Document, settings: Settings) -> ChunkedText:
@@ -51,14 +55,17 @@ def paragraphs_from_blocks(blocks: list[Block]) -> ParsedText:
                 level = block.level or 1
                 path = path[: level - 1] + [block.text]
                 open_at = None
-            (out.dropped if any(is_dropped_section(t) for t in path) else out.headings).append(block.text)
+            if dropped_path(path):
+                out.drop(dropped_path(path), block.text)
+            else:
+                out.headings.append(block.text)
             continue
         if block.kind in FURNITURE or block.kind is BlockKind.title or block.kind not in _KIND:
-            out.dropped.append(block.text)
+            out.drop(_DROPPED_KIND.get(block.kind, "page furniture"), block.text)
             continue
         section = ABSTRACT_SECTION if block.kind is BlockKind.abstract else tuple(path)
-        if any(is_dropped_section(title) for title in section):
-            out.dropped.append(block.text)
+        if dropped_path(section):
+            out.drop(dropped_path(section), block.text)
             continue
         paragraphs = out.paragraphs
         kind = _KIND[block.kind]

@@ -19,7 +19,10 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Literal
 
 from mitra.core.text import clean_latex, escape_percent, normalise_space, readable_latex
-from ingest.chunk.paragraphs import ChunkedText, Paragraph, ParsedText, chunk_parsed, is_dropped_section, word_counts
+from ingest.chunk.paragraphs import (
+    MARKUP, ChunkedText, Paragraph, ParsedText, chunk_parsed, dropped_path, word_counts,
+)
+from ingest.chunk.shapes import AUTHORS, IMAGES, MIN_REFERENCES, REFERENCES, shape_of
 from mitra.core.types import ChunkKind, Document
 
 TextFormat = Literal["auto", "markdown", "latex", "text"]
@@ -72,30 +75,63 @@ def parse_text(text: str, fmt: str = "auto") -> ParsedText:
 
 
 class _Sections:
-    """The section path while reading, and what the front end keeps or drops under it."""
+    """The section path while reading, and what the front end keeps or drops under it:
+    sections dropped by their title, and blocks dropped by their shape (``shapes``)."""
 
     def __init__(self) -> None:
         self.path: list[str] = []
         self.out = ParsedText()
+        self.shapes: list[tuple[str, int, str] | None] = []  # per paragraph: (kind, references, raw)
 
     def heading(self, title: str, level: int) -> None:
         self.path = self.path[: level - 1] + [title]
         if not self.dropping:
             self.out.headings.append(title)
         else:
-            self.out.dropped.append(title)
+            self.out.drop(self.dropping, title)
 
     @property
-    def dropping(self) -> bool:
-        return any(is_dropped_section(title) for title in self.path)
+    def dropping(self) -> str | None:
+        """The kind of text under the current section when it is left out."""
+        return dropped_path(self.path)
 
-    def add(self, text: str, kind: ChunkKind = ChunkKind.body, section: tuple[str, ...] | None = None) -> None:
+    def add(self, text: str, kind: ChunkKind = ChunkKind.body, section: tuple[str, ...] | None = None,
+            raw: str | None = None) -> None:
+        """A paragraph; ``raw`` is its source, whose shape may mark it as left out."""
         if not text.strip():
             return
         if self.dropping and section is None:
-            self.out.dropped.append(text)
-        else:
-            self.out.paragraphs.append(Paragraph(text, tuple(self.path) if section is None else section, kind))
+            self.out.drop(self.dropping, raw or text)
+            return
+        shape = shape_of(raw or text) if kind is ChunkKind.body and section is None else None
+        self.out.paragraphs.append(Paragraph(text, tuple(self.path) if section is None else section, kind))
+        self.shapes.append(None if shape is None else (*shape, raw or text))
+
+    def finish(self) -> ParsedText:
+        """The parsed text, less the blocks dropped by shape: reference entries only in a
+        run of ``MIN_REFERENCES`` (one body paragraph citing a paper is prose)."""
+        keep: list[Paragraph] = []
+        run: list[tuple[Paragraph, int, str]] = []  # the reference run being read
+
+        def end_run() -> None:
+            if sum(entries for _, entries, _ in run) >= MIN_REFERENCES:
+                self.out.drop(REFERENCES, *(raw for _, _, raw in run))
+            else:
+                keep.extend(paragraph for paragraph, _, _ in run)
+            run.clear()
+
+        for paragraph, shape in zip(self.out.paragraphs, self.shapes):
+            if shape is not None and shape[0] == REFERENCES:
+                run.append((paragraph, shape[1], shape[2]))
+                continue
+            end_run()
+            if shape is not None:
+                self.out.drop(shape[0], shape[2])
+            else:
+                keep.append(paragraph)
+        end_run()
+        self.out.paragraphs, self.shapes = keep, []
+        return self.out
 
 
 # ---------------------------------------------------------------- Markdown
@@ -110,18 +146,27 @@ _DISPLAY_CLOSE = {opener: re.compile(re.escape(closer) + r"\s*$") for opener, cl
 _MATH_ENV_CLOSE = re.compile(r"\\end\{(equation|align|eqnarray|multline|gather)\*?\}\s*$")
 _DISPLAY_IN_TEXT = re.compile(r"\$\$(.*?)\$\$", re.S)
 _MD_RULE = re.compile(r"^\s*([-*_]\s*){3,}$")
+_IMAGE_FILE = r"!\[\s*(?:[\w./-]+\.(?:jpe?g|png|gif|svg|pdf|eps|tiff?|webp|bmp))?\s*\]\([^)]*\)"
+_IMAGE_LINE = re.compile(rf"^[ \t]*{_IMAGE_FILE}(?:[ \t]*{_IMAGE_FILE})*[ \t]*$", re.M | re.I)
+# "3.2. Hubble constant": converters number headings but set them all at one "#" level.
+_SECTION_NUMBER = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+\S")
 
 
 def _parse_markdown(text: str) -> ParsedText:
     reader = _MarkdownReader()
     front = _FRONT_MATTER.match(text)
     if front:
-        reader.sections.out.dropped.append(front.group(0))
+        reader.sections.out.drop(MARKUP, front.group(0))
         text = text[front.end() :]
     # comments and image addresses are not text a reader sees
-    reader.sections.out.dropped += _HTML_COMMENT.findall(text) + _MD_IMAGE_TARGET.findall(text)
-    reader.read(list(_markdown_lines(_HTML_COMMENT.sub("\n", text))))
-    return reader.sections.out
+    reader.sections.out.drop(MARKUP, *_HTML_COMMENT.findall(text))
+    text = _HTML_COMMENT.sub("\n", text)
+    # a converter's image line ("![img-21.jpeg](img-21.jpeg)") names a file, not what it shows
+    reader.sections.out.drop(IMAGES, *_IMAGE_LINE.findall(text))
+    text = _IMAGE_LINE.sub("", text)
+    reader.sections.out.drop(MARKUP, *_MD_IMAGE_TARGET.findall(text))
+    reader.read(list(_markdown_lines(text)))
+    return reader.sections.finish()
 
 
 class _MarkdownReader:
@@ -150,7 +195,9 @@ class _MarkdownReader:
             heading = _MD_HEADING.match(line)
             if heading:
                 self.flush()
-                self.sections.heading(_inline(heading.group(2)), len(heading.group(1)))
+                title = _inline(heading.group(2))
+                number = _SECTION_NUMBER.match(title)
+                self.sections.heading(title, number.group(1).count(".") + 1 if number else len(heading.group(1)))
             elif len(self.buffer) == 1 and _MD_SETEXT.match(line):
                 title = self.buffer.pop()
                 self.sections.heading(_inline(title), 1 if line.strip()[0] == "=" else 2)
@@ -171,7 +218,7 @@ class _MarkdownReader:
         if self.after_maths and kind is ChunkKind.body and text[:1].islower():
             self.extend_last(text)
         else:
-            self.sections.add(text, kind)
+            self.sections.add(text, kind, raw=block)
         self.after_maths = False
 
     def display_maths(self, maths: str) -> None:
@@ -272,8 +319,8 @@ def _parse_plain(text: str) -> ParsedText:
             body = _inline(" ".join(line.strip() for line in unit))
             match = _MD_CAPTION.match(body)
             kind = (ChunkKind.table if match.group(1).lower() == "table" else ChunkKind.caption) if match else ChunkKind.body
-            sections.add(body, kind)
-    return sections.out
+            sections.add(body, kind, raw="\n".join(unit))
+    return sections.finish()
 
 
 def _blocks(lines: list[str]) -> list[list[str]]:
@@ -327,7 +374,7 @@ def _parse_latex(text: str) -> ParsedText:
     text = re.sub(r"(?<!\\)%.*", "", text)
     begin = _BEGIN_DOCUMENT.search(text)
     if begin:  # the LaTeX preamble: package and macro definitions, not text
-        sections.out.dropped.append(text[: begin.end()])
+        sections.out.drop(MARKUP, text[: begin.end()])
         text = text[begin.end() :]
     headings = list(_LATEX_HEADING.finditer(text))
     # Text before the first heading is the title block / author list in papers: kept
@@ -340,10 +387,10 @@ def _parse_latex(text: str) -> ParsedText:
             sections.heading(clean_latex(heading.group(2)), _LATEX_LEVEL[heading.group(1)])
         body = text[start:end]
         if sections.dropping:
-            sections.out.dropped.append(body)
+            sections.out.drop(sections.dropping, body)
             continue
         _latex_section_body(sections, body, preamble=i == 0 and bool(headings))
-    return sections.out
+    return sections.finish()
 
 
 def _latex_section_body(sections: _Sections, body: str, preamble: bool) -> None:
@@ -361,22 +408,22 @@ def _latex_section_body(sections: _Sections, body: str, preamble: bool) -> None:
             if name == "table":
                 words = normalise_space(f"{words}\n{clean_latex(rest)}")
             else:  # the figure's graphics and placement: no words a reader sees
-                sections.out.dropped.append(rest)
+                sections.out.drop(MARKUP, rest)
             if words:
                 floats.append((words, ChunkKind.table if name == "table" else ChunkKind.caption, None))
         elif name == "abstract":
             floats += [(p.text, ChunkKind.body, ("Abstract",)) for p in _prose_paragraphs(content)]
         elif name == "thebibliography":
-            sections.out.dropped.append(content)
+            sections.out.drop(REFERENCES, content)
         else:
             # Display maths belongs to the sentence around it: keep it in the prose flow.
             prose.append(f" {content} ")
     prose.append(body[pos:])
     for paragraph in _prose_paragraphs("".join(prose)):
         if preamble and _looks_like_author_list(paragraph.raw):
-            sections.out.dropped.append(paragraph.raw)
+            sections.out.drop(AUTHORS, paragraph.raw)
         else:
-            sections.add(paragraph.text)
+            sections.add(paragraph.text, raw=paragraph.raw)
     for words, kind, section in floats:
         sections.add(words, kind, section)
 

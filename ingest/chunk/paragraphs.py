@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 from mitra.core.text import clean_latex, escape_percent, math_to_words, split_sentences, tokenize
+from ingest.chunk.shapes import ACKNOWLEDGEMENTS, AUTHORS, REFERENCES
 from mitra.core.types import Chunk, ChunkKind, Document, chunk_id
 
 
@@ -29,15 +30,22 @@ class Paragraph:
     page_end: int | None = None
 
 
+MARKUP = "markup"  # preamble, front matter, comments, image addresses, figure graphics
+
+
 @dataclass
 class ParsedText:
     """A front end's output: the paragraphs, the section titles they sit under (whose
-    words reach the chunks through the section path), and the text left out on purpose."""
+    words reach the chunks through the section path), and the text left out on purpose,
+    each piece with its kind (references, affiliations, markup, ...) for the report."""
 
     paragraphs: list[Paragraph] = field(default_factory=list)
     headings: list[str] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
     format: str = "text"
+
+    def drop(self, kind: str, *texts: str) -> None:
+        self.dropped.extend((kind, text) for text in texts)
 
 
 @dataclass
@@ -45,14 +53,24 @@ class ChunkedText:
     chunks: list[Chunk]
     coverage: float
     format: str
+    dropped: dict[str, int] = field(default_factory=dict)  # words left out on purpose, by kind
 
 
-# Sections whose text is furniture for a reader, noise for retrieval.
+# Sections whose text is furniture for a reader, noise for retrieval, and the kind of text each holds.
 _DROP_SECTION = re.compile(r"^(?:[\dA-Z]{1,3}[.)]?\s+)?(acknowledg|references|bibliography|author list|funding)", re.I)
+_SECTION_KIND = {"acknowledg": ACKNOWLEDGEMENTS, "funding": ACKNOWLEDGEMENTS, "references": REFERENCES,
+                 "bibliography": REFERENCES, "author list": AUTHORS}
 
 
-def is_dropped_section(title: str) -> bool:
-    return bool(_DROP_SECTION.match(title.strip()))
+def dropped_section(title: str) -> str | None:
+    """The kind of text a section of this title holds when it is left out, else None."""
+    match = _DROP_SECTION.match(title.strip())
+    return _SECTION_KIND[match.group(1).lower()] if match else None
+
+
+def dropped_path(path: Iterable[str]) -> str | None:
+    """The kind of the innermost section left out on the path, else None."""
+    return next((kind for kind in map(dropped_section, reversed(list(path))) if kind), None)
 
 
 # ---------------------------------------------------------------- packing
@@ -153,5 +171,11 @@ def chunk_parsed(document: Document, parsed: ParsedText, source: Counter, min_ch
                  latex: bool = False) -> ChunkedText:
     """The shared back end of every front end: pack, give ids, measure coverage."""
     chunks = make_chunks(document, pack_paragraphs(parsed.paragraphs, min_chars, max_chars))
-    dropped = word_counts(parsed.dropped, latex=latex)
-    return ChunkedText(chunks=chunks, coverage=coverage(source, dropped, chunks, parsed.headings), format=parsed.format)
+    by_kind: dict[str, Counter] = {}
+    for kind, text in parsed.dropped:
+        by_kind.setdefault(kind, Counter()).update(word_counts([text], latex=latex))
+    dropped = sum(by_kind.values(), Counter())
+    # Words reported are the source's: a title repeated in the dropped text counts once.
+    words = {kind: sum((counts & source).values()) for kind, counts in sorted(by_kind.items())}
+    return ChunkedText(chunks=chunks, coverage=coverage(source, dropped, chunks, parsed.headings),
+                       format=parsed.format, dropped={kind: n for kind, n in words.items() if n})

@@ -132,7 +132,8 @@ def stats(as_json: JsonOption = False) -> None:
             "title": a.title,
             "documents": [
                 {"doc_id": d.document.doc_id, "version": d.document.version, "chunks": d.n_chunks,
-                 "superseded": d.superseded, "format": d.document.format, "coverage": d.document.coverage}
+                 "superseded": d.superseded, "format": d.document.format, "coverage": d.document.coverage,
+                 "dropped": d.document.dropped}
                 for d in kb.documents(a.id)
             ],
         }

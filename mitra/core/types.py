@@ -44,6 +44,7 @@ class Document(BaseModel):
     pages: int | None = None
     format: str = ""  # how its text was read: pdf, markdown, latex or text
     coverage: float | None = None  # share of its words that reached a chunk
+    dropped: dict[str, int] = Field(default_factory=dict)  # words left out on purpose, by kind (references, ...)
 
 
 class Chunk(BaseModel):

@@ -27,11 +27,12 @@ CREATE TABLE IF NOT EXISTS documents (
     analysis_id TEXT NOT NULL, doc_id TEXT NOT NULL, version TEXT NOT NULL,
     title TEXT NOT NULL, source TEXT NOT NULL, sha256 TEXT NOT NULL, pages INTEGER,
     n_chunks INTEGER NOT NULL, superseded INTEGER NOT NULL, indexed_at TEXT NOT NULL,
-    format TEXT NOT NULL DEFAULT '', coverage REAL,
+    format TEXT NOT NULL DEFAULT '', coverage REAL, dropped TEXT NOT NULL DEFAULT '{}',
     PRIMARY KEY (analysis_id, doc_id, version));
 """
 # Columns added after the first release: (table, column, declaration) for older catalogs.
-_ADDED_COLUMNS = [("documents", "format", "TEXT NOT NULL DEFAULT ''"), ("documents", "coverage", "REAL")]
+_ADDED_COLUMNS = [("documents", "format", "TEXT NOT NULL DEFAULT ''"), ("documents", "coverage", "REAL"),
+                  ("documents", "dropped", "TEXT NOT NULL DEFAULT '{}'")]
 
 
 class DocumentRecord(BaseModel):
@@ -147,6 +148,7 @@ class Catalog:
                     pages=r["pages"],
                     format=r["format"],
                     coverage=r["coverage"],
+                    dropped=json.loads(r["dropped"]),
                 ),
                 n_chunks=r["n_chunks"],
                 superseded=bool(r["superseded"]),
@@ -164,9 +166,9 @@ class Catalog:
         d = document
         db.execute(
             "INSERT OR REPLACE INTO documents (analysis_id, doc_id, version, title, source, sha256, pages, n_chunks, "
-            "superseded, indexed_at, format, coverage) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "superseded, indexed_at, format, coverage, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (d.analysis_id, d.doc_id, d.version, d.title, d.source, d.sha256, d.pages, n_chunks, int(superseded), now(),
-             d.format, d.coverage),
+             d.format, d.coverage, json.dumps(d.dropped)),
         )
 
     @staticmethod
