@@ -291,12 +291,14 @@ def index_jsonl_command(
 ) -> None:
     """Index analyses (abstract tier + full-text tier) from a JSONL file; each analysis is replaced atomically.
 
-    Each document's text is read as Markdown, LaTeX or plain text ("format", default auto). A document
-    that yields no chunks, or whose chunks hold less than min_coverage of its words, stops the run
-    before anything is written."""
+    Each document's text is read as Markdown, LaTeX or plain text ("format", default auto). A malformed
+    file stops the run before anything is written (exit 2). An analysis with a document that yields no
+    chunks, whose chunks hold less than min_coverage of its words, or that is too large, is refused and
+    named; the others are indexed (exit 1). Analyses already indexed with the same content are skipped,
+    so a rerun indexes only what is missing."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ingest.sources.jsonl import index_records, load_analyses
+    from ingest.sources.jsonl import PartlyRefused, index_records, load_analyses
 
     records = load_analyses(file)  # a malformed file fails before any model loads
     kb = _indexing_kb()
@@ -312,23 +314,52 @@ def index_jsonl_command(
             progress.reset(current, total=n_chunks, description=f"embedding {analysis_id}")
             return lambda n: progress.advance(current, n)
 
-        done = index_records(kb, records, on_analysis, allow_low_coverage=allow_low_coverage,
-                             groups=split_groups(groups))
-        progress.update(overall, completed=len(done))
-    documents = [d for a in done for d in a.documents]
+        try:
+            report = index_records(kb, records, on_analysis, allow_low_coverage=allow_low_coverage,
+                                   groups=split_groups(groups))
+        except PartlyRefused as refused:
+            report = refused.report
+        progress.update(overall, completed=records.count)
+    documents = [d for a in report.indexed for d in a.documents]
     coverages = [d["coverage"] for d in documents if d["coverage"] is not None]
     lowest = min(coverages, default=1.0)
     if as_json:
         print_json({
-            "indexed": [{"analysis_id": a.analysis_id, "chunks": a.chunks, "documents": a.documents} for a in done],
+            **report.as_dict(),
             "coverage": {"min": lowest, "mean": round(sum(coverages) / len(coverages), 4) if coverages else None},
             "stats": kb.stats(),
         })
     else:
-        console.print(
-            f"indexed {len(done)} analyses, {len(documents)} documents, {sum(a.chunks for a in done)} chunks; "
-            f"coverage: lowest {lowest:.1%} (the share of a document's words that reach a chunk)"
-        )
+        _print_intake(report, lowest)
+    raise typer.Exit(1 if report.refused else 0)
+
+
+def _print_intake(report, lowest: float) -> None:
+    """Per document its coverage and, on a line of its own, the words dropped on purpose
+    (never counted as loss); then each refused document and why; then the totals."""
+    from rich.markup import escape
+
+    from mitra.core.types import version_label
+
+    for analysis in report.indexed:
+        for d in analysis.documents:
+            coverage = "" if d["coverage"] is None else f", coverage {d['coverage']:.1%}"
+            console.print(escape(f"{analysis.analysis_id} {d['doc_id']} {version_label(d['version'])} ({d['format']}): "
+                                 f"{d['chunks']} chunks{coverage}"), highlight=False, soft_wrap=True)
+            if d["dropped"]:
+                kinds = ", ".join(f"{kind} {n:,}" for kind, n in d["dropped"].items())
+                console.print(f"  dropped on purpose: {sum(d['dropped'].values()):,} words ({kinds})",
+                              highlight=False, soft_wrap=True)
+    for reasons in report.refused.values():
+        for reason in reasons:
+            console.print(f"[red]refused:[/red] {escape(reason)}", highlight=False, soft_wrap=True)
+    documents = sum(len(a.documents) for a in report.indexed)
+    console.print(
+        f"indexed {len(report.indexed)} analyses, {documents} documents, {sum(a.chunks for a in report.indexed)} "
+        f"chunks; {len(report.unchanged)} unchanged and skipped; {len(report.refused)} refused; coverage: lowest "
+        f"{lowest:.1%} (the share of a document's words, less those dropped on purpose, that reach a chunk)",
+        highlight=False, soft_wrap=True,
+    )
 
 
 def register(root_app: typer.Typer) -> None:

@@ -5,15 +5,16 @@ Line format::
     {"analysis_id": "...", "title": "...", "abstract": "...", "experiment": "CMS"?,
      "documents": [{"doc_id": "...", "version": "1", "title": "...", "text": "..."}]}
 
-Every line is validated before any store is touched, and each analysis is then
-replaced atomically, so a bad file changes nothing and a good one never leaves
-an analysis half-indexed.
+Every line is validated before any store is touched (a malformed file changes
+nothing). Each analysis is then indexed on its own and replaced atomically: one whose
+document would lose text is refused and named, the others are indexed, and a rerun
+of the same file indexes only what was refused or changed.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Literal
 
@@ -77,8 +78,9 @@ def load_analyses(path: Path) -> JsonlFile[JsonlAnalysis]:
 
 @dataclass
 class PreparedAnalysis:
-    """One analysis chunked and ready to index; each document carries its text format
-    and coverage (the share of its words that reach a chunk)."""
+    """One analysis chunked and ready to index; each document carries its text format,
+    its coverage (the share of its words that reach a chunk) and the words left out on
+    purpose, by kind."""
 
     analysis: Analysis
     documents: list[Document]
@@ -94,7 +96,7 @@ class IndexedAnalysis:
 
     analysis_id: str
     chunks: int
-    documents: list[dict]  # doc_id, version, format, chunks, coverage
+    documents: list[dict]  # doc_id, version, format, chunks, coverage, dropped
 
     @classmethod
     def of(cls, prepared: PreparedAnalysis) -> "IndexedAnalysis":
@@ -103,10 +105,28 @@ class IndexedAnalysis:
             chunks=len(prepared.chunks),
             documents=[
                 {"doc_id": d.doc_id, "version": d.version, "format": d.format, "chunks": prepared.chunk_count(d),
-                 "coverage": None if d.coverage is None else round(d.coverage, 4)}
+                 "coverage": None if d.coverage is None else round(d.coverage, 4), "dropped": d.dropped}
                 for d in prepared.documents
             ],
         )
+
+
+@dataclass
+class IntakeReport:
+    """What a batch did: analyses indexed, left as they were (already indexed with the same
+    content), and refused with one line per document saying why."""
+
+    indexed: list[IndexedAnalysis] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    refused: dict[str, list[str]] = field(default_factory=dict)  # analysis id -> reasons
+
+    def as_dict(self) -> dict:
+        return {
+            "indexed": [{"analysis_id": a.analysis_id, "chunks": a.chunks, "documents": a.documents}
+                        for a in self.indexed],
+            "unchanged": self.unchanged,
+            "refused": [{"analysis_id": a, "reason": r} for a, reasons in self.refused.items() for r in reasons],
+        }
 
 
 class LowCoverage(InputError):
@@ -117,18 +137,46 @@ class DocumentTooLarge(InputError):
     """A document over ``max_document_mb``."""
 
 
-def prepare(record: JsonlAnalysis, settings: Settings) -> PreparedAnalysis:
+class PartlyRefused(InputError):
+    """Raised after a batch: the other analyses are indexed, these were refused."""
+
+    def __init__(self, report: IntakeReport):
+        self.report = report
+        reasons = [r for rs in report.refused.values() for r in rs]
+        more = f" (and {len(reasons) - 3} more)" if len(reasons) > 3 else ""
+        super().__init__(f"{len(report.refused)} analyses not indexed: {'; '.join(reasons[:3])}{more}")
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def too_large(record: JsonlAnalysis, settings: Settings) -> list[str]:
+    """One line per document over ``max_document_mb``."""
+    problems = []
     for d in record.documents:
         size_mb = len(d.text.encode()) / 1e6
         if size_mb > settings.max_document_mb:
-            raise DocumentTooLarge(
+            problems.append(
                 f"analysis '{record.analysis_id}' document '{d.doc_id}' {version_label(d.version)} is "
                 f"{size_mb:.1f} MB, over max_document_mb ({settings.max_document_mb:g} MB): split it, or raise the limit"
             )
-    analysis = attach_groups(
+    return problems
+
+
+def analysis_of(record: JsonlAnalysis, groups: list[str] | None = None) -> Analysis:
+    """The record's analysis, restricted to its groups and to ``groups``."""
+    return attach_groups(
         Analysis(id=record.analysis_id, title=record.title, abstract=record.abstract, experiment=record.experiment),
-        record.groups,
+        [*record.groups, *(groups or [])],
     )
+
+
+def prepare(record: JsonlAnalysis, settings: Settings) -> PreparedAnalysis:
+    problems = too_large(record, settings)
+    if problems:
+        raise DocumentTooLarge("; ".join(problems))
+    analysis = analysis_of(record)
     documents, chunks = [], []
     for d in record.documents:
         document = Document(
@@ -137,10 +185,11 @@ def prepare(record: JsonlAnalysis, settings: Settings) -> PreparedAnalysis:
             version=d.version,
             title=d.title,
             source="jsonl",
-            sha256=hashlib.sha256(d.text.encode()).hexdigest(),
+            sha256=_sha256(d.text),
         )
         chunked = chunk_text(document, d.text, settings.chunk_min_chars, settings.chunk_max_chars, d.format)
-        documents.append(document.model_copy(update={"format": chunked.format, "coverage": chunked.coverage}))
+        documents.append(document.model_copy(
+            update={"format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped}))
         chunks.extend(chunked.chunks)
     return PreparedAnalysis(analysis, documents, chunks)
 
@@ -166,7 +215,24 @@ def check_intake(problems: list[str], hint: str = "") -> None:
         raise LowCoverage(f"{'; '.join(problems[:3])}{more}: not indexed. {hint}Pass --allow-low-coverage to index anyway")
 
 
-_JSONL_HINT = 'Give the document\'s "format" (markdown, latex or text) if it was misread. '
+_JSONL_HINT = 'give the document\'s "format" (markdown, latex or text) if it was misread, or pass --allow-low-coverage'
+
+
+def _unchanged(kb: KnowledgeBase, analysis: Analysis, record: JsonlAnalysis) -> bool:
+    """Indexed before from this very record: the catalog holds the same analysis (groups
+    included) and exactly these document versions, each with the same text (sha256),
+    title and format. Chunk settings are not compared: a rerun after changing them
+    keeps the old chunks (delete the analysis, or change its record, to redo it)."""
+    if kb.get_analysis(analysis.id) != analysis:
+        return False
+    indexed = {(r.document.doc_id, r.document.version): r.document for r in kb.documents(analysis.id)}
+    if set(indexed) != {(d.doc_id, d.version) for d in record.documents}:
+        return False
+    return all(
+        (known := indexed[(d.doc_id, d.version)]).source == "jsonl" and known.sha256 == _sha256(d.text)
+        and known.title == d.title and d.format in ("auto", known.format)
+        for d in record.documents
+    )
 
 
 def index_records(
@@ -175,29 +241,38 @@ def index_records(
     on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None,
     allow_low_coverage: bool = False,
     groups: list[str] | None = None,
-) -> list[IndexedAnalysis]:
-    """Index validated analyses (``records`` is read twice: a list, or a ``JsonlFile``).
-    Every document is chunked and checked first (too large, no chunks, or coverage below
-    ``settings.min_coverage`` stops the run before any store is touched, unless
-    ``allow_low_coverage`` for the last two); then each analysis is replaced atomically,
-    its routing entry with it. Holds the data dir's writer lock throughout.
-    ``on_analysis(id, n_chunks)`` may return a progress callback; ``groups`` restricts
-    every analysis to those groups (beside any its record names)."""
+) -> IntakeReport:
+    """Index validated analyses, each replaced atomically with its routing entry.
+    An analysis already indexed with the same content is left as it is. One with a
+    document that is too large, yields no chunks, or has coverage below
+    ``settings.min_coverage`` (the last two allowed with ``allow_low_coverage``) is
+    refused; the others are indexed, and then ``PartlyRefused`` names the refused ones.
+    Holds the data dir's writer lock throughout. ``on_analysis(id, n_chunks)`` may
+    return a progress callback; ``groups`` restricts every analysis to those groups
+    (beside any its record names)."""
     settings = kb.settings
+    report = IntakeReport()
     with writer_lock(settings, "index-jsonl"):
-        problems = [p for r in records for p in intake_problems(prepare(r, settings), settings)]
-        if not allow_low_coverage:
-            check_intake(problems, _JSONL_HINT)
         kb.collect_garbage()  # under the lock: no other writer is building anything
-        done = []
         for record in records:
-            prepared = prepare(record, settings)
-            progress = on_analysis(prepared.analysis.id, len(prepared.chunks)) if on_analysis else None
-            analysis = attach_groups(prepared.analysis, groups)
+            analysis = analysis_of(record, groups)
+            if _unchanged(kb, analysis, record):
+                report.unchanged.append(analysis.id)
+                continue
+            problems = too_large(record, settings)
+            prepared = None if problems else prepare(record, settings)
+            if prepared is not None and not allow_low_coverage:
+                problems = [f"{p}: {_JSONL_HINT}" for p in intake_problems(prepared, settings)]
+            if problems:
+                report.refused[analysis.id] = problems
+                continue
+            progress = on_analysis(analysis.id, len(prepared.chunks)) if on_analysis else None
             kb.replace_analysis(analysis, prepared.documents, prepared.chunks, progress=progress)
-            done.append(IndexedAnalysis.of(prepared))
+            report.indexed.append(IndexedAnalysis.of(prepared))
         kb.sync_abstracts()
-    return done
+    if report.refused:
+        raise PartlyRefused(report)
+    return report
 
 
 def index_jsonl(
@@ -206,5 +281,5 @@ def index_jsonl(
     on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None,
     allow_low_coverage: bool = False,
     groups: list[str] | None = None,
-) -> list[IndexedAnalysis]:
+) -> IntakeReport:
     return index_records(kb, load_analyses(path), on_analysis, allow_low_coverage, groups)

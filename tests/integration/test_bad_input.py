@@ -25,10 +25,14 @@ TABLE = [
      "one line naming the file and line (or the id); exit 2; nothing written"),
     ("JSONL file with bytes that are not UTF-8", "one line naming the file and line; exit 2; nothing written"),
     ("document whose text yields no chunks (only a title, say)",
-     "one line naming the analysis and document; exit 2; nothing written"),
-    ("document whose chunks lose text (coverage below `min_coverage`)",
-     "one line naming the analysis and document with its coverage; exit 2 unless `--allow-low-coverage`"),
-    ("document larger than `max_document_mb`", "one line naming it and the limit; exit 2; nothing written"),
+     "its analysis is refused, every other one indexed; a `refused:` line names the analysis and document; exit 1"),
+    ("document whose chunks lose text (coverage below `min_coverage`; text dropped on purpose is not loss)",
+     "its analysis is refused, every other one indexed; the line gives its coverage; exit 1 unless "
+     "`--allow-low-coverage`"),
+    ("document larger than `max_document_mb`",
+     "its analysis is refused, every other one indexed; the line names the limit; exit 1"),
+    ("the same JSONL file run again after a fix",
+     "analyses already indexed with the same content are skipped; only the refused or changed ones are indexed"),
     ("`ingest pdf` given a directory", "indexes the PDFs in it, or says it holds none (exit 2)"),
     ("`ingest pdf` batch with a missing, empty, HTML or encrypted file",
      "the other files are indexed; the summary names each bad file and why; exit 1"),
@@ -79,18 +83,29 @@ def test_bytes_that_are_not_utf8(cli, tmp_path):
     _one_line_error(cli("index-jsonl", str(bad)), f"{bad}:2:", "UTF-8")
 
 
+def _refused_alone(cli, result, *needles: str) -> None:
+    """Exit 1, one ``refused:`` line with ``needles``, and the batch's other analysis indexed."""
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    refused = [line for line in result.output.splitlines() if line.startswith("refused:")]
+    assert len(refused) == 1, result.output
+    for needle in needles:
+        assert needle in refused[0], refused[0]
+    assert [a["analysis_id"] for a in json.loads(cli("stats", "--json").stdout)["per_analysis"]] == ["EXO-24-002"]
+
+
 def test_a_title_only_document(cli, tmp_path):
     only_title = {**ANALYSES[0], "documents": [{"doc_id": "note", "text": "# Search for something"}]}
-    _one_line_error(cli("index-jsonl", str(write_jsonl(tmp_path / "t.jsonl", [only_title]))),
-                    "analysis 'HIG-24-001' document 'note'", "yields no chunks")
+    _refused_alone(cli, cli("index-jsonl", str(write_jsonl(tmp_path / "t.jsonl", [only_title, ANALYSES[1]]))),
+                   "analysis 'HIG-24-001' document 'note'", "yields no chunks")
 
 
 def test_a_document_over_the_size_limit(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("MITRA_MAX_DOCUMENT_MB", "0.001")
     big = {**ANALYSES[0], "documents": [{"doc_id": "big", "text": "# S\n" + "word " * 400}]}
-    _one_line_error(cli("index-jsonl", str(write_jsonl(tmp_path / "b.jsonl", [big]))),
-                    "'big'", "max_document_mb")
-    assert json.loads(cli("stats", "--json").stdout)["analyses"] == 0
+    small = {**ANALYSES[1], "documents": [{"doc_id": "note", "text": "# S\nThe dominant background."}]}
+    _refused_alone(cli, cli("index-jsonl", str(write_jsonl(tmp_path / "b.jsonl", [big, small]))),
+                   "'big'", "max_document_mb")
 
 
 def test_ingest_pdf_on_a_directory(cli, note_pdf, tmp_path):

@@ -1,5 +1,7 @@
 """Text intake through the CLI: every format chunks into sections, nothing is lost
-silently, and the same question always gets the same ranking."""
+silently (a bad document refuses its analysis only, and is named), what is dropped
+on purpose is reported apart from loss, and the same question always gets the same
+ranking."""
 
 from __future__ import annotations
 
@@ -7,7 +9,9 @@ import json
 import os
 import subprocess
 import sys
+import time
 
+import pytest
 
 from tests.fixtures.samples import ANALYSES, write_jsonl
 from tests.fixtures.samples import MARKDOWN_PAPER, PLAIN_PAPER
@@ -42,24 +46,101 @@ def test_markdown_latex_and_plain_papers_index_with_sections_and_coverage(cli, t
     assert any(h["section"] == "Introduction > Method" for h in hits)
 
 
-def test_a_document_that_yields_no_chunks_stops_the_run_and_names_it(cli, tmp_path):
+def test_a_batch_indexes_every_good_analysis_names_the_bad_one_and_a_rerun_adds_only_it(cli, tmp_path):
     empty = _analysis("EMPTY-1", "# Only a title\n<!-- everything else was lost by the converter -->")
-    papers = write_jsonl(tmp_path / "papers.jsonl", [ANALYSES[0], empty])
+    papers = write_jsonl(tmp_path / "papers.jsonl", [ANALYSES[0], empty, ANALYSES[1]])
     result = cli("index-jsonl", str(papers))
-    assert result.exit_code == 2
-    assert "analysis 'EMPTY-1' document 'paper' v1 (markdown): its text yields no chunks" in result.output
+    assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
-    assert json.loads(cli("stats", "--json").stdout)["analyses"] == 0  # the good analysis was not written either
+    refused = [line for line in result.output.splitlines() if line.startswith("refused:")]
+    assert len(refused) == 1
+    assert "analysis 'EMPTY-1' document 'paper' v1 (markdown): its text yields no chunks" in refused[0]
+    assert "indexed 2 analyses" in result.output and "1 refused" in result.output
+    stats = json.loads(cli("stats", "--json").stdout)
+    assert {a["analysis_id"] for a in stats["per_analysis"]} == {"HIG-24-001", "EXO-24-002"}
+    hits = json.loads(cli("search", "--analysis", "EXO-24-002", "dominant background", "--json").stdout)["hits"]
+    assert hits
 
-    result = cli("index-jsonl", str(papers), "--allow-low-coverage")
+    fixed = _analysis("EMPTY-1", "# Only a title\nThe converter was run again and kept the text.")
+    write_jsonl(papers, [ANALYSES[0], fixed, ANALYSES[1]])
+    result = cli("index-jsonl", str(papers), "--json")
     assert result.exit_code == 0, result.output
-    assert json.loads(cli("stats", "--json").stdout)["analyses"] == 2
+    rerun = json.loads(result.stdout)
+    assert [a["analysis_id"] for a in rerun["indexed"]] == ["EMPTY-1"]
+    assert rerun["unchanged"] == ["HIG-24-001", "EXO-24-002"] and rerun["refused"] == []
+    assert json.loads(cli("stats", "--json").stdout)["analyses"] == 3
+
+
+def test_allow_low_coverage_indexes_a_document_that_yields_no_chunks(cli, tmp_path):
+    empty = _analysis("EMPTY-1", "# Only a title\n<!-- everything else was lost by the converter -->")
+    result = cli("index-jsonl", str(write_jsonl(tmp_path / "p.jsonl", [empty])), "--allow-low-coverage")
+    assert result.exit_code == 0, result.output
+    assert json.loads(cli("stats", "--json").stdout)["analyses"] == 1
+
+
+CONVERTED = """# Time-delay cosmography
+
+$^{1}$Department of Physics, University of Oxford, Keble Road, Oxford OX1 3RH, UK
+
+## 1. Introduction
+
+The expansion rate $H_0$ is measured from lensed quasars, following Suyu et al. (2017, MNRAS, 468, 2590).
+
+## 3. Measurement
+
+## 3.2. Hubble constant
+
+![img-21.jpeg](img-21.jpeg)
+
+Figure 3: Posterior of the Hubble constant.
+
+| lens | $H_0$ |
+|---|---|
+| B1608 | 71.0 |
+
+We thank the referee.
+
+Riess, A. G., Yuan, W., Macri, L. M., et al. 2022, ApJL, 934, L7
+Planck Collaboration, Aghanim, N., Akrami, Y., et al. 2020, A&A, 641, A6
+Freedman, W. L. 2021, ApJ, 919, 16
+"""
+
+
+def test_words_dropped_on_purpose_are_reported_on_their_own_line_never_as_loss(cli, tmp_path):
+    result = cli("index-jsonl", str(write_jsonl(tmp_path / "p.jsonl", [_analysis("CONV-1", CONVERTED)])))
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("CONV-1 paper v1 (markdown):"))
+    assert "coverage 100.0%" in lines[at]
+    assert lines[at + 1].startswith("  dropped on purpose: ")
+    for kind in ("references", "affiliations", "acknowledgements", "images"):
+        assert kind in lines[at + 1]
+    document = json.loads(cli("stats", "--json").stdout)["per_analysis"][0]["documents"][0]
+    assert document["coverage"] == 1.0 and document["dropped"]["references"] > 20
+    hits = json.loads(cli("search", "--analysis", "CONV-1", "Hubble constant lens", "--json").stdout)["hits"]
+    assert any(h["section"] == "3. Measurement > 3.2. Hubble constant" and "B1608" in h["text"] for h in hits)
+    assert not any("Aghanim" in h["text"] or "img-21" in h["text"] for h in hits)
+
+
+@pytest.mark.slow
+def test_a_450_kb_converted_paper_indexes_in_reasonable_time(cli, tmp_path):
+    """The issue's size: about 700 chunks through the real embedder (slow on CPU)."""
+    from tests.unit.ingest.test_converter_shapes import converter_paper
+
+    text = converter_paper(720)
+    assert len(text.encode()) > 450_000
+    start = time.perf_counter()
+    result = cli("index-jsonl", str(write_jsonl(tmp_path / "p.jsonl", [_analysis("BIG-1", text)])), "--json")
+    elapsed = time.perf_counter() - start
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["indexed"][0]["documents"][0]["coverage"] >= 0.99
+    assert elapsed < 300, elapsed
 
 
 def test_a_front_end_that_loses_text_is_caught_by_coverage(cli, tmp_path, monkeypatch):
     """The old bug, replayed: a front end that keeps only the first paragraph of a paper
     (as the LaTeX detector once did with Markdown holding \\begin{aligned}). Coverage
-    sees the loss, names the document and writes nothing."""
+    sees the loss, names the document and does not index it."""
     from ingest.chunk import from_text as chunking
 
     real = chunking._parse_markdown
@@ -72,7 +153,7 @@ def test_a_front_end_that_loses_text_is_caught_by_coverage(cli, tmp_path, monkey
     monkeypatch.setattr(chunking, "_parse_markdown", lossy)
     papers = write_jsonl(tmp_path / "papers.jsonl", [_analysis("MD-2", MARKDOWN_PAPER)])
     result = cli("index-jsonl", str(papers))
-    assert result.exit_code == 2, result.output
+    assert result.exit_code == 1, result.output
     assert "analysis 'MD-2' document 'paper' v1 (markdown): only " in result.output
     assert "of its words reach a chunk (min_coverage 90%)" in result.output
     assert json.loads(cli("stats", "--json").stdout)["analyses"] == 0
