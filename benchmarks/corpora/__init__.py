@@ -7,6 +7,9 @@ Sets (``load_sets``):
                  that the 31 answerable expert questions are about (locked tier).
 * ``lhcb-md``  — the same 5 papers rendered to Markdown with LaTeX maths, the usual
                  output of PDF-to-Markdown converters (``latex_markdown``); same questions.
+* ``lhcb-conv`` — the same 5 papers as a PDF-to-Markdown converter really writes them:
+                 "## 3.2." headings, image lines, affiliations, and a reference list
+                 with no heading (``latex_markdown``, ``converter=True``); same questions.
 * ``qasper``   — 14 NLP papers in plain text (section names on their own lines),
                  87 questions with evidence paragraphs (locked tier).
 * ``rivet``    — 361 LHC analysis descriptions; routing from each analysis's title.
@@ -43,14 +46,14 @@ class BenchmarkSet:
     routing: list[GoldQuery] = field(default_factory=list)  # route_query asked among all analyses
 
 
-SET_NAMES = ("lhcb", "lhcb-md", "qasper", "rivet")
+SET_NAMES = ("lhcb", "lhcb-md", "lhcb-conv", "qasper", "rivet")
 
 
 def load_set(name: str, root: Path) -> BenchmarkSet:
     from benchmarks.corpora import lhcb, qasper, rivet
 
-    loaders = {"lhcb": lhcb.lhcb_set, "lhcb-md": lhcb.lhcb_markdown_set, "qasper": qasper.qasper_set,
-               "rivet": rivet.rivet_set}
+    loaders = {"lhcb": lhcb.lhcb_set, "lhcb-md": lhcb.lhcb_markdown_set, "lhcb-conv": lhcb.lhcb_converter_set,
+               "qasper": qasper.qasper_set, "rivet": rivet.rivet_set}
     if name not in loaders:
         raise ValueError(f"unknown set '{name}': choose from {', '.join(SET_NAMES)}")
     return loaders[name](root)

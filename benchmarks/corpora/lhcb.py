@@ -31,8 +31,10 @@ class LHCbPaper(BaseModel):
         title = first[0] if first else self.arxiv_id
         return title if len(title) <= 160 else title[:157].rsplit(" ", 1)[0] + "…"
 
-    def record(self, full_text: bool, markdown: bool = False) -> JsonlAnalysis:
-        text = latex_to_markdown(self.text) if markdown else self.text
+    def record(self, full_text: bool, markdown: bool = False, converter: bool = False) -> JsonlAnalysis:
+        """``markdown``: the text as Markdown with LaTeX maths; ``converter``: as a
+        PDF-to-Markdown converter writes it (``latex_markdown``)."""
+        text = latex_to_markdown(self.text, converter, self.title) if markdown or converter else self.text
         documents = [JsonlDocument(doc_id="paper", version="1", title=self.title, text=text)] if full_text else []
         return JsonlAnalysis(
             analysis_id=f"LHCb-{self.arxiv_id}",
@@ -77,14 +79,14 @@ def gold_queries(questions: list[ExpertQuestion], titles: dict[str, str], set_na
     ]
 
 
-def _set(root: Path, name: str, markdown: bool) -> BenchmarkSet:
+def _set(root: Path, name: str, markdown: bool, converter: bool = False) -> BenchmarkSet:
     questions = expert_questions(root)
     needed = {q.arxiv_id for q in questions}
     papers = list(iter_papers(root))
     gold = gold_queries(questions, {p.arxiv_id: p.title for p in papers}, name)
     return BenchmarkSet(
         name=name,
-        records=[p.record(full_text=p.arxiv_id in needed, markdown=markdown) for p in papers],
+        records=[p.record(full_text=p.arxiv_id in needed, markdown=markdown, converter=converter) for p in papers],
         locked=[g for g in gold if g.has_gold],
         routing=gold,
     )
@@ -98,5 +100,15 @@ def lhcb_markdown_set(root: Path) -> BenchmarkSet:
     """The same papers and questions, the full texts as Markdown with LaTeX maths.
     Routing is the same as ``lhcb`` (same abstracts), so it is not asked again."""
     bench = _set(root, "lhcb-md", markdown=True)
+    bench.routing = []
+    return bench
+
+
+def lhcb_converter_set(root: Path) -> BenchmarkSet:
+    """The same papers and questions, the full texts as a PDF-to-Markdown converter
+    writes them: numbered "## 3.2." headings, image lines, an affiliation block, and a
+    reference list with no heading (``latex_markdown``, ``converter=True``). Locked tier
+    only, as ``lhcb-md``."""
+    bench = _set(root, "lhcb-conv", markdown=True, converter=True)
     bench.routing = []
     return bench
