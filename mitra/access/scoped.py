@@ -77,7 +77,7 @@ class ScopedKnowledge:
 
     def dense_search(
         self, analysis_id: str, query_vector: np.ndarray, k: int, search_filter: SearchFilter
-    ) -> list[tuple[Chunk, float]]:
+    ) -> list[tuple[str, float]]:
         self._check(analysis_id)
         return self._kb.dense_search(analysis_id, query_vector, k, search_filter)
 

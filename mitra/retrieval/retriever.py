@@ -93,7 +93,8 @@ class Retriever:
         else:
             order = self._fuse(run)
         reranker = {"rerank": self.reranker, "adapted": self.adapted}.get(system)
-        self._fetch(run, order[: max(k, s.rerank_top_n)])
+        with run.timer.stage("fetch"):  # texts only for the passages handed on
+            self._fetch(run, order[: max(k, s.rerank_top_n) if reranker is not None else k])
         if reranker is not None:
             order = self._rerank(run, reranker, order)
         hits = [Hit(chunk=run.chunks[i], rank=r, scores=run.scores[i]) for r, i in enumerate(order[:k], start=1)]
@@ -114,9 +115,7 @@ class Retriever:
         with run.timer.stage("embed_query"):
             vector = self.embedder.embed_queries([spelled_out(run.question)])[0]
         with run.timer.stage("dense"):
-            dense = self.kb.dense_search(run.analysis_id, vector, self.settings.dense_k, run.filter)
-        run.add("dense", [(c.id, similarity) for c, similarity in dense])
-        run.chunks.update((c.id, c) for c, _ in dense)
+            run.add("dense", self.kb.dense_search(run.analysis_id, vector, self.settings.dense_k, run.filter))
 
     def _bm25(self, run: "_Run") -> None:
         with run.timer.stage("bm25"):
@@ -138,9 +137,8 @@ class Retriever:
         if s.weight_prf > 0 and s.prf_docs > 0 and s.prf_terms > 0:
             with run.timer.stage("prf"):
                 top = ranked_ids(fused)[: s.prf_docs]
-                self._fetch(run, top)
                 index = self.kb.bm25_index(run.analysis_id)
-                terms = index.expansion_terms([run.chunks[i].index_text for i in top], run.tokens, s.prf_terms)
+                terms = index.expansion_terms(top, run.tokens, s.prf_terms)
                 if terms:
                     run.add("prf", self.kb.bm25_search(run.analysis_id, run.tokens + terms, s.bm25_k, run.filter))
                     fused = fuse(run.scored, weights, s.fusion, s.rrf_k)

@@ -7,6 +7,10 @@ each document version, its text the section's chunks together. Retrieval scores 
 chunk by its section too (tree-structured retrieval): generic questions ("what is
 the dominant systematic uncertainty?") name the section's topic more than the
 paragraph's words.
+
+A chunk index also keeps each entry's term counts (``TermCounts``), so pseudo-relevance
+feedback reads the best first-pass passages' terms from the index instead of fetching
+and re-tokenizing their texts.
 """
 
 from __future__ import annotations
@@ -14,13 +18,31 @@ from __future__ import annotations
 import json
 import math
 import shutil
-from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import bm25s
 import numpy as np
 
 from mitra.core.text import TOKENIZER, tokenize, tokenize_many
+
+
+@dataclass
+class TermCounts:
+    """Each entry's terms (ids in the BM25 vocabulary) and how often it has them: entry
+    ``i``'s are ``tokens[indptr[i]:indptr[i + 1]]``, with ``counts`` alike."""
+
+    indptr: np.ndarray
+    tokens: np.ndarray
+    counts: np.ndarray
+
+    @classmethod
+    def count(cls, tokens: list[list[int]] | list[np.ndarray], vocabulary: int) -> "TermCounts":
+        lengths = np.fromiter(map(len, tokens), np.int64, len(tokens))
+        flat = np.concatenate([np.asarray(t, np.int64) for t in tokens]) if lengths.sum() else np.zeros(0, np.int64)
+        keys, counts = np.unique(np.repeat(np.arange(len(tokens)), lengths) * vocabulary + flat, return_counts=True)
+        indptr = np.searchsorted(keys // vocabulary, np.arange(len(tokens) + 1))
+        return cls(indptr, (keys % vocabulary).astype(np.int32), counts.astype(np.int32))
 
 
 class BM25Index:
@@ -32,6 +54,7 @@ class BM25Index:
         sections: "BM25Index | None" = None,
         stamp: str = "",
         tokenizer: str = TOKENIZER,
+        terms: TermCounts | None = None,
     ):
         self.ids = ids
         self.stamp = stamp  # what the index was built from (the routing index: the catalog's version)
@@ -39,18 +62,34 @@ class BM25Index:
         # Per entry filter fields (version, superseded, section), so filters are masks, not re-indexing.
         self.tags = tags
         self.sections = sections
+        self.terms = terms  # each entry's term counts, where built with them (chunk indexes)
         self._retriever = retriever
+        self._names: list[str] | None = None
         self._masks: dict[tuple, np.ndarray | None] = {}
         self._position: dict[str, int] | None = None
 
     @classmethod
-    def build(cls, ids: list[str], texts: list[str], tags: list[dict[str, str]] | None = None) -> "BM25Index":
+    def build(
+        cls, ids: list[str], texts: list[str], tags: list[dict[str, str]] | None = None, with_terms: bool = False
+    ) -> "BM25Index":
+        return cls.from_tokens(ids, tokenize_many(texts), tags, with_terms)
+
+    @classmethod
+    def from_tokens(
+        cls, ids: list[str], tokens: list[list[str]], tags: list[dict[str, str]] | None = None, with_terms: bool = False
+    ) -> "BM25Index":
+        """An index over entries already tokenized (by ``tokenize``); ``with_terms`` keeps
+        each entry's term counts (``TermCounts``) too."""
         tags = tags if tags is not None else [{} for _ in ids]
         if not ids:
-            return cls([], [], None)
+            return cls([], [], None, terms=TermCounts.count([], 1) if with_terms else None)
         retriever = bm25s.BM25()
-        retriever.index(tokenize_many(texts), show_progress=False)
-        return cls(list(ids), tags, retriever)
+        retriever.index(tokens, show_progress=False)
+        terms = None
+        if with_terms:
+            vocabulary = retriever.vocab_dict
+            terms = TermCounts.count([[vocabulary[t] for t in entry] for entry in tokens], len(vocabulary))
+        return cls(list(ids), tags, retriever, terms=terms)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -94,13 +133,33 @@ class BM25Index:
         df = int(indptr[token_id + 1] - indptr[token_id])
         return math.log(1 + len(self.ids) / df) if df else 0.0
 
-    def expansion_terms(self, texts: list[str], query_tokens: list[str], n: int) -> list[str]:
-        """Pseudo-relevance feedback: the ``n`` terms of ``texts`` (the best first-pass
-        passages) weighing most by frequency there times rarity in the index."""
+    def expansion_terms(self, entry_ids: list[str], query_tokens: list[str], n: int) -> list[str]:
+        """Pseudo-relevance feedback: the ``n`` terms of the entries ``entry_ids`` (the best
+        first-pass passages) weighing most by frequency there times rarity in the index
+        (``idf``), read from the term counts; ties by term."""
+        if self.terms is None:
+            raise ValueError("this BM25 index was built without term counts: rebuild it with with_terms=True")
+        if self._retriever is None:
+            return []
+        if self._position is None:
+            self._position = {item: i for i, item in enumerate(self.ids)}
+        rows = [self._position[i] for i in entry_ids if i in self._position]
+        spans = [slice(self.terms.indptr[r], self.terms.indptr[r + 1]) for r in rows]
+        if not spans:
+            return []
+        tokens, inverse = np.unique(np.concatenate([self.terms.tokens[s] for s in spans]), return_inverse=True)
+        counts = np.bincount(inverse, weights=np.concatenate([self.terms.counts[s] for s in spans]))
+        indptr = self._retriever.scores["indptr"]
+        df = indptr[tokens + 1] - indptr[tokens]
+        weights = counts * np.log(1 + len(self.ids) / np.maximum(df, 1))
+        if self._names is None:
+            self._names = [""] * len(self._retriever.vocab_dict)
+            for name, token_id in self._retriever.vocab_dict.items():
+                self._names[token_id] = name
         asked = set(query_tokens)
-        counts = Counter(t for text in texts for t in tokenize(text) if t not in asked)
-        weighted = {t: c * self.idf(t) for t, c in counts.items()}
-        return [t for t, _ in sorted(weighted.items(), key=lambda item: (-item[1], item[0]))[:n] if weighted[t] > 0]
+        weighted = [(self._names[t], w) for t, w in zip(tokens.tolist(), weights.tolist())
+                    if w > 0 and self._names[t] not in asked]
+        return [t for t, _ in sorted(weighted, key=lambda item: (-item[1], item[0]))[:n]]
 
     def save(self, directory: Path) -> None:
         """Write beside ``directory`` and swap it in by renames (writers hold the data dir's
@@ -122,6 +181,9 @@ class BM25Index:
         ))
         if self._retriever is not None:
             self._retriever.save(directory / "bm25s", show_progress=False)
+        if self.terms is not None:
+            np.savez(directory / "terms.npz", indptr=self.terms.indptr, tokens=self.terms.tokens,
+                     counts=self.terms.counts)
         if self.sections is not None:
             self.sections._write(directory / "sections")
 
@@ -134,5 +196,9 @@ class BM25Index:
         retriever = None
         if (directory / "bm25s").exists():
             retriever = bm25s.BM25.load(directory / "bm25s", show_progress=False, verbosity=0)
+        terms = None
+        if (directory / "terms.npz").exists():
+            with np.load(directory / "terms.npz") as saved:
+                terms = TermCounts(saved["indptr"], saved["tokens"], saved["counts"])
         return cls(data["ids"], data["tags"], retriever, cls.load(directory / "sections"), data.get("stamp", ""),
-                   data.get("tokenizer", ""))
+                   data.get("tokenizer", ""), terms)

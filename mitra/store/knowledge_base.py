@@ -31,17 +31,17 @@ from chromadb.errors import NotFoundError
 from mitra.core import faults
 from mitra.store.filters import SearchFilter
 from mitra.store.bm25 import BM25Index
+from mitra.store.dense import DenseIndex
 from mitra.store.catalog import AnalysisRecord, Catalog, DocumentRecord
 from mitra.models.embedders import Embedder
 from mitra.core.errors import MitraError
 from mitra.core.memory import release_freed
 from mitra.core.settings import Settings
-from mitra.core.text import TOKENIZER
+from mitra.core.text import TOKENIZER, tokenize_many
 from mitra.core.types import Analysis, Chunk, ChunkKind, Document
 
 ABSTRACTS = "abstracts"
 _CHROMA_BATCH = 1000
-_OVERFETCH_LIMIT = 2000
 Progress = Callable[[int], None]
 
 
@@ -67,7 +67,8 @@ def collection_name(analysis_id: str, generation: int) -> str:
 
 
 def windows_name(name: str) -> str:
-    """The collection beside full-text collection ``name`` holding its paragraphs' sentence windows."""
+    """The collection beside full-text collection ``name`` where generations indexed before
+    ``mitra.store.dense`` kept their paragraphs' sentence windows."""
     return f"{name}-w"
 
 
@@ -114,14 +115,6 @@ def _chunk(chunk_id: str, text: str, meta: dict) -> Chunk:
     )
 
 
-def _best_windows(result: dict) -> dict[str, float]:
-    """Each paragraph's best window similarity in a Chroma query result."""
-    best: dict[str, float] = {}
-    for meta, distance in zip(result["metadatas"][0], result["distances"][0]):
-        best[meta["chunk"]] = max(best.get(meta["chunk"], -1.0), 1.0 - float(distance))
-    return best
-
-
 def _tags(chunk: Chunk) -> dict[str, str]:
     return {"version": chunk.version, "doc_id": chunk.doc_id, "superseded": "1" if chunk.superseded else "0",
             "section": section_key(chunk)}
@@ -137,15 +130,19 @@ def section_key(chunk: Chunk) -> str:
 
 
 def chunk_index(chunks: list[Chunk]) -> BM25Index:
-    """BM25 over the chunks, with the section index beside it (see ``mitra.store.bm25``)."""
-    index = BM25Index.build([c.id for c in chunks], [c.index_text for c in chunks], [_tags(c) for c in chunks])
-    sections: dict[str, list[Chunk]] = {}
-    for c in chunks:
-        sections.setdefault(section_key(c), []).append(c)
-    index.sections = BM25Index.build(
+    """BM25 over the chunks, with the section index beside it (see ``mitra.store.bm25``).
+    Each chunk is tokenized once: a section's tokens are its chunks' (tokenizing is the
+    costliest part of an index build, ~1 ms a paragraph)."""
+    tokens = tokenize_many([c.index_text for c in chunks])
+    tags = [_tags(c) for c in chunks]
+    index = BM25Index.from_tokens([c.id for c in chunks], tokens, tags, with_terms=True)
+    sections: dict[str, list[int]] = {}
+    for i, c in enumerate(chunks):
+        sections.setdefault(tags[i]["section"], []).append(i)
+    index.sections = BM25Index.from_tokens(
         list(sections),
-        ["\n".join(c.index_text for c in members) for members in sections.values()],
-        [{k: v for k, v in _tags(members[0]).items() if k != "section"} for members in sections.values()],
+        [[t for i in members for t in tokens[i]] for members in sections.values()],
+        [{k: v for k, v in tags[members[0]].items() if k != "section"} for members in sections.values()],
     )
     return index
 
@@ -175,6 +172,8 @@ class KnowledgeBase:
         self.client = connect_chroma(settings)
         self._filled = 0  # full-text collections written through this client
         self._bm25: dict[tuple[str, int], BM25Index] = {}
+        self._dense: dict[str, tuple[int, BM25Index, DenseIndex, np.ndarray]] = {}
+        self._handles: dict[str, object] = {}  # full-text collections read through this client
         if embedder is not None:
             self._check_embedder(embedder)
 
@@ -206,6 +205,13 @@ class KnowledgeBase:
             name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
         )
 
+    def _read(self, name: str):
+        """A full-text collection to read from, opened once per client: opening one costs
+        Chroma ~1 ms idle and 30+ ms on busy cores, and every query reads texts."""
+        if name not in self._handles:
+            self._handles[name] = self._collection(name)
+        return self._handles[name]
+
     def _to_fill(self, name: str):
         """A full-text collection about to be written. Every ``chroma_reopen_every`` of
         them the client is closed and opened again first: closing is what makes embedded
@@ -214,6 +220,7 @@ class KnowledgeBase:
         runs, so no other thread holds the old client."""
         if self._filled >= self.settings.chroma_reopen_every:
             self.client.close()
+            self._handles.clear()
             release_freed()
             self.client = connect_chroma(self.settings)
             self._filled = 0
@@ -236,9 +243,9 @@ class KnowledgeBase:
         if key not in self._bm25:
             self._bm25 = {k: v for k, v in self._bm25.items() if k[0] != name}
             index = BM25Index.load(self._bm25_dir(name)) or BM25Index.build([], [])
-            if index.tokenizer != TOKENIZER and name != ABSTRACTS:
-                # Saved by an older tokenizer: rebuilt from the collection (in memory; the
-                # next write of the analysis saves a current one).
+            if (index.tokenizer != TOKENIZER or index.terms is None) and name != ABSTRACTS:
+                # Saved by an older tokenizer, or without term counts: rebuilt from the
+                # collection (in memory; the next write of the analysis saves a current one).
                 index = chunk_index(self._all_chunks(self._collection(name)))
             self._bm25[key] = index
         return self._bm25[key]
@@ -259,9 +266,12 @@ class KnowledgeBase:
         return vectors
 
     def _write_chunks(self, collection, chunks: list[Chunk], progress: Progress | None) -> None:
-        """Chunks with their vectors, and the vectors of their sentence windows beside them."""
+        """Chunks with their vectors into Chroma, and those vectors with their sentence
+        windows' into the generation's dense index (``mitra.store.dense``), merged into what
+        it held: upsert semantics, as Chroma's."""
         words = self.settings.dense_window_words
-        windows = self._collection(windows_name(collection.name)) if words else None
+        dim = self._require_embedder().dim
+        parts = self._dense_index(collection.name).parts()
         for start in range(0, len(chunks), _CHROMA_BATCH):
             batch = chunks[start : start + _CHROMA_BATCH]
             vectors = self._embed([c.index_text for c in batch])
@@ -271,19 +281,27 @@ class KnowledgeBase:
                 documents=[c.text for c in batch],
                 metadatas=[_metadata(c) for c in batch],
             )
-            if windows is not None:
-                runs = [(f"{c.id}~{j}", c.id, text) for c in batch for j, text in enumerate(c.index_windows(words))]
-                if runs:
-                    windows.upsert(
-                        ids=[i for i, _, _ in runs],
-                        embeddings=self._embed([t for _, _, t in runs]),
-                        metadatas=[{"chunk": c} for _, c, _ in runs],
-                    )
+            runs = [c.index_windows(words) if words else [] for c in batch]
+            windows = self._embed([t for texts in runs for t in texts])
+            ends = np.cumsum([len(texts) for texts in runs])
+            for c, vector, end, texts in zip(batch, vectors, ends, runs):
+                parts[c.id] = (vector, windows[end - len(texts) : end])
             if progress:
                 progress(len(batch))
+        ids = list(parts)
+        DenseIndex.build(ids, np.array([parts[i][0] for i in ids]), [parts[i][1] for i in ids], dim).save(
+            self._dense_dir(collection.name)
+        )
 
     def _rebuild_bm25(self, name: str, collection) -> None:
-        chunk_index(self._all_chunks(collection)).save(self._bm25_dir(name))
+        """BM25 from the collection's chunks, and the dense index cut to them (chunks deleted
+        from the collection leave it too)."""
+        chunks = self._all_chunks(collection)
+        chunk_index(chunks).save(self._bm25_dir(name))
+        parts = self._dense_index(name).parts()
+        ids = [c.id for c in chunks if c.id in parts]
+        DenseIndex.build(ids, np.array([parts[i][0] for i in ids]), [parts[i][1] for i in ids],
+                         self._require_embedder().dim).save(self._dense_dir(name))
 
     @staticmethod
     def _all_chunks(collection, where: dict | None = None) -> list[Chunk]:
@@ -368,12 +386,15 @@ class KnowledgeBase:
         faults.reached("index.committed")
 
     def _drop_collection(self, name: str) -> None:
-        """A full-text collection, its windows and its BM25 index."""
+        """A full-text collection, its BM25 and dense indexes (and its windows collection, where
+        an older version wrote one)."""
         present = {c.name for c in self.client.list_collections()}
         for collection in (name, windows_name(name)):
             if collection in present:
                 self.client.delete_collection(collection)
+        self._handles.pop(name, None)
         shutil.rmtree(self._bm25_dir(name), ignore_errors=True)
+        shutil.rmtree(self._dense_dir(name), ignore_errors=True)
 
     def collect_garbage(self) -> list[str]:
         """Delete full-text collections no catalog entry points to (an interrupted re-index)."""
@@ -449,71 +470,61 @@ class KnowledgeBase:
 
     def chunks(self, analysis_id: str, search_filter: SearchFilter | None = None) -> list[Chunk]:
         search_filter = search_filter or SearchFilter(include_superseded=True)
-        return self._all_chunks(self._collection(self._record(analysis_id).collection), search_filter.chroma_where())
+        return self._all_chunks(self._read(self._record(analysis_id).collection), search_filter.chroma_where())
 
     def get_chunks(self, analysis_id: str, ids: list[str]) -> dict[str, Chunk]:
         if not ids:
             return {}
-        got = self._collection(self._record(analysis_id).collection).get(ids=ids, include=["documents", "metadatas"])
+        got = self._read(self._record(analysis_id).collection).get(ids=ids, include=["documents", "metadatas"])
         return {i: _chunk(i, t, m) for i, t, m in zip(got["ids"], got["documents"], got["metadatas"])}
 
     def dense_search(
         self, analysis_id: str, query_vector: np.ndarray, k: int, search_filter: SearchFilter
-    ) -> list[tuple[Chunk, float]]:
-        """The ``k`` paragraphs most similar to the query: by their own vector, or, where the
-        analysis has sentence windows, by the mean of that and their best window's
-        similarity (a long paragraph's vector blurs the one sentence a question is about)."""
-        name = self._record(analysis_id).collection
-        collection = self._collection(name)
-        where, extra = search_filter.chroma_where(), 0
-        if where == {"superseded": False}:
-            # Chroma's filtered HNSW search is ~100x slower at 100k chunks (0.5 s vs 5 ms):
-            # when few chunks are superseded, over-fetch by that many and filter here.
-            superseded = sum(d.n_chunks for d in self.catalog.documents(analysis_id) if d.superseded)
-            if superseded <= _OVERFETCH_LIMIT:
-                where, extra = None, superseded
-        result = collection.query(
-            query_embeddings=query_vector.reshape(1, -1), n_results=k + extra, where=where,
-            include=["documents", "metadatas", "distances"],
-        )
-        hits = [
-            (_chunk(i, t, m), 1.0 - float(d))
-            for i, t, m, d in zip(result["ids"][0], result["documents"][0], result["metadatas"][0], result["distances"][0])
-        ]
-        hits = [(c, s) for c, s in hits if search_filter.admits(c)][:k]
-        windows = self._windows(name)
-        if windows is None:
-            return hits
-        own = {c.id: (c, similarity) for c, similarity in hits}
-        best = _best_windows(windows.query(
-            query_embeddings=query_vector.reshape(1, -1), n_results=min(2 * k + extra, windows.count()),
-            include=["metadatas", "distances"],
-        ))
-        # Every candidate needs both similarities: fetch what one search did not return.
-        missing = sorted(set(best) - set(own))
-        if missing:
-            found = collection.get(ids=missing, include=["documents", "metadatas", "embeddings"])
-            for i, t, m, v in zip(found["ids"], found["documents"], found["metadatas"], found["embeddings"]):
-                chunk = _chunk(i, t, m)
-                if search_filter.admits(chunk):
-                    own[i] = (chunk, float(np.dot(v, query_vector)))
-        unseen = sorted(set(own) - set(best))
-        if unseen:
-            got = windows.get(where={"chunk": {"$in": unseen}}, include=["metadatas", "embeddings"])
-            for m, v in zip(got["metadatas"], got["embeddings"]):
-                best[m["chunk"]] = max(best.get(m["chunk"], -1.0), float(np.dot(v, query_vector)))
-        scored = [(chunk, (similarity + best.get(i, similarity)) / 2) for i, (chunk, similarity) in own.items()]
-        return sorted(scored, key=lambda pair: (-pair[1], pair[0].id))[:k]
+    ) -> list[tuple[str, float]]:
+        """The ids of the ``k`` paragraphs most similar to the query, with their similarity:
+        exact, so the same in every process (``mitra.store.dense``)."""
+        index = self.bm25_index(analysis_id)
+        dense, rows = self._loaded_dense(self._record(analysis_id).collection, index)
+        # The filter is a mask over BM25 rows; a row the BM25 index lacks is never admitted.
+        admitted = rows >= 0
+        mask = search_filter.bm25_mask(index)
+        if mask is not None:
+            admitted &= mask[rows] > 0
+        return dense.search(query_vector, k, None if admitted.all() else admitted, self.settings.dense_window_words > 0)
 
-    def _windows(self, name: str):
-        """The sentence windows of full-text collection ``name``, where it has any and they are switched on."""
-        if not self.settings.dense_window_words:
-            return None
-        try:
-            windows = self.client.get_collection(windows_name(name), embedding_function=None)
-        except NotFoundError:  # indexed before windows existed, or no paragraph needed one
-            return None
-        return windows if windows.count() else None
+    def _dense_dir(self, name: str) -> Path:
+        return self.settings.data_dir / "dense" / name
+
+    def _dense_index(self, name: str) -> DenseIndex:
+        """The generation's dense index as saved, or, for one indexed before it existed, built
+        from the collection's paragraph vectors and its windows collection (in memory; the
+        next write of the analysis saves it)."""
+        saved = DenseIndex.load(self._dense_dir(name))
+        if saved is not None:
+            return saved
+        dim = int(self.catalog.get_meta("dim") or (self.embedder.dim if self.embedder else 0))
+        got = self._read(name).get(include=["embeddings"])
+        windows: dict[str, list[tuple[int, np.ndarray]]] = {}
+        if self.settings.dense_window_words and windows_name(name) in {c.name for c in self.client.list_collections()}:
+            old = self.client.get_collection(windows_name(name), embedding_function=None).get(include=["embeddings"])
+            for window_id, vector in zip(old["ids"], old["embeddings"]):
+                chunk_id, _, j = window_id.rpartition("~")
+                windows.setdefault(chunk_id, []).append((int(j), vector))
+        runs = [np.array([v for _, v in sorted(windows.get(i, []), key=lambda w: w[0])], np.float32).reshape(-1, dim)
+                for i in got["ids"]]
+        return DenseIndex.build(got["ids"], np.array(got["embeddings"], np.float32).reshape(-1, dim), runs, dim)
+
+    def _loaded_dense(self, name: str, bm25: BM25Index) -> tuple[DenseIndex, np.ndarray]:
+        """The dense index of generation ``name``, loaded once per save, and each of its rows'
+        row in the BM25 index ``bm25`` (-1 where it has none)."""
+        ids_file = self._dense_dir(name) / "ids.json"
+        stamp = ids_file.stat().st_mtime_ns if ids_file.exists() else 0
+        cached = self._dense.get(name)
+        if cached is None or cached[0] != stamp or cached[1] is not bm25:
+            dense = cached[2] if cached is not None and cached[0] == stamp else self._dense_index(name)
+            position = {item: i for i, item in enumerate(bm25.ids)}
+            self._dense[name] = (stamp, bm25, dense, np.array([position.get(i, -1) for i in dense.ids], np.int64))
+        return self._dense[name][2], self._dense[name][3]
 
     def bm25_index(self, analysis_id: str) -> BM25Index:
         """The analysis's BM25 index (chunks, and their sections), loaded once per generation."""

@@ -28,7 +28,7 @@ class KnowledgeReader(Protocol):
     # tier 2: one analysis's full text
     def dense_search(
         self, analysis_id: str, query_vector: np.ndarray, k: int, search_filter: SearchFilter
-    ) -> list[tuple[Chunk, float]]: ...
+    ) -> list[tuple[str, float]]: ...
 
     def bm25_search(
         self, analysis_id: str, tokens: list[str], k: int, search_filter: SearchFilter

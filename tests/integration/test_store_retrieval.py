@@ -202,7 +202,8 @@ def test_dense_search_scores_a_paragraph_by_its_own_and_its_best_windows_similar
     is the mean of its own similarity and its best sentence window's."""
     from mitra.retrieval.pipeline import build_pipeline
     from mitra.store.filters import SearchFilter
-    from mitra.store.knowledge_base import KnowledgeBase, windows_name
+    from mitra.store.dense import DenseIndex
+    from mitra.store.knowledge_base import KnowledgeBase
 
     record = {"analysis_id": "WIN-24-001", "title": "Muon trigger", "abstract": "Trigger and calibration studies.",
               "documents": [{"doc_id": "note", "version": "1", "text":
@@ -215,22 +216,101 @@ def test_dense_search_scores_a_paragraph_by_its_own_and_its_best_windows_similar
     index_jsonl(kb, path)
     long, short = kb.chunks("WIN-24-001")
     collection = kb.catalog.analysis("WIN-24-001").collection
-    assert kb.client.get_collection(windows_name(collection)).count() == len(long.index_windows(15)) == 3
+    dense_dir = kb.settings.data_dir / "dense"
+    assert len(DenseIndex.load(dense_dir / collection).windows) == len(long.index_windows(15)) == 3
     assert short.index_windows(15) == []  # one window: its own vector is that window's
 
     question = embedder.embed_queries(["How was the muon trigger efficiency measured?"])[0]
     own, alone = embedder.embed_passages([long.index_text, short.index_text]) @ question
     best = max(embedder.embed_passages(long.index_windows(15)) @ question)
-    scores = {c.id: s for c, s in kb.dense_search("WIN-24-001", question, 10, SearchFilter())}
+    scores = dict(kb.dense_search("WIN-24-001", question, 10, SearchFilter()))
     assert scores[long.id] == pytest.approx((own + best) / 2, abs=1e-4)
     assert scores[short.id] == pytest.approx(alone, abs=1e-4)
     off = KnowledgeBase(kb.settings.model_copy(update={"dense_window_words": 0}), embedder)
-    assert {c.id: s for c, s in off.dense_search("WIN-24-001", question, 10, SearchFilter())}[long.id] == (
+    assert dict(off.dense_search("WIN-24-001", question, 10, SearchFilter()))[long.id] == (
         pytest.approx(own, abs=1e-4))
 
     # Re-indexing writes a new generation with its windows; the old windows go with the old generation.
     index_jsonl(kb, path)
     kb.collect_garbage()
-    names = {c.name for c in kb.client.list_collections()}
     new = kb.catalog.analysis("WIN-24-001").collection
-    assert {new, windows_name(new)} <= names and not {collection, windows_name(collection)} & names
+    assert {p.name for p in dense_dir.iterdir()} == {new}
+
+
+# Unit vectors seeded by their text: the same text gets the same vector in every process,
+# so rankings can be compared across processes without loading a model.
+_HASH_EMBEDDER = '''
+import hashlib
+import numpy as np
+
+class HashEmbedder:
+    name, dim = "hash-64", 64
+
+    def embed_queries(self, texts):
+        seeds = [int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little") for t in texts]
+        vectors = np.array([np.random.default_rng(s).standard_normal(64) for s in seeds], np.float32).reshape(-1, 64)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    def embed_passages(self, texts, show_progress=False):
+        return self.embed_queries(texts)
+'''
+
+_RANKINGS = _HASH_EMBEDDER + '''
+import json, sys
+from mitra.core.settings import Settings
+from mitra.retrieval.retriever import Retriever
+from mitra.store.knowledge_base import KnowledgeBase
+
+settings = Settings(data_dir=sys.argv[1], reranker="none")
+retriever = Retriever(KnowledgeBase(settings), HashEmbedder(), None, settings)
+print(json.dumps([[h.chunk.id for h in retriever.search("DET-1", q, system=system, k=50).hits]
+                  for q in json.loads(sys.argv[2]) for system in ("dense", "hybrid")]))
+'''
+
+
+def _tier2_rankings_in_fresh_processes(tmp_path, n_chunks: int, processes: int) -> list[list[list[str]]]:
+    """One analysis of ``n_chunks`` paragraphs of ~80 words (two sentence windows each),
+    then the dense and hybrid top 50 of a few questions, each asked in a new process."""
+    import random
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from mitra.core.settings import Settings
+    from mitra.core.types import Chunk, chunk_id
+    from mitra.store.knowledge_base import KnowledgeBase
+
+    namespace: dict = {}
+    exec(_HASH_EMBEDDER, namespace)
+    rng = random.Random(0)
+    vocabulary = [f"{rng.choice('bcdfgklmnprst')}{rng.choice('aeiou')}{rng.choice('lmnrst')}{i}" for i in range(400)]
+    document = Document(analysis_id="DET-1", doc_id="note")
+    chunks = []
+    for position in range(n_chunks):
+        text = " ".join(" ".join(rng.choices(vocabulary, k=12)).capitalize() + "." for _ in range(7))
+        chunks.append(Chunk(id=chunk_id("note", "1", position, text), analysis_id="DET-1", doc_id="note",
+                            version="1", position=position, section=[f"Part {position // 50}"], text=text))
+    settings = Settings(data_dir=tmp_path / "kb", reranker="none")
+    KnowledgeBase(settings, namespace["HashEmbedder"]()).replace_analysis(
+        Analysis(id="DET-1", title="determinism"), [document], chunks)
+    questions = [" ".join(rng.choices(vocabulary, k=6)) + "?" for _ in range(5)]
+    root = Path(__file__).resolve().parents[2]
+    return [
+        json.loads(subprocess.run([sys.executable, "-c", _RANKINGS, str(settings.data_dir), json.dumps(questions)],
+                                  capture_output=True, text=True, check=True, cwd=root).stdout)
+        for _ in range(processes)
+    ]
+
+
+def test_tier2_rankings_are_the_same_in_every_process(tmp_path):
+    """The same question on the same index gets the same ranking in a new process."""
+    first, *others = _tier2_rankings_in_fresh_processes(tmp_path, 1_000, 2)
+    assert all(len(ranking) == 50 for ranking in first)
+    assert all(other == first for other in others)
+
+
+@pytest.mark.slow
+def test_tier2_rankings_are_the_same_in_every_process_at_10k_chunks(tmp_path):
+    first, *others = _tier2_rankings_in_fresh_processes(tmp_path, 10_000, 3)
+    assert all(len(ranking) == 50 for ranking in first)
+    assert all(other == first for other in others)

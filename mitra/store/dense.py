@@ -1,0 +1,112 @@
+"""Exact dense search over one analysis generation: its paragraph vectors and their
+sentence windows' vectors, as arrays beside the BM25 index.
+
+Why not Chroma's HNSW: embedded Chroma rebuilds the graph from its log with threads
+when a collection is opened, so the same query vector got a different top 50 in each
+new process; and scoring windows took a second search plus reads of stored vectors. A
+matrix-vector product over every paragraph is exact, so a ranking is the same in every
+process, and costs ~8 ms at 100k paragraphs on 2 cores. Chroma keeps the texts,
+metadata and paragraph vectors; this index is rebuilt from it where missing.
+
+Saved as ``<dir>/`` (``ids.json``, ``vectors.npy``, ``windows.npy``, ``starts.npy``) and
+replaced by rename, like the BM25 index, so a reader never sees half an index.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+from threadpoolctl import ThreadpoolController
+
+# Paragraphs whose windows are scored: the nearest this many by their own vector. A
+# paragraph further down would need a window far closer than its own vector to reach
+# the top ``dense_k``; reading ~3 windows each costs ~1 ms at this depth.
+WINDOW_DEPTH = 1000
+
+# One BLAS thread: the product reads each vector once, so memory bandwidth bounds it, and
+# two threads on 2 busy cores took 12-48 ms where one took 0.03 (2k paragraphs).
+_BLAS = ThreadpoolController()
+
+
+class DenseIndex:
+    """Paragraph vectors (row ``i`` is ``ids[i]``) and, where a paragraph has sentence
+    windows, their vectors: rows ``starts[i]:starts[i + 1]`` of ``windows``."""
+
+    def __init__(self, ids: list[str], vectors: np.ndarray, windows: np.ndarray, starts: np.ndarray):
+        self.ids = ids
+        self.vectors = vectors
+        self.windows = windows
+        self.starts = starts
+        # Ties are broken by chunk id, as everywhere in ranking: each row's place in id order.
+        self._id_rank = np.argsort(np.argsort(np.array(ids, dtype=str), kind="stable"), kind="stable")
+
+    @classmethod
+    def build(cls, ids: list[str], vectors: np.ndarray, windows: list[np.ndarray], dim: int) -> "DenseIndex":
+        """``windows[i]``: the window vectors of paragraph ``ids[i]`` (zero rows where it has none)."""
+        starts = np.zeros(len(ids) + 1, np.int64)
+        starts[1:] = np.cumsum([len(w) for w in windows])
+        stacked = np.concatenate(windows).astype(np.float32) if starts[-1] else np.zeros((0, dim), np.float32)
+        return cls(list(ids), np.asarray(vectors, np.float32).reshape(len(ids), dim), stacked, starts)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def parts(self) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Each paragraph's vector and window vectors, by id (to merge a write into)."""
+        return {i: (self.vectors[r], self.windows[self.starts[r] : self.starts[r + 1]]) for r, i in enumerate(self.ids)}
+
+    def search(
+        self, query: np.ndarray, k: int, mask: np.ndarray | None = None, windows: bool = True
+    ) -> list[tuple[str, float]]:
+        """The ``k`` paragraphs most similar to the unit ``query``, among rows where ``mask``
+        is non-zero: by their own cosine similarity, or, where they have windows (and
+        ``windows`` is on), by the mean of that and their best window's (a paragraph's vector
+        blurs the one sentence a question is about). Best first; ties by id."""
+        if not self.ids or k < 1:
+            return []
+        with _BLAS.limit(limits=1, user_api="blas"):
+            similarity = self.vectors @ query
+        admitted = np.flatnonzero(mask) if mask is not None else np.arange(len(self.ids))
+        windows = windows and len(self.windows) > 0
+        depth = min(len(admitted), max(k, WINDOW_DEPTH) if windows else k)
+        if depth < 1:
+            return []
+        top = admitted[np.argpartition(-similarity[admitted], depth - 1)[:depth]] if depth < len(admitted) else admitted
+        scores = similarity[top].astype(np.float64)
+        counts = self.starts[top + 1] - self.starts[top] if windows else np.zeros(len(top), np.int64)
+        if counts.any():
+            owner = np.repeat(np.arange(len(top)), counts)
+            rows = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(self.starts[top], counts)
+            best = np.full(len(top), -np.inf)
+            with _BLAS.limit(limits=1, user_api="blas"):
+                np.maximum.at(best, owner, self.windows[rows] @ query)
+            scores = np.where(counts > 0, (scores + best) / 2, scores)
+        order = np.lexsort((self._id_rank[top], -scores))[:k]
+        return [(self.ids[top[j]], float(scores[j])) for j in order]
+
+    def save(self, directory: Path) -> None:
+        """Write beside ``directory`` and swap it in by renames (writers hold the data dir's lock)."""
+        tmp = directory.with_name(directory.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        np.save(tmp / "vectors.npy", self.vectors)
+        np.save(tmp / "windows.npy", self.windows)
+        np.save(tmp / "starts.npy", self.starts)
+        (tmp / "ids.json").write_text(json.dumps(self.ids))  # last: its presence marks a whole index
+        old = directory.with_name(directory.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if directory.exists():
+            directory.rename(old)
+        tmp.rename(directory)
+        shutil.rmtree(old, ignore_errors=True)
+
+    @classmethod
+    def load(cls, directory: Path) -> "DenseIndex | None":
+        if not (directory / "ids.json").exists():
+            return None
+        # Memory-mapped: pages are read on first use and shared by the processes serving one data dir.
+        arrays = {n: np.load(directory / f"{n}.npy", mmap_mode="r") for n in ("vectors", "windows", "starts")}
+        return cls(json.loads((directory / "ids.json").read_text()), arrays["vectors"], arrays["windows"], arrays["starts"])
