@@ -7,6 +7,7 @@ local Hugging Face cache — never from the network: nothing leaves the machine.
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from pathlib import Path
 from typing import Protocol
 
@@ -64,6 +65,28 @@ def _missing(what: str, name: str, error: Exception) -> ModelUnavailable:
     )
 
 
+class QueryCache:
+    """The vectors of the last ``size`` query texts: the router and the retriever embed the
+    same question (~15 ms each on 2 cores), and a conversation asks it again."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def get(self, texts: list[str], embed) -> np.ndarray:
+        """``texts``' vectors, embedding (with ``embed``) only those not kept."""
+        if not texts:
+            return embed(texts)
+        missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, embed(missing)))
+        for t in texts:
+            self._vectors.move_to_end(t)
+        while len(self._vectors) > self.size:
+            self._vectors.popitem(last=False)
+        return np.array([self._vectors[t] for t in texts], np.float32)
+
+
 class SentenceTransformerEmbedder:
     def __init__(self, model: str, device: str = "cpu", batch_size: int = 32):
         from sentence_transformers import SentenceTransformer
@@ -76,6 +99,7 @@ class SentenceTransformerEmbedder:
         self.name = f"sentence-transformers:{model}"
         self.dim = int(self.model.get_embedding_dimension())
         self.batch_size = batch_size
+        self.queries = QueryCache()
 
     def _encode(self, texts: list[str], show_progress: bool) -> np.ndarray:
         return self.model.encode(
@@ -87,7 +111,7 @@ class SentenceTransformerEmbedder:
         ).astype(np.float32)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return self._encode(texts, False)
+        return self.queries.get(texts, lambda missing: self._encode(missing, False))
 
     def embed_passages(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         return self._encode(texts, show_progress)
@@ -123,6 +147,7 @@ class DPREmbedder:
         else:
             self.c_tok, self.c_enc = self._load(AutoTokenizer, DPRContextEncoder, context_model, "DPR context encoder")
         self.name = f"dpr:{question_model}" + (":shared" if shared else f"+{context_model}")
+        self.queries = QueryCache()
         self.dim = int(self.q_enc.config.hidden_size if not self.q_enc.config.projection_dim else self.q_enc.config.projection_dim)
 
     def _load(self, tok_cls, model_cls, name: str, what: str):
@@ -150,7 +175,7 @@ class DPREmbedder:
         return np.concatenate(out).astype(np.float32) if out else np.zeros((0, self.dim), np.float32)
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
-        return self._encode(self.q_tok, self.q_enc, texts)
+        return self.queries.get(texts, lambda missing: self._encode(self.q_tok, self.q_enc, missing))
 
     def embed_passages(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         return self._encode(self.c_tok, self.c_enc, texts)
