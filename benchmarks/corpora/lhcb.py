@@ -98,9 +98,11 @@ def lhcb_set(root: Path) -> BenchmarkSet:
 
 def lhcb_markdown_set(root: Path) -> BenchmarkSet:
     """The same papers and questions, the full texts as Markdown with LaTeX maths.
-    Routing is the same as ``lhcb`` (same abstracts), so it is not asked again."""
+    Routing is the same as ``lhcb`` (same abstracts), so it is not asked again, and the
+    other papers' abstracts, which only routing reads, are not indexed."""
     bench = _set(root, "lhcb-md", markdown=True)
     bench.routing = []
+    bench.records = [r for r in bench.records if r.documents]
     return bench
 
 
