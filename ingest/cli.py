@@ -354,10 +354,11 @@ def _print_intake(report, lowest: float) -> None:
         for reason in reasons:
             console.print(f"[red]refused:[/red] {escape(reason)}", highlight=False, soft_wrap=True)
     documents = sum(len(a.documents) for a in report.indexed)
+    coverage = (f"; coverage: lowest {lowest:.1%} (the share of a document's words, less those dropped on purpose, "
+                "that reach a chunk)") if documents else ""
     console.print(
         f"indexed {len(report.indexed)} analyses, {documents} documents, {sum(a.chunks for a in report.indexed)} "
-        f"chunks; {len(report.unchanged)} unchanged and skipped; {len(report.refused)} refused; coverage: lowest "
-        f"{lowest:.1%} (the share of a document's words, less those dropped on purpose, that reach a chunk)",
+        f"chunks; {len(report.unchanged)} unchanged and skipped; {len(report.refused)} refused{coverage}",
         highlight=False, soft_wrap=True,
     )
 
