@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ingest.chunk.from_blocks import paragraphs_from_blocks
 from ingest.extract.layout import (
     BlockKind,
     Graphic,
@@ -177,3 +178,6 @@ def test_running_headers_headings_title_abstract_and_references():
         "[1] J. Doe, A previous search, Phys. Lett. B 1 (2020) 1.",
         "[2] R. Roe, Another search, JHEP 2 (2021) 2.",
     ]
+    # what the chunker leaves out of such a page, by kind, for the report of text dropped on purpose
+    assert {kind for kind, _ in paragraphs_from_blocks(doc.blocks).dropped} == {
+        "title", "author list", "page furniture", "references"}
