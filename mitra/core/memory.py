@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+from functools import cache
 
 _M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter number
 _THRESHOLD = 4 * 1024 * 1024
 
 
+@cache  # find_library runs ldconfig in a subprocess: ~10 ms, and writers trim after every batch
 def _libc() -> ctypes.CDLL | None:
     name = ctypes.util.find_library("c")
     if name is None:

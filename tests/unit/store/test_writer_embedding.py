@@ -39,3 +39,18 @@ def test_writer_embeds_longest_first_in_batches_and_trims_after_each(tmp_path, m
     assert lengths == sorted(lengths, reverse=True)  # the batches an encoder would form itself
     assert len(trims) == len(embedder.batches)
     assert kb._embed([]).shape == (0, 4)
+
+
+def test_a_trim_looks_the_c_library_up_once(monkeypatch):
+    """Finding libc runs ldconfig in a subprocess (~10 ms): not once per batch."""
+    import ctypes.util
+
+    from mitra.core import memory
+
+    lookups = []
+    find = ctypes.util.find_library
+    monkeypatch.setattr(ctypes.util, "find_library", lambda name: lookups.append(name) or find(name))
+    memory._libc.cache_clear()
+    for _ in range(3):
+        memory.release_freed()
+    assert lookups == ["c"]
