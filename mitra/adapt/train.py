@@ -5,8 +5,10 @@ the next starts, so a run killed at any point and started again goes on where it
 (a changed corpus starts the work afresh):
 
 1. snapshot   the current passages of every analysis with full text, and their hash;
-2. queries    pseudo-queries (``mitra.adapt.pseudo_queries``): questions the configured LLM
-              writes within its share of the time budget, and section headings;
+2. queries    pseudo-queries (``mitra.adapt.pseudo_queries``): section headings, figure
+              and table captions and passages' distinctive sentences (as questions or key
+              terms; none needs headings), and questions the configured LLM writes within
+              its share of the time budget when a probe shows it writes enough of them;
 3. negatives  for each query, the passages the default fusion ranks highest in its
               analysis, other than the one it came from;
 4. train      the packaged bi-encoder (``adapt_base_model``) fine-tuned with in-batch
@@ -44,7 +46,8 @@ from mitra.models.adapted import AdaptManifest, HeldoutScores, base_encoder, pub
 from mitra.core.errors import MitraError
 from mitra.store.lock import writer_lock
 from mitra.evaluation.metrics import bootstrap_interval, mrr_at_k
-from mitra.adapt.pseudo_queries import LLMBudget, PseudoQuery, heading_queries, llm_queries, passage_for
+from mitra.adapt.pseudo_queries import (LLMBudget, PseudoQuery, heading_queries, llm_queries, passage_for,
+                                        sentence_queries)
 from mitra.core.settings import Settings
 from mitra.core.types import Chunk
 
@@ -53,7 +56,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MIN_PASSAGES = 30  # below this there is nothing to learn from
+# Below this there is nothing to learn from: a passage gives at most ``PER_PASSAGE`` caption
+# or statement queries, one in five passages is held out, and training needs 20 queries
+# and validation 5.
+MIN_PASSAGES = 50
+MIN_TRAIN, MIN_HELDOUT = 20, 5
+# Held-out queries are drawn in this order: the LLM's are the most like users' questions.
+HELDOUT_ORDER = ("llm", "heading", "caption", "statement")
 MIX_WEIGHTS = (0.5, 1.0, 2.0)  # adapted score weight against the fused score (each min-max scaled)
 NEGATIVES = 3  # a training question's hard negative is drawn from fusion's ranks 2-4
 
@@ -66,6 +75,11 @@ class AdaptOptions(BaseModel):
     minutes: float = Field(10.0, gt=0, description="the whole run's time budget")
     llm_share: float = Field(0.5, ge=0, le=1, description="share of the budget for LLM-written questions")
     llm_questions: int = Field(400, ge=0, description="at most this many LLM-written questions")
+    llm_min_questions: int = Field(
+        20, ge=0, description="the LLM is stopped after a probe when its rate would give fewer questions in its share")
+    max_queries: int = Field(
+        600, ge=1, description="at most this many heading, caption and statement queries (LLM questions come on "
+                               "top): one in five is held out (120), the rest more than 10 minutes train on")
     max_steps: int | None = Field(None, ge=1, description="stop training after this many steps (tests)")
     heldout_queries: int = Field(120, ge=10, description="held-out queries a checkpoint is validated on")
     enable: Literal["auto", "always", "never"] = "auto"
@@ -95,17 +109,20 @@ def _run(pipeline: Pipeline, options: AdaptOptions, report: Progress) -> AdaptMa
     with _timed(seconds, "negatives"):
         examples = _negatives(pipeline, work, queries, report)
     train = [e for e in examples if not e.query.heldout]
-    heldout = [e for e in examples if e.query.heldout][: options.heldout_queries]
-    if len(train) < 20 or len(heldout) < 5:
+    heldout = sorted((e for e in examples if e.query.heldout), key=lambda e: HELDOUT_ORDER.index(e.query.kind))
+    heldout = heldout[: options.heldout_queries]
+    if len(train) < MIN_TRAIN or len(heldout) < MIN_HELDOUT:
         raise AdaptError(f"only {len(train)} training and {len(heldout)} held-out queries could be made from "
-                         f"{len(chunks)} passages: index more documents before adapting")
+                         f"{_size(chunks)}, too few sentences of 4-45 words (adaptation needs {MIN_TRAIN} and "
+                         f"{MIN_HELDOUT}): index more full text before adapting")
     with _timed(seconds, "training"):
-        checkpoints, steps = _train(settings, work, train, chunks, options, deadline, report)
+        reserve = _after_training_seconds(settings, heldout, chunks)
+        checkpoints, steps = _train(settings, work, train, chunks, options, deadline - reserve, report)
     with _timed(seconds, "validation"):
-        best = _validate(settings, checkpoints, heldout, chunks, report)
+        best, vectors = _validate(settings, checkpoints, heldout, chunks, report)
     enabled, reason = _decide(best, options.enable)
     with _timed(seconds, "passage_vectors"):
-        target = stage_model(settings, Path(best.checkpoint), chunks, report)
+        target = stage_model(settings, Path(best.checkpoint), chunks, report, known=vectors)
     seconds["total"] = round(time.monotonic() - started, 1)
     manifest = AdaptManifest(
         model_dir=target.name,
@@ -113,7 +130,7 @@ def _run(pipeline: Pipeline, options: AdaptOptions, report: Progress) -> AdaptMa
         max_length=settings.adapt_max_length,
         created_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
         corpus={"analyses": len({c.analysis_id for c in chunks.values()}), "passages": len(chunks), "snapshot": snapshot},
-        pseudo_queries={**{k: sum(q.kind == k for q in queries) for k in ("heading", "llm")},
+        pseudo_queries={**{k: sum(q.kind == k for q in queries) for k in HELDOUT_ORDER},
                         "train": len(train), "heldout": len(heldout)},
         llm=llm_note,
         steps=steps,
@@ -145,10 +162,14 @@ def corpus_snapshot(pipeline: Pipeline) -> tuple[dict[str, Chunk], str]:
         if any(not d.superseded and d.n_chunks for d in pipeline.kb.documents(record.analysis.id)):
             chunks.update((c.id, c) for c in pipeline.kb.chunks(record.analysis.id) if not c.superseded)
     if len(chunks) < MIN_PASSAGES:
-        raise AdaptError(f"the knowledge base holds {len(chunks)} passages of full text; adaptation needs at least "
-                         f"{MIN_PASSAGES}: index documents first (mitra index-jsonl, mitra ingest)")
+        raise AdaptError(f"the knowledge base is too small to adapt to: {_size(chunks)} of full text; adaptation "
+                         f"needs at least {MIN_PASSAGES} passages: index documents first (mitra index-jsonl, mitra ingest)")
     digest = hashlib.sha256("\n".join(sorted(chunks)).encode()).hexdigest()[:16]
     return chunks, digest
+
+
+def _size(chunks: dict[str, Chunk]) -> str:
+    return f"{len(chunks)} passages in {len({c.analysis_id for c in chunks.values()})} analyses"
 
 
 class _Work:
@@ -184,13 +205,14 @@ def _queries(pipeline: Pipeline, work: _Work, chunks: dict[str, Chunk], options:
     rng = random.Random(0)
     ordered = sorted(chunks.values(), key=lambda c: (c.analysis_id, c.doc_id, c.position))
     if not work.done("queries-structural"):
-        _write_lines(path, list(heading_queries(ordered)), mode="w")
+        headings = list(heading_queries(ordered))[: options.max_queries]
+        _write_lines(path, headings + sentence_queries(ordered, options.max_queries - len(headings), rng), mode="w")
         work.mark("queries-structural")
     queries = [PseudoQuery.model_validate_json(line) for line in path.read_text().splitlines()]
     note = "no LLM questions asked (llm_share or llm_questions is 0)"
     asked = {q.chunk_id for q in queries if q.kind == "llm"}
     budget = LLMBudget(seconds=max(0.0, options.llm_share * (deadline - time.monotonic())),
-                       max_questions=options.llm_questions - len(asked))
+                       max_questions=options.llm_questions - len(asked), min_questions=options.llm_min_questions)
     if not work.done("queries-llm") and budget.seconds > 0 and budget.max_questions > 0:
         writer, note = _question_writer(pipeline.settings)
         if writer is not None:
@@ -200,7 +222,7 @@ def _queries(pipeline: Pipeline, work: _Work, chunks: dict[str, Chunk], options:
                 made.append(query)
                 _write_lines(path, [query], mode="a")
             queries += made
-            note += f"; {len(asked) + len(made)} questions"
+            note += f"; {len(asked) + len(made)} questions" + (f"; {budget.stopped}" if budget.stopped else "")
         work.mark("queries-llm")
     elif asked:
         note = f"{len(asked)} questions from an earlier run"
@@ -260,9 +282,9 @@ def _negatives(pipeline: Pipeline, work: _Work, queries: list[PseudoQuery], repo
 # ---------------------------------------------------------------- 4. train
 def _train(settings: Settings, work: _Work, train: list[Example], chunks: dict[str, Chunk],
            options: AdaptOptions, deadline: float, report: Progress) -> tuple[list[Path], int]:
-    """Train until the budget left for training is spent (a third of what remains is kept
-    for validation and the passage vectors), at most 3 epochs; returns the checkpoints to
-    validate (the one half-way and the last)."""
+    """Train until ``deadline`` (the run's, less the time validation and the passage
+    vectors will take), at most 3 epochs; returns the checkpoints to validate (the one
+    half-way and the last)."""
     from datasets import Dataset
     from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments, losses
     from sentence_transformers.training_args import BatchSamplers
@@ -282,12 +304,11 @@ def _train(settings: Settings, work: _Work, train: list[Example], chunks: dict[s
     batch = settings.adapt_batch_size
     epochs_cap = 3 * max(1, len(dataset) // batch)
     max_steps = min(options.max_steps or epochs_cap, epochs_cap)
-    train_deadline = time.monotonic() + 0.66 * max(0.0, deadline - time.monotonic())
 
     class Budget(TrainerCallback):
         def on_step_end(self, args, state, control, **kwargs):
             report("training", state.global_step, state.max_steps)
-            if time.monotonic() >= train_deadline:
+            if time.monotonic() >= deadline:
                 control.should_training_stop = True
                 control.should_save = True
             return control
@@ -318,21 +339,41 @@ def _train(settings: Settings, work: _Work, train: list[Example], chunks: dict[s
 
 
 # ---------------------------------------------------------------- 5. validate
+VALIDATED_CHECKPOINTS = 2  # the one half-way and the last
+
+
+def _after_training_seconds(settings: Settings, heldout: list[Example], chunks: dict[str, Chunk]) -> float:
+    """What validation and the passage vectors will take, from the encoder's measured speed
+    on this machine now: each checkpoint encodes the held-out candidates once, then the
+    chosen one the rest of the snapshot's passages."""
+    candidates = {chunks[i].index_text for e in heldout for i in e.fused}
+    texts = VALIDATED_CHECKPOINTS * len(candidates) + len({c.index_text for c in chunks.values()} - candidates)
+    sample = sorted(candidates)[:32] or [c.index_text for c in list(chunks.values())[:32]]
+    model = base_encoder(settings)
+    start = time.monotonic()
+    model.encode(sample, batch_size=32)
+    per_text = (time.monotonic() - start) / len(sample)
+    return 1.2 * per_text * texts + 10.0  # margin, and loading each checkpoint
+
+
 def _validate(settings: Settings, checkpoints: list[Path], heldout: list[Example], chunks: dict[str, Chunk],
-              report: Progress) -> HeldoutScores:
+              report: Progress) -> tuple[HeldoutScores, dict[str, np.ndarray]]:
     """Each checkpoint on the held-out queries, mixed with fusion at each weight (or alone);
-    the best by mean MRR@10, with the interval of its gain over fusion."""
+    the best by mean MRR@10, with the interval of its gain over fusion, and the best
+    checkpoint's vectors of the passages it encoded (by text: the published model keeps them)."""
     from mitra.retrieval.fusion import mix
 
     fusion = [_mrr(e, e.fused) for e in heldout]
-    best, best_values = (str(checkpoints[-1]), 0.0), fusion
+    texts = sorted({chunks[i].index_text for e in heldout for i in e.fused})
+    best, best_values = (str(checkpoints[-1]), 0.0), fusion  # fusion alone: the last is published, switched off
+    vectors_of: dict[str, dict[str, np.ndarray]] = {}
     for n, path in enumerate(checkpoints, start=1):
         model = base_encoder(settings, str(path))
+        vectors = vectors_of[str(path)] = dict(zip(texts, _encode(model, texts)))
+        questions = _encode(model, [e.query.query for e in heldout])
         by_weight: dict[float | None, list[float]] = {}
-        for example in heldout:
-            ids = list(example.fused)
-            similarity = _similarities(model, example.query.query, [chunks[i].index_text for i in ids])
-            adapted = dict(zip(ids, similarity))
+        for example, question in zip(heldout, questions):
+            adapted = {i: float(vectors[chunks[i].index_text] @ question) for i in example.fused}
             for weight in (*MIX_WEIGHTS, None):
                 by_weight.setdefault(weight, []).append(_mrr(example, mix(example.fused, adapted, weight)))
         for weight, values in by_weight.items():
@@ -340,15 +381,14 @@ def _validate(settings: Settings, checkpoints: list[Path], heldout: list[Example
                 best, best_values = (str(path), weight), values
         report("validation", n, len(checkpoints))
     low, high = bootstrap_interval([a - f for a, f in zip(best_values, fusion)], resamples=2000)
-    return HeldoutScores(queries=len(heldout), fusion_mrr=round(float(np.mean(fusion)), 4),
-                         adapted_mrr=round(float(np.mean(best_values)), 4), gain_ci95=(round(low, 4), round(high, 4)),
-                         weight=best[1], checkpoint=best[0])
+    scores = HeldoutScores(queries=len(heldout), fusion_mrr=round(float(np.mean(fusion)), 4),
+                           adapted_mrr=round(float(np.mean(best_values)), 4),
+                           gain_ci95=(round(low, 4), round(high, 4)), weight=best[1], checkpoint=best[0])
+    return scores, vectors_of[best[0]]
 
 
-def _similarities(model, query: str, passages: list[str]) -> list[float]:
-    q = model.encode([query], normalize_embeddings=True, convert_to_numpy=True)[0]
-    p = model.encode(passages, normalize_embeddings=True, convert_to_numpy=True, batch_size=32)
-    return [float(x) for x in p @ q]
+def _encode(model, texts: list[str]) -> np.ndarray:
+    return model.encode(texts, normalize_embeddings=True, convert_to_numpy=True, batch_size=32)
 
 
 def _mrr(example: Example, scores: dict[str, float]) -> float:
@@ -367,8 +407,10 @@ def _decide(best: HeldoutScores, enable: str) -> tuple[bool, str]:
 
 
 # ---------------------------------------------------------------- 6. publish and load
-def stage_model(settings: Settings, checkpoint: Path, chunks: dict[str, Chunk], report: Progress) -> Path:
-    """A new model directory: the chosen checkpoint and the snapshot's passage vectors."""
+def stage_model(settings: Settings, checkpoint: Path, chunks: dict[str, Chunk], report: Progress,
+                known: dict[str, np.ndarray] | None = None) -> Path:
+    """A new model directory: the chosen checkpoint and the snapshot's passage vectors
+    (``known``: those already encoded by this checkpoint, by text)."""
     name = f"adapted-{datetime.now(timezone.utc).strftime('%Y%m%dT%H%M%S%f')}"
     target = settings.models_dir / name
     shutil.copytree(checkpoint, target, ignore=shutil.ignore_patterns("optimizer.pt", "scheduler.pt", "rng_state*",
@@ -376,11 +418,12 @@ def stage_model(settings: Settings, checkpoint: Path, chunks: dict[str, Chunk], 
                                                                        "steps.json"))
     model = base_encoder(settings, str(target))
     texts = sorted({c.index_text for c in chunks.values()})
-    vectors = []
-    for start in range(0, len(texts), 256):
-        vectors.append(model.encode(texts[start : start + 256], normalize_embeddings=True, convert_to_numpy=True))
-        report("passage vectors", min(start + 256, len(texts)), len(texts))
-    np.save(target / "passages.npy", np.concatenate(vectors).astype(np.float16))
+    vectors = dict(known or {})
+    missing = [t for t in texts if t not in vectors]
+    for start in range(0, len(missing), 256):
+        vectors.update(zip(missing[start : start + 256], _encode(model, missing[start : start + 256])))
+        report("passage vectors", min(start + 256, len(missing)), len(missing))
+    np.save(target / "passages.npy", np.stack([vectors[t] for t in texts]).astype(np.float16))
     (target / "passages.json").write_text(json.dumps([text_key(t) for t in texts]))
     return target
 

@@ -16,7 +16,7 @@ EnableChoice = Enum("EnableChoice", {name: name for name in ("auto", "always", "
 def adapt(
     minutes: Annotated[Optional[float], typer.Option(min=0.1, help="Time budget for the whole run (default 10).")] = None,
     llm_share: Annotated[Optional[float], typer.Option(
-        min=0, max=1, help="Share of the budget for LLM-written questions (0: headings only) (default 0.5).")] = None,
+        min=0, max=1, help="Share of the budget for LLM-written questions (0: none) (default 0.5).")] = None,
     llm_questions: Annotated[Optional[int], typer.Option(min=0, help="At most this many LLM-written questions (default 400).")] = None,
     max_steps: Annotated[Optional[int], typer.Option(min=1, help="Stop training after this many steps.")] = None,
     enable: Annotated[Optional[EnableChoice], typer.Option(
@@ -25,9 +25,11 @@ def adapt(
 ) -> None:
     """Train a reranker on this knowledge base's own text (no labels, nothing downloaded).
 
-    Questions come from the indexed passages (section headings, and questions the configured
-    LLM writes about passages); the model is validated on held-out questions and used by
-    default only where it beats the fused ranking there. A killed run resumes where it stopped."""
+    Questions come from the indexed passages (section headings, figure and table captions,
+    passages' distinctive sentences as questions or key terms, and questions the configured
+    LLM writes about passages when it writes enough in its share); the model is validated on
+    held-out questions and used by default only where it beats the fused ranking there. A
+    killed run resumes where it stopped."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from mitra.adapt.train import AdaptOptions, run_adaptation

@@ -1,6 +1,7 @@
 """``mitra adapt`` on the demo corpus with a tiny budget: it trains a real cross-encoder
 from the packaged MiniLM weights, publishes it with a manifest, the retriever uses it,
-and a run killed at a checkpoint resumes."""
+and a run killed at a checkpoint resumes. One slow test runs it with its default budget
+on 30 real LHCb papers with no headings."""
 
 from __future__ import annotations
 
@@ -60,7 +61,8 @@ def test_adapt_refuses_a_knowledge_base_too_small_to_learn_from(cli, corpus_json
     assert cli("index-jsonl", str(corpus_jsonl)).exit_code == 0
     result = cli("adapt", *TINY)
     assert result.exit_code == 2
-    assert "adaptation needs at least 30" in result.output and "Traceback" not in result.output
+    assert "too small to adapt to" in result.output and "needs at least 50 passages" in result.output
+    assert "Traceback" not in result.output
 
 
 def test_adapt_asks_the_configured_llm_for_questions(kb_copy, cli_in, monkeypatch, ollama_stub):
@@ -93,3 +95,46 @@ def test_a_run_killed_at_a_checkpoint_resumes_where_it_stopped(kb_copy):
     manifest = json.loads(resumed.stdout)
     assert manifest["steps"] == 4 and manifest["enabled"]
     assert (work / "queries.jsonl").read_text() == queries_before  # the queries were reused, not remade
+
+
+def _plain_paragraphs(latex: str) -> str:
+    """A paper's text as plain paragraphs, one a line, with no headings."""
+    import re
+
+    from mitra.core.text import clean_latex
+
+    blocks = re.split(r"\n\s*\n|\\(?:sub)*section\*?\{[^}]*\}|\\paragraph\*?\{[^}]*\}", latex)
+    return "\n".join(text for block in blocks if len(text := " ".join(clean_latex(block).split())) >= 40)
+
+
+@pytest.mark.slow
+def test_adapt_trains_and_validates_on_30_papers_without_headings_in_its_default_budget(
+        shared_root, tmp_path, monkeypatch, cli_in, embedder):
+    from benchmarks.corpora.lhcb import iter_papers
+    from ingest.sources.jsonl import JsonlDocument, index_records
+    from mitra.core.settings import Settings
+    from mitra.retrieval.pipeline import build_pipeline
+
+    records = []
+    for paper in list(iter_papers(shared_root))[:30]:
+        record = paper.record(full_text=True)
+        record.documents = [JsonlDocument(doc_id="paper", version="1", title=paper.title,
+                                          text=_plain_paragraphs(paper.text))]
+        records.append(record)
+    data_dir = tmp_path / "kb"
+    pipeline = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False)
+    index_records(pipeline.kb, records, allow_low_coverage=True)
+    chunks = [c for r in pipeline.kb.catalog.analyses() for c in pipeline.kb.chunks(r.analysis.id)]
+    assert sum(bool(c.section) for c in chunks) < 0.05 * len(chunks)  # few headings indeed
+
+    monkeypatch.setenv("MITRA_DATA_DIR", str(data_dir))
+    result = cli_in("adapt", "--json")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads(result.stdout)
+    queries, heldout = manifest["pseudo_queries"], manifest["heldout"]
+    print(f"adapt on 30 papers: {manifest['seconds']} s, queries {queries}, {manifest['steps']} steps, "
+          f"held-out {heldout}, LLM: {manifest['llm']}")
+    assert queries["train"] >= 200 and queries["heldout"] >= 60
+    assert manifest["steps"] > 0 and heldout["queries"] == queries["heldout"]
+    assert manifest["seconds"]["total"] < 11 * 60
+    assert (data_dir / "models" / manifest["model_dir"] / "manifest.json").exists()
