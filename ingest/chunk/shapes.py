@@ -24,12 +24,14 @@ MIN_REFERENCES = 3  # entries in a run before it counts as a reference list
 # An entry opens on a marker ("[12]", "12.", "(12)", "- ") or on an author ("Smith, J.",
 # "A. B. Smith", "Smith J.", "LHCb collaboration").
 _ENTRY_MARK = re.compile(r"^\s*(?:\[\d{1,4}\]|\(\d{1,4}\)|\d{1,4}\.(?=\s)|[-*•]\s)")
+_NAME = r"[A-Z][\w'’-]+"
+_INITIALS = r"(?:[A-Z]\.\s?-?)"
 _AUTHOR_START = re.compile(
-    r"^\s*(?:[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s?-?)+|(?:[A-Z]\.\s?-?){1,3}\s*[A-Z][\w'’-]+|[A-Z][\w'’-]+\s+[A-Z]\.(?:[A-Z]\.)*[,\s]"
+    rf"^\s*(?:{_NAME},\s+{_INITIALS}+|{_INITIALS}{{1,3}}\s*{_NAME}|{_NAME}\s+[A-Z]\.(?:[A-Z]\.)*[,\s]"
     r"|(?:The\s+)?[A-Z][\w-]*\s+[Cc]ollaboration\b)"
 )
 # authors near the start of a numbered entry ("[9] Particle Data Group, R. L. Workman et al.")
-_AUTHORS = re.compile(r"(?:[A-Z]\.\s?-?){1,3}\s?[A-Z][\w'’-]+|[A-Z][\w'’-]+,\s+[A-Z]\.|\bet\s+al\b|[Cc]ollaboration\b")
+_AUTHORS = re.compile(rf"{_INITIALS}{{1,3}}\s?{_NAME}|{_NAME},\s+[A-Z]\.|\bet\s+al\b|[Cc]ollaboration\b")
 _YEAR = re.compile(r"(?<![\d.])(?:19|20)\d{2}[a-z]?(?![\d.])")
 _JOURNAL = re.compile(
     r"\b(?:Phys\.\s?Rev|Phys\.\s?Lett|Nucl\.\s?(?:Phys|Instrum)|Eur\.\s?Phys|JHEP|JCAP|ApJ[LS]?|MNRAS|A&A|AJ|PASP"
@@ -38,24 +40,30 @@ _JOURNAL = re.compile(
     r"|Physical\s+Review|Monthly\s+Notices|Astrophysical\s+Journal)\b"
 )
 _IDENTIFIER = re.compile(r"arXiv|\bdoi\b|10\.\d{4,}/|\b(?:hep|astro|gr|nucl)-(?:ph|ex|th|qc)\b|\bISBN\b", re.I)
-# volume (year) page, "873, 12", "98:030001", "98 030001"
-_VOLUME_PAGE = re.compile(r"\b\d{1,4}\s*\((?:19|20)\d{2}\)\s*[A-Z]?\d+|,\s*\d{1,4},\s*[A-Z]?\d{1,6}\b|\b\d{1,4}:\d{2,6}\b")
-_ET_AL = re.compile(r"\bet\s+al\b")
+# volume (year) page; ", 873, 12"; "98:030001"
+_VOLUME_PAGE = re.compile(
+    r"\b\d{1,4}\s*\((?:19|20)\d{2}\)\s*[A-Z]?\d+|,\s*\d{1,4},\s*[A-Z]?\d{1,6}\b|\b\d{1,4}:\d{2,6}\b"
+)
 
 _INSTITUTION = re.compile(
-    r"\b(?:Univ(?!erse)\w*|Institu\w*|Istitut\w*|D[ei]part\w*|Dept\.|Laborat\w*|Observato\w*|Cent(?:er|re|ro)|Zentrum|School|Faculty"
-    r"|College|Academy|Academia|Istituto|INFN|CERN|DESY|Fermilab|KEK|CNRS|IN2P3|Max[- ]Planck|Sezione|Dipartimento"
-    r"|Facult\w*|Research|Hospital|Foundation)\b"
+    r"\b(?:Univ(?!erse)\w*|Institu\w*|Istitut\w*|D[ei]part\w*|Dept\.|Laborat\w*|Observato\w*|Cent(?:er|re|ro)"
+    r"|Zentrum|School|Facult\w*|College|Academy|Academia|INFN|CERN|DESY|Fermilab|KEK|CNRS|IN2P3|Max[- ]Planck"
+    r"|Sezione|Research|Hospital|Foundation)\b"
 )
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
-_AFFILIATION_MARK = re.compile(r"^\s*(?:\$\^\{?[\w,*]{1,6}\}?\$|\^\{?[\w,*]{1,4}\}?|<sup>\w{1,4}</sup>|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|\d{1,3}\s)")
+_AFFILIATION_MARK = re.compile(
+    r"^\s*(?:\$\^\{?[\w,*]{1,6}\}?\$|\^\{?[\w,*]{1,4}\}?|<sup>\w{1,4}</sup>|[¹²³⁴⁵⁶⁷⁸⁹⁰]+|\d{1,3}\s)"
+)
 # Words that make a line a sentence rather than an address.
-_PROSE = re.compile(r"\b(?:we|our|is|are|was|were|be|been|this|that|these|which|has|have|using|shows?|find|found)\b", re.I)
+_PROSE = re.compile(
+    r"\b(?:we|our|is|are|was|were|be|been|this|that|these|which|has|have|using|shows?|find|found)\b", re.I
+)
 
 _ACKNOWLEDGEMENT = re.compile(
     r"^[\s*_#]*(?:acknowledg|(?:we|the\s+authors?)\s+(?:would\s+like\s+to\s+|wish\s+to\s+|also\s+)?"
     r"(?:thank|acknowledge|are\s+(?:grateful|indebted)|express\s+(?:our|their)\s+(?:gratitude|thanks))"
-    r"|this\s+(?:work|research|project)\s+(?:was|is|has\s+been)\s+(?:partly\s+|partially\s+|in\s+part\s+)?(?:supported|funded))",
+    r"|this\s+(?:work|research|project)\s+(?:was|is|has\s+been)\s+(?:partly\s+|partially\s+|in\s+part\s+)?"
+    r"(?:supported|funded))",
     re.I,
 )
 
@@ -77,9 +85,11 @@ def reference_entries(block: str) -> int:
 
 
 def _is_reference(entry: str) -> bool:
-    """One citation: opens like one (an author, or a number then authors), carries a year and where it appeared (journal,
-    volume and page, arXiv or DOI), and is not a sentence."""
-    if len(entry) > 800 or not (_AUTHOR_START.match(entry) or _ENTRY_MARK.match(entry) and _AUTHORS.search(entry[:120])):
+    """One citation: opens like one (an author, or a number then authors), carries a
+    year and where it appeared (journal, volume and page, arXiv or DOI), and is not a
+    sentence."""
+    opens = _AUTHOR_START.match(entry) or _ENTRY_MARK.match(entry) and _AUTHORS.search(entry[:120])
+    if len(entry) > 800 or not opens:
         return False
     where = bool(_JOURNAL.search(entry)) + bool(_IDENTIFIER.search(entry)) + bool(_VOLUME_PAGE.search(entry))
     dated = bool(_YEAR.search(entry)) or bool(_IDENTIFIER.search(entry))
