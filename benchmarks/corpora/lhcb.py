@@ -96,21 +96,21 @@ def lhcb_set(root: Path) -> BenchmarkSet:
     return _set(root, "lhcb", markdown=False)
 
 
-def lhcb_markdown_set(root: Path) -> BenchmarkSet:
-    """The same papers and questions, the full texts as Markdown with LaTeX maths.
-    Routing is the same as ``lhcb`` (same abstracts), so it is not asked again, and the
+def _locked_only(bench: BenchmarkSet) -> BenchmarkSet:
+    """Routing is the same as ``lhcb`` (same abstracts), so it is not asked again, and the
     other papers' abstracts, which only routing reads, are not indexed."""
-    bench = _set(root, "lhcb-md", markdown=True)
     bench.routing = []
     bench.records = [r for r in bench.records if r.documents]
     return bench
 
 
+def lhcb_markdown_set(root: Path) -> BenchmarkSet:
+    """The same papers and questions, the full texts as Markdown with LaTeX maths."""
+    return _locked_only(_set(root, "lhcb-md", markdown=True))
+
+
 def lhcb_converter_set(root: Path) -> BenchmarkSet:
     """The same papers and questions, the full texts as a PDF-to-Markdown converter
     writes them: numbered "## 3.2." headings, image lines, an affiliation block, and a
-    reference list with no heading (``latex_markdown``, ``converter=True``). Locked tier
-    only, as ``lhcb-md``."""
-    bench = _set(root, "lhcb-conv", markdown=True, converter=True)
-    bench.routing = []
-    return bench
+    reference list with no heading (``latex_markdown``, ``converter=True``)."""
+    return _locked_only(_set(root, "lhcb-conv", markdown=True, converter=True))
