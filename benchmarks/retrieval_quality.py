@@ -11,9 +11,15 @@ macro-average over sets, the default-minus-BM25 MRR@10 difference with a 95 %
 bootstrap interval (per set, and for the macro-average), routing top-1/top-3, and
 the intake coverage. The Markdown tables go to stderr (and ``--markdown FILE``).
 
-    python benchmarks/retrieval_quality.py [--sets lhcb,lhcb-md,qasper,rivet]
+``--grid`` chooses query-time settings the way defaults are chosen here: every
+variant is scored on every set (locked MRR@10 and routing top-1, each relative to
+BM25 on that set), the variant with the best mean over all sets is the choice, and a
+leave-one-set-out row per set re-chooses without that set and scores the choice on it:
+a default must still beat BM25 on a set it was not chosen on.
+
+    python benchmarks/retrieval_quality.py [--sets lhcb,lhcb-md,qasper,rivet,route-ft]
         [--systems bm25,dense,hybrid,rerank,adapted] [--work-dir DIR] [--reuse]
-        [--adapt-minutes N] [--out report.json] [--markdown table.md]
+        [--adapt-minutes N] [--grid default|FILE.json] [--out report.json] [--markdown table.md]
 
 ``adapted`` needs a model trained by ``mitra adapt``: ``--adapt-minutes N`` trains
 one per set first (with that budget); without it the system is scored only where
@@ -23,6 +29,7 @@ the work dir already holds one.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shutil
 import sys
@@ -42,6 +49,9 @@ from mitra.core.settings import SYSTEMS, Settings
 
 METRICS = ("P@1", "MRR@10", "NDCG@5", "hit@5")
 ROUTING_SYSTEMS = ("bm25", "dense", "hybrid")
+# The query-time settings ``--grid default`` chooses among (nothing is re-indexed).
+DEFAULT_GRID = {"fusion_depth": [10, 20, 50], "route_weight_dense": [0.5, 1.0], "route_weight_evidence": [0.0, 0.5, 1.0]}
+ROUTING_ONLY = ("route_",)
 
 
 def build(bench: BenchmarkSet, data_dir: Path, reuse: bool, overrides: dict) -> tuple[Pipeline, float | None]:
@@ -114,6 +124,85 @@ def compare(results: dict, resamples: int) -> dict:
     }
 
 
+def grid_variants(spec: str) -> list[dict]:
+    """``default``, or a JSON file holding a list of setting dicts or a dict of value lists."""
+    grid = DEFAULT_GRID if spec == "default" else json.loads(Path(spec).read_text())
+    if isinstance(grid, list):
+        return grid
+    return [dict(zip(grid, values)) for values in itertools.product(*grid.values())]
+
+
+def partly_full_text(bench: BenchmarkSet) -> bool:
+    """Only some analyses have full text (lhcb: the 5 the questions are about): full-text
+    evidence would favour exactly those, so such a set does not choose routing settings."""
+    with_text = sum(bool(r.documents) for r in bench.records)
+    return 0 < with_text < len(bench.records)
+
+
+def grid_scores(built: dict[str, tuple[BenchmarkSet, Pipeline]], variants: list[dict]) -> dict:
+    """Each variant's score on each (set, tier) cell relative to BM25 there: locked MRR@10
+    of the hybrid system, routing top-1. Locked runs are shared by variants that differ
+    only in routing settings."""
+    cells: dict[str, list[float]] = {}
+    raw: dict[str, list[float]] = {}
+    for name, (bench, pipeline) in built.items():
+        if bench.locked:
+            base = mean(r["MRR@10"] for r in locked_metrics(pipeline, bench.locked, "bm25"))
+            seen: dict[str, float] = {}
+            for variant in variants:
+                key = json.dumps({k: v for k, v in variant.items() if not k.startswith(ROUTING_ONLY)}, sort_keys=True)
+                if key not in seen:
+                    rows = locked_metrics(pipeline.with_settings(**variant), bench.locked, "hybrid")
+                    seen[key] = mean(r["MRR@10"] for r in rows)
+                raw.setdefault(f"{name}:locked", []).append(round(seen[key], 4))
+                cells.setdefault(f"{name}:locked", []).append(seen[key] / base if base else 0.0)
+            raw[f"{name}:locked:bm25"] = [round(base, 4)]
+        if bench.routing and not partly_full_text(bench):
+            base = mean(h[0] for h in routing_hits(pipeline, bench.routing, "bm25"))
+            for variant in variants:
+                top1 = mean(h[0] for h in routing_hits(pipeline.with_settings(**variant), bench.routing, "hybrid"))
+                raw.setdefault(f"{name}:routing", []).append(round(top1, 4))
+                cells.setdefault(f"{name}:routing", []).append(top1 / base if base else 0.0)
+            raw[f"{name}:routing:bm25"] = [round(base, 4)]
+        print(f"grid: {name} done", file=sys.stderr)
+    return {"cells": cells, "raw": raw}
+
+
+def choose(cells: dict[str, list[float]], exclude: str | None = None) -> int:
+    """The variant with the best mean relative score over the cells of every set but ``exclude``
+    (ties: the earlier variant)."""
+    kept = [v for k, v in cells.items() if k.split(":")[0] != exclude]
+    means = np.mean(np.array(kept), axis=0)
+    return int(np.argmax(means))
+
+
+def leave_one_set_out(variants: list[dict], scores: dict) -> dict:
+    cells, raw = scores["cells"], scores["raw"]
+    chosen = choose(cells)
+    out = {"variants": variants, "chosen": variants[chosen], "raw": raw, "loso": {}}
+    for name in sorted({k.split(":")[0] for k in cells}):
+        pick = choose(cells, exclude=name)
+        out["loso"][name] = {
+            "chosen_without": variants[pick],
+            **{tier: {"score": raw[f"{name}:{tier}"][pick], "bm25": raw[f"{name}:{tier}:bm25"][0],
+                      "all_sets_choice": raw[f"{name}:{tier}"][chosen]}
+               for tier in ("locked", "routing") if f"{name}:{tier}" in raw},
+        }
+    return out
+
+
+def grid_markdown(grid: dict) -> str:
+    lines = ["", f"Chosen on all sets: {json.dumps(grid['chosen'])}", "",
+             "| left out | chosen without it | tier | its score there | all-sets choice | BM25 |", "|---|---|---|---|---|---|"]
+    for name, row in grid["loso"].items():
+        for tier in ("locked", "routing"):
+            if tier in row:
+                r = row[tier]
+                lines.append(f"| {name} | {json.dumps(row['chosen_without'])} | {tier} | {r['score']:.3f} | "
+                             f"{r['all_sets_choice']:.3f} | {r['bm25']:.3f} |")
+    return "\n".join(lines)
+
+
 def macro_average(results: dict, systems: list[str]) -> dict:
     locked = [r for r in results.values() if "systems" in r]
     return {
@@ -160,6 +249,8 @@ def main() -> None:
     parser.add_argument("--resamples", type=int, default=10_000)
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a setting for this run (e.g. weight_prf=0), to measure one choice against another")
+    parser.add_argument("--grid", help="choose query-time settings over all sets, with leave-one-set-out rows: "
+                        "'default' or a JSON file (a list of setting dicts, or a dict of value lists)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
@@ -177,6 +268,7 @@ def main() -> None:
 
     report: dict = {"benchmark": "retrieval_quality", "settings": overrides, "sets": {}, "index_seconds": {},
                     "adaptation": {}}
+    built: dict[str, tuple[BenchmarkSet, Pipeline]] = {}
     for name in args.sets.split(","):
         bench = load_set(name, root)
         pipeline, seconds = build(bench, args.work_dir / name, args.reuse, overrides)
@@ -187,10 +279,15 @@ def main() -> None:
         report["sets"][name] = evaluate_set(bench, pipeline, systems)
         report["sets"][name]["default"] = pipeline.retriever.default_system
         report["reranker"] = pipeline.reranker_note
+        built[name] = (bench, pipeline)
         print(f"{name}: done", file=sys.stderr)
     report["macro"] = macro_average(report["sets"], systems)
     report["default_vs_bm25"] = compare(report["sets"], args.resamples)
     table = markdown(report)
+    if args.grid:
+        variants = grid_variants(args.grid)
+        report["grid"] = leave_one_set_out(variants, grid_scores(built, variants))
+        table += grid_markdown(report["grid"])
     if args.out:
         args.out.write_text(json.dumps(report, indent=2))
     if args.markdown:

@@ -46,14 +46,14 @@ class BenchmarkSet:
     routing: list[GoldQuery] = field(default_factory=list)  # route_query asked among all analyses
 
 
-SET_NAMES = ("lhcb", "lhcb-md", "lhcb-conv", "qasper", "rivet")
+SET_NAMES = ("lhcb", "lhcb-md", "lhcb-conv", "qasper", "rivet", "route-ft")
 
 
 def load_set(name: str, root: Path) -> BenchmarkSet:
-    from benchmarks.corpora import lhcb, qasper, rivet
+    from benchmarks.corpora import lhcb, qasper, rivet, routing
 
     loaders = {"lhcb": lhcb.lhcb_set, "lhcb-md": lhcb.lhcb_markdown_set, "lhcb-conv": lhcb.lhcb_converter_set,
-               "qasper": qasper.qasper_set, "rivet": rivet.rivet_set}
+               "qasper": qasper.qasper_set, "rivet": rivet.rivet_set, "route-ft": routing.routing_full_text_set}
     if name not in loaders:
         raise ValueError(f"unknown set '{name}': choose from {', '.join(SET_NAMES)}")
     return loaders[name](root)

@@ -62,6 +62,11 @@ class ScopedKnowledge:
     def route_bm25(self, query: str, k: int) -> list[tuple[str, float]]:
         return self._routable(self._kb.route_bm25, query, k)
 
+    def route_evidence(self, tokens: list[str], k: int, only: set[str] | None = None) -> list[tuple[str, float]]:
+        """Evidence from readable analyses only: the others' passages never score."""
+        readable = {a.id for a in self.analyses()}
+        return self._kb.route_evidence(tokens, k, only=readable if only is None else readable & only)
+
     # ---------------------------------------------------------------- tier 2
     def documents(self, analysis_id: str) -> list[DocumentRecord]:
         self._check(analysis_id)

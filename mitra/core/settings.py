@@ -101,6 +101,10 @@ class RetrievalSettings(BaseModel):
         "convex: weighted mean of min-max normalised scores (Bruch et al. 2023); rrf: reciprocal ranks"
     )
     rrf_k: int = Field(60, ge=1, description="the k of reciprocal-rank fusion")
+    fusion_depth: int = Field(
+        20, ge=2, description="z-score and min-max fusion take each list's statistics from its top fusion_depth "
+        "scores only (both tiers), so candidates deeper in a list never move the fused scores"
+    )
     weight_dense: float = Field(1.0, ge=0, description="fusion weight of the dense score")
     weight_bm25: float = Field(1.0, ge=0, description="fusion weight of the BM25 score")
     weight_section: float = Field(
@@ -139,6 +143,17 @@ class RoutingSettings(BaseModel):
     route_k: int = Field(50, ge=1, description="dense and BM25 candidates per question")
     route_weight_dense: float = Field(1.0, ge=0, description="fusion weight of the dense score")
     route_weight_bm25: float = Field(1.0, ge=0, description="fusion weight of the BM25 score")
+    route_weight_evidence: float = Field(
+        1.0, ge=0, description="fusion weight of each analysis's best full-text evidence (BM25 over every "
+        "analysis's sections or passages, see route_evidence_unit); 0 routes by the abstracts alone"
+    )
+    route_evidence_unit: Literal["section", "passage"] = Field(
+        "section", description="what the evidence index scores: top-level sections or passages (writers rebuild "
+        "it at the end of a run when this changes)"
+    )
+    route_evidence_depth: int = Field(
+        200, ge=1, description="best evidence units read before taking each analysis's best"
+    )
 
 
 class ChunkingSettings(BaseModel):

@@ -21,38 +21,49 @@ def reciprocal_rank_fusion(
     return fused
 
 
-def convex_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float]) -> dict[str, float]:
+def _head(pairs: list[tuple[str, float]], depth: int | None) -> list[float]:
+    """The scores a list's statistics come from: its best ``depth`` (all when None). A
+    list's tail is where approximate search differs from run to run, and how deep a
+    retriever was asked to go is not a property of the question."""
+    values = sorted((score for _, score in pairs), reverse=True)
+    return values[:depth] if depth else values
+
+
+def convex_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float],
+                  depth: int | None = None) -> dict[str, float]:
     """score(d) = sum_r w_r * norm_r(d) / sum_r w_r, where norm_r min-max scales retriever
-    r's scores over its candidate list and is 0 for a candidate r did not return
-    (Bruch et al. 2023). Unlike RRF it keeps how far apart scores are, not only their order."""
+    r's scores over its top ``depth`` (floored at 0 below them) and is 0 for a candidate r
+    did not return (Bruch et al. 2023). Unlike RRF it keeps how far apart scores are."""
     total = sum(weights[name] for name in scored)
     fused: dict[str, float] = {}
     for name, pairs in scored.items():
         if not pairs:
             continue
-        values = [score for _, score in pairs]
+        values = _head(pairs, depth)
         low, span = min(values), max(values) - min(values)
         for item, score in pairs:
-            norm = (score - low) / span if span > 0 else 1.0
+            norm = max(0.0, (score - low) / span) if span > 0 else float(score >= low)
             fused[item] = fused.get(item, 0.0) + weights[name] * norm / total
     return fused
 
 
-def zscore_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float]) -> dict[str, float]:
+def zscore_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float],
+                  depth: int | None = None) -> dict[str, float]:
     """score(d) = sum_r w_r * (s_r(d) - min_r) / sd_r, divided by the same sum for an item
-    first in every list, so 1.0 means "best in every list"; a candidate r did not return
-    counts as r's lowest. Min-max scaling measures a list in units of its range, which
-    one outlying top score sets; the standard deviation is a property of the whole list,
+    first in every list, so 1.0 means "best in every list"; min_r and sd_r are taken over
+    r's top ``depth`` scores (all when None), and a candidate below them or not returned
+    counts as that minimum. Min-max scaling measures a list in units of its range, which
+    one outlying top score sets; the standard deviation is a property of the whole head,
     so a retriever whose best candidate barely stands out weighs less."""
     fused: dict[str, float] = {}
     best = 0.0
     for name, pairs in scored.items():
         if not pairs:
             continue
-        values = [score for _, score in pairs]
+        values = _head(pairs, depth)
         low, spread = min(values), pstdev(values)
         for item, score in pairs:
-            norm = (score - low) / spread if spread > 0 else 1.0
+            norm = max(0.0, (score - low) / spread) if spread > 0 else float(score >= low)
             fused[item] = fused.get(item, 0.0) + weights[name] * norm
         best += weights[name] * ((max(values) - low) / spread if spread > 0 else 1.0)
     return {item: score / best for item, score in fused.items()} if best > 0 else fused
@@ -79,12 +90,13 @@ def _scaled(scores: dict[str, float]) -> dict[str, float]:
     return {i: (s - low) / (high - low) if high > low else 1.0 for i, s in scores.items()}
 
 
-def fuse(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float], method: str, rrf_k: int) -> dict[str, float]:
+def fuse(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float], method: str, rrf_k: int,
+         depth: int | None = None) -> dict[str, float]:
     """Both tiers fuse with the configured method; either way 1.0 means "best in every list"."""
     if method == "zscore":
-        return zscore_fusion(scored, weights)
+        return zscore_fusion(scored, weights, depth)
     if method == "convex":
-        return convex_fusion(scored, weights)
+        return convex_fusion(scored, weights, depth)
     rankings = {name: [item for item, _ in pairs] for name, pairs in scored.items()}
     best_possible = sum(weights[name] for name in scored) / (rrf_k + 1)
     return {item: score / best_possible for item, score in reciprocal_rank_fusion(rankings, weights, rrf_k).items()}

@@ -35,6 +35,14 @@ class Pipeline:
         """Who reads through this pipeline, as the audit trail names them."""
         return self.principal.user if self.principal else "operator"
 
+    def with_settings(self, **updates) -> "Pipeline":
+        """The same stores and models read with other query-time settings (fusion weights,
+        depths): what a benchmark compares without rebuilding anything."""
+        settings = self.settings.model_copy(update=updates)
+        retriever = self.retriever
+        return replace(self, settings=settings, router=Router(self.kb, self.embedder, settings),
+                       retriever=Retriever(self.kb, self.embedder, retriever.reranker, settings, adapted=retriever.adapted))
+
     def for_principal(self, principal: "Principal") -> "Pipeline":
         """The same models over the analyses ``principal`` may read, under the access
         policy in settings (``mitra.access``): routing, retrieval and every listing."""

@@ -1,13 +1,19 @@
-"""Tier 1: which analyses is a question about? Abstracts: dense + BM25, fused."""
+"""Tier 1: which analyses is a question about? Abstracts (dense + BM25) and each
+analysis's best full-text evidence (BM25 over every analysis's sections), fused."""
 
 from __future__ import annotations
 
+import re
+
 from mitra.core.settings import Settings, System
-from mitra.core.text import spelled_out
+from mitra.core.text import spelled_out, tokenize
 from mitra.core.types import RoutedAnalysis, RoutingResult
 from mitra.models.embedders import Embedder
 from mitra.retrieval.fusion import fuse, ranked_ids
 from mitra.store.reader import KnowledgeReader
+
+
+_ID_LIKE = re.compile(r"[A-Za-z]\w*[-_./]\w*\d")
 
 
 class Router:
@@ -29,16 +35,34 @@ class Router:
             scored["dense"] = self.kb.route_dense(vector, s.route_k)
         if system != "dense":
             scored["bm25"] = self.kb.route_bm25(question, s.route_k)
-        weights = {"dense": s.route_weight_dense, "bm25": s.route_weight_bm25}
-        fused = fuse(scored, weights, s.fusion, s.rrf_k)
+        if system not in ("bm25", "dense") and s.route_weight_evidence > 0:
+            scored["evidence"] = self.kb.route_evidence(tokenize(question), s.route_k)
+        weights = {"dense": s.route_weight_dense, "bm25": s.route_weight_bm25, "evidence": s.route_weight_evidence}
+        fused = fuse(scored, weights, s.fusion, s.rrf_k, s.fusion_depth)
         detail: dict[str, dict[str, float]] = {}
         for name, ranked in scored.items():
             for rank, (item, score) in enumerate(ranked, start=1):
                 detail.setdefault(item, {}).update({name: score, f"{name}_rank": rank})
+        named = self._named(question)
+        for item in named:
+            fused[item] = 1.0  # "best in every list": the member said which analysis they mean
+            detail.setdefault(item, {})["named"] = 1.0
+        order = named + [item for item in ranked_ids(fused) if item not in named]
         candidates = []
-        for item in ranked_ids(fused)[:top_n]:
+        for item in order[:top_n]:
             analysis = self.kb.get_analysis(item)
             if analysis is not None:
                 score = fused[item]
                 candidates.append(RoutedAnalysis(analysis=analysis, score=score, scores={**detail[item], "fused": score}))
         return RoutingResult(question=question, candidates=candidates)
+
+    def _named(self, question: str) -> list[str]:
+        """Analyses whose id the question spells out ("SMP-24-003 uncertainties"), in the
+        order named: full-text evidence must not route such a question elsewhere. Ids are
+        read only when the question holds an id-like word (letters, a separator, a digit)."""
+        if not _ID_LIKE.search(question):
+            return []
+        lowered = question.lower()
+        found = [(lowered.find(a.id.lower()), a.id) for a in self.kb.analyses()
+                 if re.search(rf"(?<![\w-]){re.escape(a.id.lower())}(?![\w-])", lowered)]
+        return [item for _, item in sorted(found)]

@@ -33,6 +33,7 @@ from mitra.store.filters import SearchFilter
 from mitra.store.bm25 import BM25Index
 from mitra.store.dense import DenseIndex
 from mitra.store.catalog import AnalysisRecord, Catalog, DocumentRecord
+from mitra.store.routing import AbstractVectors, EvidenceSearch, build_evidence, current_rows
 from mitra.models.embedders import Embedder
 from mitra.core.errors import MitraError
 from mitra.core.memory import release_freed
@@ -41,6 +42,7 @@ from mitra.core.text import TOKENIZER, tokenize_many
 from mitra.core.types import Analysis, Chunk, ChunkKind, Document
 
 ABSTRACTS = "abstracts"
+EVIDENCE = "evidence"
 _CHROMA_BATCH = 1000
 Progress = Callable[[int], None]
 
@@ -174,6 +176,10 @@ class KnowledgeBase:
         self._bm25: dict[tuple[str, int], BM25Index] = {}
         self._dense: dict[str, tuple[int, BM25Index, DenseIndex, np.ndarray]] = {}
         self._handles: dict[str, object] = {}  # full-text collections read through this client
+        # Tier 1's read caches, each valid for one routing version (see ``_routing_view``).
+        self._current: tuple[str, dict[str, str]] | None = None
+        self._abstracts: tuple[str, AbstractVectors] | None = None
+        self._evidence: EvidenceSearch | None = None
         if embedder is not None:
             self._check_embedder(embedder)
 
@@ -243,7 +249,7 @@ class KnowledgeBase:
         if key not in self._bm25:
             self._bm25 = {k: v for k, v in self._bm25.items() if k[0] != name}
             index = BM25Index.load(self._bm25_dir(name)) or BM25Index.build([], [])
-            if (index.tokenizer != TOKENIZER or index.terms is None) and name != ABSTRACTS:
+            if (index.tokenizer != TOKENIZER or index.terms is None) and name not in (ABSTRACTS, EVIDENCE):
                 # Saved by an older tokenizer, or without term counts: rebuilt from the
                 # collection (in memory; the next write of the analysis saves a current one).
                 index = chunk_index(self._all_chunks(self._collection(name)))
@@ -431,6 +437,24 @@ class KnowledgeBase:
             collection.delete(ids=removed)
         self._route([a for a in analyses if have_hash.get(a.id) != _routing_hash(a)])
         self._routing_bm25().save(self._bm25_dir(ABSTRACTS))
+        self._sync_evidence()
+
+    def _sync_evidence(self) -> None:
+        """Rebuild the evidence index (``mitra.store.routing``) when the catalog moved on
+        since it was built, from each current generation's BM25 term counts. Indexes are
+        loaded one at a time and not kept: a writer's memory stays flat."""
+        unit = self.settings.route_evidence_unit
+        stamp = f"{self.catalog.get_meta('routing_version') or '0'}:{unit}"
+        saved = BM25Index.load(self._bm25_dir(EVIDENCE))
+        if saved is not None and saved.stamp == stamp and saved.tokenizer == TOKENIZER:
+            return
+        generations = {}
+        for record in self.catalog.analyses():
+            index = BM25Index.load(self._bm25_dir(record.collection))
+            if index is not None and (index.terms is None or index.tokenizer != TOKENIZER):
+                index = self._load_bm25(record.collection)  # an older index: rebuilt from its collection
+            generations[record.analysis.id] = (record.collection, current_rows(index) if index else [])
+        build_evidence(generations, unit, stamp.split(":")[0]).save(self._bm25_dir(EVIDENCE))
 
     def _routing_bm25(self) -> BM25Index:
         """BM25 over the analyses' routing texts, current with the catalog: the saved one
@@ -548,10 +572,30 @@ class KnowledgeBase:
         scored = dict(sections.search_tokens(tokens, len(sections), search_filter.bm25_mask(sections)))
         return [(cid, scored.get(index.tag(cid, "section") or "", 0.0)) for cid in chunk_ids]
 
+    def _routing_view(self) -> tuple[str, dict[str, str]]:
+        """The catalog's routing version and each analysis's current collection."""
+        version = self.catalog.get_meta("routing_version") or "0"
+        if self._current is None or self._current[0] != version:
+            self._current = (version, {r.analysis.id: r.collection for r in self.catalog.analyses()})
+        return self._current
+
     def route_dense(self, query_vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-        collection = self._collection(ABSTRACTS)
-        result = collection.query(query_embeddings=query_vector.reshape(1, -1), n_results=k, include=["distances"])
-        return [(i, 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]
+        """Exact search over the routing vectors, loaded once per routing version."""
+        version, current = self._routing_view()
+        if self._abstracts is None or self._abstracts[0] != version:
+            self._abstracts = (version, AbstractVectors.from_collection(self._collection(ABSTRACTS), set(current)))
+        return self._abstracts[1].search(query_vector, k)
+
+    def route_evidence(self, tokens: list[str], k: int, only: set[str] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` analyses (of ``only``, where given) whose best full-text unit matches
+        the question best; empty until a writer has built the evidence index."""
+        _, current = self._routing_view()
+        if only is not None:
+            current = {a: c for a, c in current.items() if a in only}
+        saved = self._load_bm25(EVIDENCE)
+        if self._evidence is None or self._evidence.index is not saved:
+            self._evidence = EvidenceSearch(saved)
+        return self._evidence.search(tokens, k, self.settings.route_evidence_depth, current)
 
     def route_bm25(self, query: str, k: int) -> list[tuple[str, float]]:
         return self._routing_bm25().search(query, k)

@@ -188,3 +188,14 @@ def test_a_scoped_answerer_cannot_answer_from_a_forbidden_analysis(unscoped, oll
     with pytest.raises(UnknownAnalysis):
         list(answerer.for_pipeline(unscoped.for_principal(ALICE)).stream(higgs, HIGGS, []))
     assert ollama_stub.chats == []  # nothing of it reached the model
+
+
+def test_full_text_evidence_never_routes_to_an_analysis_the_member_may_not_read(unscoped):
+    """"Drell-Yan" is only in the Higgs analysis's note, not in any abstract: evidence routes
+    the operator there, and gives alice, who may not read it, nothing from it."""
+    question = "How is the Drell-Yan background modelled?"
+    assert unscoped.kb.route_evidence(["drell", "yan"], 3)[0][0] == "HIG-24-001"
+    assert unscoped.router.route(question, top_n=1).top.analysis.id == "HIG-24-001"
+    alice = unscoped.for_principal(ALICE)
+    assert "HIG-24-001" not in [a for a, _ in alice.kb.route_evidence(["drell", "yan"], 3)]
+    assert "HIG-24-001" not in [c.analysis.id for c in alice.router.route(question, top_n=3).candidates]

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from tests.fixtures.samples import ANALYSES, write_jsonl
-from ingest.sources.jsonl import index_jsonl
+from ingest.sources.jsonl import JsonlAnalysis, index_jsonl, index_records
+from mitra.core.text import tokenize
 from mitra.core.jsonl import InputError
 from mitra.store.knowledge_base import UnknownAnalysis, collection_name
 from mitra.core.types import Analysis, Document
@@ -314,3 +315,19 @@ def test_tier2_rankings_are_the_same_in_every_process_at_10k_chunks(tmp_path):
     first, *others = _tier2_rankings_in_fresh_processes(tmp_path, 10_000, 3)
     assert all(len(ranking) == 50 for ranking in first)
     assert all(other == first for other in others)
+
+
+def test_routing_finds_an_analysis_by_a_detail_only_its_full_text_holds(pipeline, settings, embedder):
+    """No abstract mentions parton distribution functions or templates: the evidence index
+    over every analysis's sections does, and a re-indexed analysis routes on its new text only."""
+    question = "Which parton distribution function templates were fitted?"
+    routed = pipeline.router.route(question, top_n=3)
+    assert routed.top.analysis.id == "SMP-24-003"
+    assert routed.top.scores["evidence_rank"] == 1
+    assert pipeline.kb.route_evidence(tokenize(question), 3)[0][0] == "SMP-24-003"
+    # Re-index SMP-24-003 without that section: its old text no longer counts.
+    record = next(a for a in ANALYSES if a["analysis_id"] == "SMP-24-003")
+    text = "# Results\n\nThe W boson mass is measured to be 80354 +- 23 MeV with the muon spectrum."
+    index_records(pipeline.kb, [JsonlAnalysis.model_validate(
+        {**record, "documents": [{**record["documents"][0], "version": "2", "text": text}]})])
+    assert "SMP-24-003" not in [a for a, _ in pipeline.kb.route_evidence(tokenize(question), 3)]

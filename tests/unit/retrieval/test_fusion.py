@@ -63,3 +63,19 @@ def test_a_candidate_scores_its_best_neighbour_in_the_same_document_version():
     other = chunk_id("note", "v1", 1, "paragraph 1 of the older version")
     fused = {ids[0]: 0.2, ids[1]: 0.9, ids[3]: 0.5, other: 1.0, "hand-made-id": 0.7}
     assert neighbour_scores(fused) == {ids[0]: 0.9, ids[1]: 0.2}
+
+
+def test_fusion_statistics_come_from_a_fixed_depth_only():
+    # The same head, different tails (an approximate search's deep ranks, or a retriever
+    # asked to go deeper): at depth 2 the head's fused scores do not move, and a tail
+    # candidate below the head counts as the head's lowest (0), never below it.
+    head = [("a", 0.9), ("b", 0.7)]
+    short = {"dense": head, "bm25": [("a", 3.0), ("b", 1.0)]}
+    long = {"dense": head + [("t1", 0.2), ("t2", 0.1), ("t3", 0.05)], "bm25": short["bm25"]}
+    weights = {"dense": 1.0, "bm25": 1.0}
+    for method in ("zscore", "convex"):
+        with_tail = fuse(long, weights, method, 60, depth=2)
+        assert {i: with_tail[i] for i in ("a", "b")} == pytest.approx(fuse(short, weights, method, 60, depth=2))
+        assert with_tail["t1"] == with_tail["t3"] == 0.0
+        # without a depth the tail moves every score
+        assert fuse(long, weights, method, 60)["b"] != pytest.approx(fuse(short, weights, method, 60)["b"])
