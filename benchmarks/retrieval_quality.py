@@ -50,7 +50,7 @@ from mitra.core.settings import SYSTEMS, Settings
 METRICS = ("P@1", "MRR@10", "NDCG@5", "hit@5")
 ROUTING_SYSTEMS = ("bm25", "dense", "hybrid")
 # The query-time settings ``--grid default`` chooses among (nothing is re-indexed).
-DEFAULT_GRID = {"fusion_depth": [10, 20, 50], "route_weight_dense": [0.5, 1.0], "route_weight_evidence": [0.0, 0.5, 1.0]}
+DEFAULT_GRID = {"fusion_depth": [10, 20, 50], "route_weight_dense": [0.5, 1.0], "route_weight_evidence": [0.0, 1.0, 2.0, 3.0]}
 ROUTING_ONLY = ("route_",)
 
 
@@ -85,6 +85,7 @@ def evaluate_set(bench: BenchmarkSet, pipeline: Pipeline, systems: list[str]) ->
         for system in ROUTING_SYSTEMS:
             hits = routing_hits(pipeline, bench.routing, system)
             out["routing"][system] = {"top1": round(mean(h[0] for h in hits), 4), "top3": round(mean(h[1] for h in hits), 4)}
+        out["routing"]["confidence"] = confidence_accuracy(pipeline, bench)
     documents = [d for a in pipeline.kb.analyses() for d in pipeline.kb.documents(a.id)]
     coverages = [d.document.coverage for d in documents if d.document.coverage is not None]
     out["intake"] = {
@@ -94,6 +95,19 @@ def evaluate_set(bench: BenchmarkSet, pipeline: Pipeline, systems: list[str]) ->
         "coverage_min": round(min(coverages), 4) if coverages else None,
     }
     return out
+
+
+def confidence_accuracy(pipeline: Pipeline, bench: BenchmarkSet) -> dict:
+    """How often the first candidate is right when routing calls it a strong match, and
+    when it calls it weak, per query group: the labels must mean what they say."""
+    out: dict = {}
+    for g in bench.routing:
+        result = pipeline.router.route(g.route_query or g.query, top_n=1)
+        group = out.setdefault(g.set, {"strong": [], "weak": []})
+        group[result.top.confidence if result.top else "weak"].append(result.top is not None
+                                                                     and result.top.analysis.id == g.analysis_id)
+    return {name: {label: {"n": len(v), "top1": round(mean(v), 4) if v else None} for label, v in groups.items()}
+            for name, groups in out.items()}
 
 
 def compare(results: dict, resamples: int) -> dict:

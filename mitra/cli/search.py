@@ -29,18 +29,21 @@ def route(
             {
                 "question": question,
                 "margin": result.margin,
+                "stands_out": result.stands_out,
                 "candidates": [
-                    {"analysis_id": c.analysis.id, "title": c.analysis.title, "score": c.score, "scores": c.scores}
+                    {"analysis_id": c.analysis.id, "title": c.analysis.title, "score": c.score, "scores": c.scores,
+                     "confidence": c.confidence, "matched": c.matched}
                     for c in result.candidates
                 ],
             }
         )
         return
-    table = Table("#", "analysis", "title", "score")
+    table = Table("#", "analysis", "title", "match", "words it holds")
     for i, c in enumerate(result.candidates, start=1):
-        table.add_row(str(i), c.analysis.id, c.analysis.title, f"{c.score:.3f}")
+        table.add_row(str(i), c.analysis.id, c.analysis.title, c.confidence, ", ".join(c.matched) or "-")
     Console().print(table)
-    console.print(f"margin between first and second: {result.margin:.3f}")
+    if not result.stands_out:
+        console.print("No analysis stands out for this question: name the analysis, or choose one above.")
 
 
 @user_errors

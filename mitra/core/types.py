@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from enum import Enum
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -146,6 +147,12 @@ class RoutedAnalysis(BaseModel):
     analysis: Analysis
     score: float
     scores: dict[str, float] = Field(default_factory=dict)
+    # "strong": first by at least two of the routing signals (abstract words, abstract
+    # meaning, full-text evidence), or named by its id; the fused score is no probability.
+    # Measured on the public routing sets, a strong first candidate is right 69 % (rivet)
+    # and 50 % (route-ft) of the time, a weak one 35 % and 31 % (README, Routing).
+    confidence: Literal["strong", "weak"] = "weak"
+    matched: list[str] = Field(default_factory=list)  # the question's words its title or abstract holds
 
 
 class RoutingResult(BaseModel):
@@ -157,6 +164,12 @@ class RoutingResult(BaseModel):
     @property
     def top(self) -> RoutedAnalysis | None:
         return self.candidates[0] if self.candidates else None
+
+    @property
+    def stands_out(self) -> bool:
+        """Whether the first candidate is a strong match: otherwise the member is told that
+        no analysis stands out and is asked to choose."""
+        return self.top is not None and self.top.confidence == "strong"
 
     @property
     def margin(self) -> float:

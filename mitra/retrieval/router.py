@@ -16,6 +16,13 @@ from mitra.store.reader import KnowledgeReader
 _ID_LIKE = re.compile(r"[A-Za-z]\w*[-_./]\w*\d")
 
 
+def matched_words(question: str, text: str) -> list[str]:
+    """The question's words (as written, once each) whose search token ``text`` holds."""
+    held = set(tokenize(text))
+    words = dict.fromkeys(w for w in re.findall(r"[\w\-→μ]+", question) if (t := tokenize(w)) and set(t) <= held)
+    return list(words)
+
+
 class Router:
     """Tier 1: which analyses is this question about?"""
 
@@ -48,12 +55,16 @@ class Router:
             fused[item] = 1.0  # "best in every list": the member said which analysis they mean
             detail.setdefault(item, {})["named"] = 1.0
         order = named + [item for item in ranked_ids(fused) if item not in named]
+        firsts = [ranked[0][0] for ranked in scored.values() if ranked]
         candidates = []
         for item in order[:top_n]:
             analysis = self.kb.get_analysis(item)
             if analysis is not None:
                 score = fused[item]
-                candidates.append(RoutedAnalysis(analysis=analysis, score=score, scores={**detail[item], "fused": score}))
+                strong = not candidates and (item in named or firsts.count(item) >= 2)
+                candidates.append(RoutedAnalysis(analysis=analysis, score=score, scores={**detail[item], "fused": score},
+                                                 confidence="strong" if strong else "weak",
+                                                 matched=matched_words(question, analysis.routing_text)))
         return RoutingResult(question=question, candidates=candidates)
 
     def _named(self, question: str) -> list[str]:

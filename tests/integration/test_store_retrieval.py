@@ -331,3 +331,15 @@ def test_routing_finds_an_analysis_by_a_detail_only_its_full_text_holds(pipeline
     index_records(pipeline.kb, [JsonlAnalysis.model_validate(
         {**record, "documents": [{**record["documents"][0], "version": "2", "text": text}]})])
     assert "SMP-24-003" not in [a for a, _ in pipeline.kb.route_evidence(tokenize(question), 3)]
+
+
+def test_routing_says_how_strong_its_first_candidate_is(pipeline):
+    """A question every signal routes to one analysis is a strong match, with the words its
+    abstract holds; a question that could be about any analysis stands out nowhere."""
+    clear = pipeline.router.route("Dark matter monojet search: limits on mediator masses?", top_n=3)
+    assert clear.stands_out and clear.top.analysis.id == "EXO-24-002"
+    assert {"monojet", "mediator"} <= set(clear.top.matched)
+    assert all(c.confidence == "weak" for c in clear.candidates[1:])
+    vague = pipeline.router.route("What is the result?", top_n=3)
+    assert not vague.stands_out and all(c.confidence == "weak" for c in vague.candidates)
+    assert pipeline.router.route("SMP-24-003 uncertainties").stands_out  # named by its id
