@@ -17,7 +17,7 @@ from mitra.core.settings import SYSTEMS
 from mitra.ui.uploads import saved_upload
 
 st.set_page_config(page_title="MITRA · Evaluation", page_icon=":material/bar_chart:", layout="wide")
-require_admin(ui.member())
+require_admin(ui.member(), ui.settings())
 st.title(":material/bar_chart: Retrieval evaluation")
 
 

@@ -9,7 +9,7 @@ from mitra import ui
 from mitra.ui.auth import require_admin
 
 st.set_page_config(page_title="MITRA · Ingestion", page_icon=":material/cloud_download:", layout="wide")
-require_admin(ui.member())
+require_admin(ui.member(), ui.settings())
 st.title(":material/cloud_download: Ingestion")
 
 

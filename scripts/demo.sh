@@ -42,7 +42,8 @@ kill $portal_pid 2>/dev/null || true
 
 # Members only: the demo signs in as a local user (see "Deploying" in the README).
 demo_password="${MITRA_DEMO_PASSWORD:-orion-demo}"
-echo "$demo_password" | .venv/bin/mitra users add demo --groups orion --password-stdin
+# The demo user is the demo's admin: all four pages (Evaluation and Ingestion included) are theirs.
+echo "$demo_password" | .venv/bin/mitra users add demo --groups orion --admin --password-stdin
 echo "MITRA is at http://127.0.0.1:$APP_PORT — sign in as demo / $demo_password (Ctrl-C to stop)"
 exec .venv/bin/streamlit run app.py --server.address 127.0.0.1 --server.port "$APP_PORT" \
   --server.headless true --browser.gatherUsageStats false

@@ -71,10 +71,11 @@ class AccessPolicy(BaseModel):
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise PolicyError(f"access policy {path} is not valid: {first}") from error
 
-    def principal(self, user: str, groups: frozenset[str] | set[str] | list[str] = ()) -> Principal:
-        """A signed-in user, an admin where one of their groups is an admin group."""
+    def principal(self, user: str, groups: frozenset[str] | set[str] | list[str] = (), admin: bool = False) -> Principal:
+        """A signed-in user, an admin where one of their groups is an admin group or the
+        users file makes them one (``admin``)."""
         groups = frozenset(groups)
-        return Principal(user=user, groups=groups, admin=bool(groups & set(self.admins)))
+        return Principal(user=user, groups=groups, admin=admin or bool(groups & set(self.admins)))
 
     def readers(self, analysis: Analysis) -> set[str] | None:
         """The groups that may read ``analysis``; None = every member."""

@@ -1,7 +1,10 @@
 """Local users for small deployments and the demo: a YAML file of argon2id hashes.
 
     users:
-      alice: {hash: "$argon2id$v=19$...", groups: [cms-exo]}
+      alice: {hash: "$argon2id$v=19$...", groups: [cms-exo], admin: false}
+
+An ``admin`` user reads every analysis and the Evaluation and Ingestion pages, like a
+member of an admin group of the access policy (``mitra users add NAME --admin``).
 
 Hashing is argon2-cffi's (``PasswordHasher`` defaults, RFC 9106), never our own; the
 file is written atomically and readable by its owner only.
@@ -33,6 +36,7 @@ class UsersError(MitraError):
 class LocalUser(BaseModel):
     hash: str
     groups: list[str] = Field(default_factory=list)
+    admin: bool = False
 
 
 class LocalUsers:
@@ -57,14 +61,22 @@ class LocalUsers:
             out.write(text)
         os.replace(tmp, self.path)
 
-    def add(self, name: str, password: str, groups: list[str]) -> None:
-        """Adds ``name``, or replaces their password and groups."""
+    def add(self, name: str, password: str, groups: list[str], admin: bool = False) -> None:
+        """Adds ``name``, or replaces their password, groups and admin right."""
         if not _NAME.fullmatch(name):
             raise UsersError(f"user name '{name}' must be 1-64 letters, digits or . _ @ - (starting with a letter or digit)")
         if len(password) < 8:
             raise UsersError("a password needs at least 8 characters")
         users = self.load()
-        users[name] = LocalUser(hash=_hasher.hash(password), groups=sorted(set(groups)))
+        users[name] = LocalUser(hash=_hasher.hash(password), groups=sorted(set(groups)), admin=admin)
+        self._save(users)
+
+    def set_admin(self, name: str, admin: bool) -> None:
+        """Grants or takes back ``name``'s admin right; their password and groups stay."""
+        users = self.load()
+        if name not in users:
+            raise UsersError(f"no user '{name}' in {self.path} (add them with `mitra users add {name}`)")
+        users[name] = users[name].model_copy(update={"admin": admin})
         self._save(users)
 
     def remove(self, name: str) -> None:

@@ -79,7 +79,7 @@ def principal():
     user = LocalUsers(settings.users_path).load().get(name)
     if user is None:
         raise UsersError(f"--as {name}: no such user in {settings.users_path} (see `mitra users list`)")
-    return AccessPolicy.load(settings.policy_path).principal(name, user.groups)
+    return AccessPolicy.load(settings.policy_path).principal(name, user.groups, user.admin)
 
 
 def knowledge():

@@ -1,4 +1,4 @@
-"""``mitra users add|remove|list``: the local users file (``mitra.access.users``)."""
+"""``mitra users add|remove|admin|list``: the local users file (``mitra.access.users``)."""
 
 from __future__ import annotations
 
@@ -28,15 +28,31 @@ def add(
     password_stdin: Annotated[
         bool, typer.Option("--password-stdin", help="Read the password from stdin (scripts), not a prompt.")
     ] = False,
+    admin: Annotated[
+        bool, typer.Option("--admin", help="Make them an admin: every analysis, and the Evaluation and Ingestion pages.")
+    ] = False,
 ) -> None:
-    """Add a user, or set an existing user's password and groups."""
+    """Add a user, or set an existing user's password, groups and admin right."""
     if password_stdin:
         password = sys.stdin.readline().rstrip("\n")
     else:
         password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
     users = _users()
-    users.add(name, password, split_groups(groups))
-    console.print(f"{name} saved in {users.path} (groups: {', '.join(split_groups(groups)) or 'none'})")
+    users.add(name, password, split_groups(groups), admin=admin)
+    console.print(f"{name} saved in {users.path} (groups: {', '.join(split_groups(groups)) or 'none'}"
+                  + ("; admin)" if admin else ")"))
+
+
+@app.command("admin")
+@user_errors
+def set_admin(
+    name: Annotated[str, typer.Argument(help="An existing user.")],
+    remove: Annotated[bool, typer.Option("--remove", help="Take the admin right back instead.")] = False,
+) -> None:
+    """Make a user an admin (or, with --remove, no longer one); they sign in again to get it."""
+    users = _users()
+    users.set_admin(name, not remove)
+    console.print(f"{name} is {'no longer' if remove else 'now'} an admin ({users.path})")
 
 
 @app.command()
@@ -54,10 +70,10 @@ def list_users(as_json: JsonOption = False) -> None:
     """The users and their groups (never their password hashes)."""
     users = _users().load()
     if as_json:
-        print_json([{"user": n, "groups": u.groups} for n, u in sorted(users.items())])
+        print_json([{"user": n, "groups": u.groups, "admin": u.admin} for n, u in sorted(users.items())])
         return
     for name, user in sorted(users.items()):
-        typer.echo(f"{name}\t{', '.join(user.groups)}")
+        typer.echo(f"{name}\t{', '.join(user.groups)}" + ("\tadmin" if user.admin else ""))
     if not users:
         console.print("no local users")
 

@@ -65,7 +65,7 @@ def _local_sign_in(settings: Settings, audit) -> None:
             st.error("Wrong user name or password.")
         else:
             policy = AccessPolicy.load(settings.policy_path)
-            st.session_state[_KEY] = principal = policy.principal(name, user.groups)
+            st.session_state[_KEY] = principal = policy.principal(name, user.groups, user.admin)
             audit("login", principal.user, method="local", groups=sorted(principal.groups))
             st.rerun()
     st.stop()
@@ -123,8 +123,17 @@ def sidebar_account(principal: Principal, settings: Settings, audit) -> None:
         st.button("Sign out", icon=":material/logout:", on_click=sign_out, args=(settings, audit), key="sign-out")
 
 
-def require_admin(principal: Principal) -> None:
-    """Stops an admin-only page for anyone else."""
+def admin_refusal(settings: Settings) -> str:
+    """What a member who is not an admin reads on an admin page: how the right is granted."""
+    return (
+        "This page is for admins only. An admin grants the right with `mitra users admin NAME` "
+        "(or `mitra users add NAME --admin`) for a local user, or by adding one of the member's "
+        f"groups to `admins:` in the access policy ({settings.policy_path}); then sign in again."
+    )
+
+
+def require_admin(principal: Principal, settings: Settings) -> None:
+    """Stops an admin-only page for anyone else, saying how the right is granted."""
     if not principal.admin:
-        st.error("This page is for admins only.", icon=":material/admin_panel_settings:")
+        st.error(admin_refusal(settings), icon=":material/admin_panel_settings:")
         st.stop()

@@ -126,7 +126,7 @@ def test_the_cli_reads_as_a_local_user(cli, corpus_jsonl, tmp_path):
     added = cli("users", "add", "alice", "--groups", "exo", "--password-stdin", input="correct horse battery\n")
     assert added.exit_code == 0, added.output
     listed = cli("users", "list", "--json")
-    assert json.loads(listed.stdout) == [{"user": "alice", "groups": ["exo"]}]
+    assert json.loads(listed.stdout) == [{"user": "alice", "groups": ["exo"], "admin": False}]
 
     routed = cli("--as", "alice", "route", HIGGS, "--json")
     assert routed.exit_code == 0, routed.output
