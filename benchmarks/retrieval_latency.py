@@ -8,7 +8,14 @@ cross-encoder with exactly the architecture of cross-encoder/ms-marco-MiniLM-L-6
 (6 layers, 384 hidden, 12 heads): same runtime, no weights needed. The adapted
 reranker (``mitra adapt``) is timed with and without its stored passage vectors.
 
-    python benchmarks/retrieval_latency.py [--sizes 10000,100000] [--queries 30]
+``stages_ms`` are the default without rerank (``hybrid``), each stage and their total;
+``rerank`` and ``adapted_*`` are the rerank stages alone. Beside it, in the same process,
+the stock LangChain hybrid over the same passages and vectors (``peer``):
+RecursiveCharacterTextSplitter 1000/200, BM25Retriever (rank_bm25) + Chroma
+(langchain-chroma) with the same MiniLM query embedding, EnsembleRetriever, k = 20 a leg;
+its build and its query time.
+
+    python benchmarks/retrieval_latency.py [--sizes 10000,100000] [--queries 30] [--skip-rerank]
 """
 
 from __future__ import annotations
@@ -43,7 +50,9 @@ class RandomPassageEmbedder:
         self.rng = np.random.default_rng(0)
 
     def embed_queries(self, texts):
-        return self.real.embed_queries(texts)
+        # Every question embedded afresh, for MITRA and its peer alike: in the app the
+        # router has embedded it already (``QueryCache``), which ``after_routing`` shows.
+        return self.real._encode(texts, False)
 
     def embed_passages(self, texts, show_progress=False):
         v = self.rng.standard_normal((len(texts), self.dim)).astype(np.float32)
@@ -77,6 +86,36 @@ def adapted_latency(kb, embedder, settings, analysis_id: str, queries: list[str]
     return out
 
 
+def langchain_peer(texts: list[str], embedder: RandomPassageEmbedder, queries: list[str], directory: Path) -> dict:
+    """The stock LangChain hybrid the issue compares with, built and asked here."""
+    from langchain_chroma import Chroma
+    from langchain_classic.retrievers import EnsembleRetriever
+    from langchain_community.retrievers import BM25Retriever
+    from langchain_core.embeddings import Embeddings
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    class SameVectors(Embeddings):
+        def embed_documents(self, documents):
+            return embedder.embed_passages(documents).tolist()
+
+        def embed_query(self, text):
+            return embedder.embed_queries([text])[0].tolist()
+
+    start = time.perf_counter()
+    documents = RecursiveCharacterTextSplitter(chunk_size=1000, chunk_overlap=200).create_documents(texts)
+    bm25 = BM25Retriever.from_documents(documents, k=20)
+    chroma = Chroma.from_documents(documents, SameVectors(), persist_directory=str(directory))
+    build_s = time.perf_counter() - start
+    ensemble = EnsembleRetriever(retrievers=[bm25, chroma.as_retriever(search_kwargs={"k": 20})], weights=[0.5, 0.5])
+    ensemble.invoke(queries[0])  # warm, as MITRA is
+    times = []
+    for query in queries:
+        start = time.perf_counter()
+        ensemble.invoke(query)
+        times.append((time.perf_counter() - start) * 1000)
+    return {"chunks": len(documents), "index_seconds": round(build_s, 1), "total_ms": percentiles(times)}
+
+
 def percentiles(values: list[float]) -> dict[str, float]:
     cuts = quantiles(values, n=20)
     return {"p50": round(cuts[9], 2), "p95": round(cuts[18], 2)}
@@ -86,6 +125,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=30)
+    parser.add_argument("--skip-rerank", action="store_true", help="time no rerank stage (they take minutes)")
     args = parser.parse_args()
     root = shared_dir()
     if root is None:
@@ -121,15 +161,21 @@ def main() -> None:
         retriever.search(analysis.id, queries[0])  # warm caches (BM25 load, model)
         stages: dict[str, list[float]] = {}
         for query in queries:
-            result = retriever.search(analysis.id, query, system="rerank")
+            result = retriever.search(analysis.id, query, system="hybrid")
             for stage, ms in result.timings_ms.items():
                 stages.setdefault(stage, []).append(ms)
             stages.setdefault("total", []).append(sum(result.timings_ms.values()))
-        stages.update(adapted_latency(kb, embedder, settings, analysis.id, queries))
+            stages.setdefault("after_routing", []).append(stages["total"][-1] - result.timings_ms["embed_query"])
+        rerank = {}
+        if not args.skip_rerank:
+            rerank["rerank"] = [retriever.search(analysis.id, q, system="rerank").timings_ms["rerank"] for q in queries]
+            rerank.update(adapted_latency(kb, embedder, settings, analysis.id, queries))
         results[str(size)] = {
             "chunks": len(chunks),
             "index_seconds": round(index_s, 1),
             "stages_ms": {stage: percentiles(v) for stage, v in stages.items()},
+            "rerank_ms": {stage: percentiles(v) for stage, v in rerank.items()},
+            "peer": langchain_peer(texts, embedder, queries, work / f"peer-{size}"),
         }
         print(json.dumps({size: results[str(size)]}), file=sys.stderr)
     print(

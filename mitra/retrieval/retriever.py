@@ -143,9 +143,10 @@ class Retriever:
                     run.add("prf", self.kb.bm25_search(run.analysis_id, run.tokens + terms, s.bm25_k, run.filter))
                     fused = fuse(run.scored, weights, s.fusion, s.rrf_k)
         if s.weight_context > 0:
-            weights["context"] = s.weight_context
-            run.add("context", sorted(neighbour_scores(fused).items(), key=lambda pair: (-pair[1], pair[0])))
-            fused = fuse(run.scored, weights, s.fusion, s.rrf_k)
+            with run.timer.stage("context"):
+                weights["context"] = s.weight_context
+                run.add("context", sorted(neighbour_scores(fused).items(), key=lambda pair: (-pair[1], pair[0])))
+                fused = fuse(run.scored, weights, s.fusion, s.rrf_k)
         order = ranked_ids(fused)
         for rank, item in enumerate(order, start=1):
             run.scores.setdefault(item, {}).update(fused=fused[item], fused_rank=rank)
