@@ -133,7 +133,7 @@ class Retriever:
                 candidates = sorted({item for pairs in run.scored.values() for item, _ in pairs})
                 sections = self.kb.section_scores(run.analysis_id, run.tokens, candidates, run.filter)
                 run.add("section", sorted(sections, key=lambda pair: (-pair[1], pair[0])))
-            fused = fuse(run.scored, weights, s.fusion, s.rrf_k)
+            fused = fuse(run.scored, weights, s.fusion, s.rrf_k, s.fusion_depth)
         if s.weight_prf > 0 and s.prf_docs > 0 and s.prf_terms > 0:
             with run.timer.stage("prf"):
                 top = ranked_ids(fused)[: s.prf_docs]
@@ -141,12 +141,12 @@ class Retriever:
                 terms = index.expansion_terms(top, run.tokens, s.prf_terms)
                 if terms:
                     run.add("prf", self.kb.bm25_search(run.analysis_id, run.tokens + terms, s.bm25_k, run.filter))
-                    fused = fuse(run.scored, weights, s.fusion, s.rrf_k)
+                    fused = fuse(run.scored, weights, s.fusion, s.rrf_k, s.fusion_depth)
         if s.weight_context > 0:
             with run.timer.stage("context"):
                 weights["context"] = s.weight_context
                 run.add("context", sorted(neighbour_scores(fused).items(), key=lambda pair: (-pair[1], pair[0])))
-                fused = fuse(run.scored, weights, s.fusion, s.rrf_k)
+                fused = fuse(run.scored, weights, s.fusion, s.rrf_k, s.fusion_depth)
         order = ranked_ids(fused)
         for rank, item in enumerate(order, start=1):
             run.scores.setdefault(item, {}).update(fused=fused[item], fused_rank=rank)

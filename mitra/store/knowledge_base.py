@@ -22,11 +22,12 @@ import hashlib
 import json
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
-from chromadb.errors import NotFoundError
+from chromadb.errors import ChromaError, NotFoundError
 
 from mitra.core import faults
 from mitra.store.filters import SearchFilter
@@ -42,6 +43,7 @@ from mitra.core.text import TOKENIZER, tokenize_many
 from mitra.core.types import Analysis, Chunk, ChunkKind, Document
 
 ABSTRACTS = "abstracts"
+_READ_RETRIES = 3
 EVIDENCE = "evidence"
 _CHROMA_BATCH = 1000
 Progress = Callable[[int], None]
@@ -580,11 +582,21 @@ class KnowledgeBase:
         return self._current
 
     def route_dense(self, query_vector: np.ndarray, k: int) -> list[tuple[str, float]]:
-        """Exact search over the routing vectors, loaded once per routing version."""
+        """Exact search over the routing vectors, loaded once per routing version. Embedded
+        Chroma is not process-safe: reading every vector while a writer upserts can fail
+        ("Error finding id"); it is read again, and meanwhile this question is answered by
+        Chroma's own (approximate) search, which a writer does not disturb."""
         version, current = self._routing_view()
-        if self._abstracts is None or self._abstracts[0] != version:
-            self._abstracts = (version, AbstractVectors.from_collection(self._collection(ABSTRACTS), set(current)))
-        return self._abstracts[1].search(query_vector, k)
+        for attempt in range(_READ_RETRIES):
+            if self._abstracts is not None and self._abstracts[0] == version:
+                return self._abstracts[1].search(query_vector, k)
+            try:
+                self._abstracts = (version, AbstractVectors.from_collection(self._collection(ABSTRACTS), set(current)))
+            except ChromaError:
+                time.sleep(0.05 * (attempt + 1))
+        result = self._collection(ABSTRACTS).query(query_embeddings=query_vector.reshape(1, -1), n_results=k,
+                                                   include=["distances"])
+        return [(i, 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]
 
     def route_evidence(self, tokens: list[str], k: int, only: set[str] | None = None) -> list[tuple[str, float]]:
         """The ``k`` analyses (of ``only``, where given) whose best full-text unit matches
