@@ -102,7 +102,7 @@ class RetrievalSettings(BaseModel):
     )
     rrf_k: int = Field(60, ge=1, description="the k of reciprocal-rank fusion")
     fusion_depth: int = Field(
-        20, ge=2, description="z-score and min-max fusion take each list's statistics from its top fusion_depth "
+        10, ge=2, description="z-score and min-max fusion take each list's statistics from its top fusion_depth "
         "scores only (both tiers), so candidates deeper in a list never move the fused scores"
     )
     weight_dense: float = Field(1.0, ge=0, description="fusion weight of the dense score")
@@ -141,10 +141,11 @@ class RoutingSettings(BaseModel):
 
     route_top_n: int = Field(3, ge=1, description="candidate analyses shown to the user to confirm")
     route_k: int = Field(50, ge=1, description="dense and BM25 candidates per question")
-    route_weight_dense: float = Field(1.0, ge=0, description="fusion weight of the dense score")
+    route_weight_dense: float = Field(0.5, ge=0, description="fusion weight of the dense score (MiniLM on abstracts "
+                                      "routes below keywords on text nobody tuned on)")
     route_weight_bm25: float = Field(1.0, ge=0, description="fusion weight of the BM25 score")
     route_weight_evidence: float = Field(
-        1.0, ge=0, description="fusion weight of each analysis's best full-text evidence (BM25 over every "
+        3.0, ge=0, description="fusion weight of each analysis's best full-text evidence (BM25 over every "
         "analysis's sections or passages, see route_evidence_unit); 0 routes by the abstracts alone"
     )
     route_evidence_unit: Literal["section", "passage"] = Field(

@@ -150,7 +150,7 @@ class RoutedAnalysis(BaseModel):
     # "strong": first by at least two of the routing signals (abstract words, abstract
     # meaning, full-text evidence), or named by its id; the fused score is no probability.
     # Measured on the public routing sets, a strong first candidate is right 69 % (rivet)
-    # and 50 % (route-ft) of the time, a weak one 35 % and 31 % (README, Routing).
+    # and 52 % (route-ft) of the time, a weak one 32 % and 30 % (README, Routing).
     confidence: Literal["strong", "weak"] = "weak"
     matched: list[str] = Field(default_factory=list)  # the question's words its title or abstract holds
 
