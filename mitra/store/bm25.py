@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ import bm25s
 import numpy as np
 
 from mitra.core.text import TOKENIZER, tokenize, tokenize_many
+from mitra.store.files import swap_in
 
 
 @dataclass
@@ -176,17 +176,7 @@ class BM25Index:
                 for _ in range(n)]
 
     def save(self, directory: Path) -> None:
-        """Write beside ``directory`` and swap it in by renames (writers hold the data dir's
-        lock, so no two saves of one index run at once)."""
-        tmp = directory.with_name(directory.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        self._write(tmp)
-        old = directory.with_name(directory.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        if directory.exists():
-            directory.rename(old)
-        tmp.rename(directory)
-        shutil.rmtree(old, ignore_errors=True)
+        swap_in(directory, self._write)
 
     def _write(self, directory: Path) -> None:
         directory.mkdir(parents=True)

@@ -15,11 +15,12 @@ replaced by rename, like the BM25 index, so a reader never sees half an index.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
+
+from mitra.store.files import swap_in
 
 # Paragraphs whose windows are scored: the nearest this many by their own vector. A
 # paragraph further down would need a window far closer than its own vector to reach
@@ -88,20 +89,14 @@ class DenseIndex:
         return [(self.ids[top[j]], float(scores[j])) for j in order]
 
     def save(self, directory: Path) -> None:
-        """Write beside ``directory`` and swap it in by renames (writers hold the data dir's lock)."""
-        tmp = directory.with_name(directory.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        np.save(tmp / "vectors.npy", self.vectors)
-        np.save(tmp / "windows.npy", self.windows)
-        np.save(tmp / "starts.npy", self.starts)
-        (tmp / "ids.json").write_text(json.dumps(self.ids))  # last: its presence marks a whole index
-        old = directory.with_name(directory.name + ".old")
-        shutil.rmtree(old, ignore_errors=True)
-        if directory.exists():
-            directory.rename(old)
-        tmp.rename(directory)
-        shutil.rmtree(old, ignore_errors=True)
+        swap_in(directory, self._write)
+
+    def _write(self, directory: Path) -> None:
+        directory.mkdir(parents=True)
+        np.save(directory / "vectors.npy", self.vectors)
+        np.save(directory / "windows.npy", self.windows)
+        np.save(directory / "starts.npy", self.starts)
+        (directory / "ids.json").write_text(json.dumps(self.ids))  # last: its presence marks a whole index
 
     @classmethod
     def load(cls, directory: Path) -> "DenseIndex | None":

@@ -1,0 +1,21 @@
+"""Index directories replaced whole, so a reader never sees half of one."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Callable
+
+
+def swap_in(directory: Path, write: Callable[[Path], None]) -> None:
+    """``write`` a fresh directory beside ``directory`` and swap it in by renames. Writers
+    hold the data dir's lock, so no two swaps of one directory run at once."""
+    tmp = directory.with_name(directory.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    write(tmp)
+    old = directory.with_name(directory.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if directory.exists():
+        directory.rename(old)
+    tmp.rename(directory)
+    shutil.rmtree(old, ignore_errors=True)
