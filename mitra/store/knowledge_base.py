@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
-from chromadb.errors import ChromaError, NotFoundError
+from chromadb.errors import ChromaError
 
 from mitra.core import faults
 from mitra.store.filters import SearchFilter
