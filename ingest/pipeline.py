@@ -139,6 +139,8 @@ def index_manifest(
             analysis = attach_groups(
                 analyses.get(record.analysis_id) or Analysis(id=record.analysis_id, title=record.analysis_id), groups)
             document = Document.model_validate(record.model_dump(include=set(Document.model_fields)))
+            # the downloaded file stays: the app draws cited pages from it when the portal is away
+            document = document.model_copy(update={"kept": str(record.path.resolve()) if record.path else ""})
             try:
                 ingest_version(kb, settings, record.path, analysis, document, summary,
                                progress=progress(record) if progress else None, allow_low_coverage=allow_low_coverage)

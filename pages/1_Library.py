@@ -31,11 +31,10 @@ def document_table(analysis_id: str) -> None:
                 "passages": r.n_chunks,
                 "pages": r.document.pages,
                 "indexed": r.indexed_at,
-                "open": ui.page_link(r.document, None),
+                "PDF": "on this machine" if ui.local_pdf(r.document) else "—",
             }
             for r in records
         ),
-        column_config={"open": st.column_config.LinkColumn("open", display_text="PDF ↗")},
         hide_index=True,
         width="stretch",
     )
@@ -43,6 +42,10 @@ def document_table(analysis_id: str) -> None:
     chosen = st.selectbox("Read a document", list(labels), key=f"read-{analysis_id}", index=None, placeholder="choose a version…")
     if chosen:
         document = labels[chosen].document
+        pdf = ui.local_pdf(document)
+        if pdf is not None:  # the kept copy, not the portal's address: the portal may be gone
+            st.download_button("Download the PDF", data=pdf.read_bytes(), file_name=f"{document.doc_id}-{document.version}.pdf",
+                               mime="application/pdf", icon=":material/download:", key=f"pdf-{analysis_id}")
         chunks = [
             c for c in ui.kb().chunks(analysis_id) if c.doc_id == document.doc_id and c.version == document.version
         ]

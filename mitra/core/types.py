@@ -41,6 +41,7 @@ class Document(BaseModel):
     version: str = "1"
     title: str = ""
     source: str = ""  # URL or path the text came from
+    kept: str = ""  # this machine's copy of a downloaded source (the crawler's PDF), where one is kept
     sha256: str = ""
     pages: int | None = None
     format: str = ""  # how its text was read: pdf, markdown, latex or text

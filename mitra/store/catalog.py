@@ -32,7 +32,9 @@ CREATE TABLE IF NOT EXISTS documents (
 """
 # Columns added after the first release: (table, column, declaration) for older catalogs.
 _ADDED_COLUMNS = [("documents", "format", "TEXT NOT NULL DEFAULT ''"), ("documents", "coverage", "REAL"),
-                  ("documents", "dropped", "TEXT NOT NULL DEFAULT '{}'")]
+                  ("documents", "dropped", "TEXT NOT NULL DEFAULT '{}'"),
+                  # the crawler's kept copy of a downloaded version: the cited page is drawn from it
+                  ("documents", "kept", "TEXT NOT NULL DEFAULT ''")]
 
 
 class DocumentRecord(BaseModel):
@@ -144,6 +146,7 @@ class Catalog:
                     version=r["version"],
                     title=r["title"],
                     source=r["source"],
+                    kept=r["kept"],
                     sha256=r["sha256"],
                     pages=r["pages"],
                     format=r["format"],
@@ -166,9 +169,9 @@ class Catalog:
         d = document
         db.execute(
             "INSERT OR REPLACE INTO documents (analysis_id, doc_id, version, title, source, sha256, pages, n_chunks, "
-            "superseded, indexed_at, format, coverage, dropped) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "superseded, indexed_at, format, coverage, dropped, kept) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (d.analysis_id, d.doc_id, d.version, d.title, d.source, d.sha256, d.pages, n_chunks, int(superseded), now(),
-             d.format, d.coverage, json.dumps(d.dropped)),
+             d.format, d.coverage, json.dumps(d.dropped), d.kept),
         )
 
     @staticmethod
