@@ -29,8 +29,6 @@ from mitra.chat.session import (
     document_label,
 )
 
-st.set_page_config(page_title="MITRA", page_icon=ui.ASSISTANT, layout="centered")
-st.html(ui.CSS)
 
 PLACEHOLDER = {
     Phase.new: "Ask about an analysis, e.g. “What is the dominant background?”",
@@ -43,7 +41,8 @@ PLACEHOLDER = {
 
 def session() -> Session:
     if "session" not in st.session_state:
-        st.session_state.session = Session(ui.reader(), ui.answerer().for_pipeline(ui.reader()), ui.audit_log())
+        st.session_state.session = Session(ui.reader(), ui.answerer().for_pipeline(ui.reader()), ui.audit_log(),
+                                           ui.prompt_speed())
         st.session_state.ratings = {}  # transcript index -> feedback row id
     return st.session_state.session
 
@@ -54,6 +53,12 @@ def act(method: str, *args) -> None:
         getattr(session(), method)(*args)
     except Exception as error:  # shown by flash(); the session is left as it was
         st.session_state.flash = error
+
+
+def submit() -> None:
+    """Chat input callback: the question is taken before the page is drawn, so the input's
+    hint already fits the phase it leads to (choosing an analysis, a switch on offer)."""
+    act("submit", st.session_state.question)
 
 
 def new_conversation() -> None:
@@ -136,14 +141,19 @@ def render_choices(event_index: int, analyses, scores, expert: bool) -> None:
 
 
 def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
+    # The same three slots on every run, streaming or not: the cards below keep their place,
+    # so one the member opened stays open across the rerun a click on it makes.
+    status, slot, early = st.empty(), st.empty(), st.empty()
     if not turn.done:
-        slot = st.empty()
-        with st.spinner("Retrieving passages and writing the answer…"):
-            streamed = ui.stream_inert(slot, turn.tokens())
+        status.caption(":material/search: Retrieving the passages…")
+        turn.on_reading = partial(show_reading, status, early, expert, index)
+        streamed = ui.stream_inert(slot, ui.clear_on_first(status, turn.tokens()))
+        status.empty()
+        early.empty()  # the cards are drawn again below, now with their page and section views
         if turn.answer is not None and turn.answer.text != streamed:
             slot.markdown(inert(turn.answer.text))  # the checked text: dead citations dropped, wordless answers explained
     elif turn.answer is not None:
-        st.markdown(inert(turn.answer.text))
+        slot.markdown(inert(turn.answer.text))
     if turn.answer is not None:
         render_support(turn.answer)
     if turn.answer is not None and turn.answer.uncited:
@@ -162,11 +172,23 @@ def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
         feedback(index, turn)
 
 
+def show_reading(status, early, expert: bool, index: int, turn: AnswerTurn) -> None:
+    """The passages as soon as they are chosen, and what the wait is: the member reads
+    while the model does (on a CPU that is most of the wait)."""
+    status.info(str(turn.reading), icon=":material/hourglass_top:")
+    documents = ui.documents_by_version(turn.analysis.id)
+    with early.container(), st.container(key=f"reading-{index}"):
+        for n, hit in enumerate(turn.passages, start=1):
+            ui.source_card(n, hit, documents, expert, key=f"early-{index}", live=True)
+
+
 def render_support(answer) -> None:
     """Sentences whose cited passages do not hold them are marked; a withheld draft is one click away."""
     for sentence in answer.support:
         if sentence.supported is False:
             st.caption(f":material/warning: Not supported by its passages: “{inert(sentence.text)}” — {inert(sentence.problem)}")
+    for moved in answer.moved_citations:
+        st.caption(f":material/swap_horiz: {inert(moved)}")
     if answer.withheld and answer.draft:
         with st.expander("The model's withheld answer"):
             st.markdown(inert(answer.draft))
@@ -261,6 +283,8 @@ def empty_state() -> None:
 
 
 def main() -> None:
+    st.set_page_config(page_title="MITRA", page_icon=ui.ASSISTANT, layout="centered")
+    st.html(ui.CSS)
     ui.member()
     st.html('<p class="mitra-title">MITRA</p><p class="mitra-sub">Ask your collaboration\'s analysis notes. '
             "Every answer is grounded in one analysis and cites its passages.</p>")
@@ -270,15 +294,18 @@ def main() -> None:
         if not ui.kb().analyses():
             empty_state()
             return
-        prompt = st.chat_input(PLACEHOLDER[s.phase])
+        st.chat_input(PLACEHOLDER[s.phase], key="question", on_submit=submit)
         flash()
-        if prompt:
-            with ui.user_errors():
-                s.submit(prompt)
         banner(s)
         if not s.transcript:
             st.caption("Start with a question; I will propose the analyses it most likely refers to.")
         render(s, expert)
 
 
-main()
+# The pages by name in the menu (from pages/ alone, this one would be "app").
+st.navigation([
+    st.Page(main, title="Chat", icon=ui.ASSISTANT, default=True),
+    st.Page("pages/1_Library.py", title="Library", icon=":material/library_books:", url_path="Library"),
+    st.Page("pages/2_Evaluation.py", title="Evaluation", icon=":material/bar_chart:", url_path="Evaluation"),
+    st.Page("pages/3_Ingestion.py", title="Ingestion", icon=":material/cloud_download:", url_path="Ingestion"),
+]).run()

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator, Literal, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Literal, Protocol, Sequence
 
 from pydantic import BaseModel, computed_field
 
@@ -36,6 +36,7 @@ from mitra.models.llm import ModelInfo, as_llm_error, load_chat_model
 from mitra.answer.prompts import (
     CITATION,
     PastExchange,
+    Prompt,
     abstention_text,
     build_answer_prompt,
     build_condense_prompt,
@@ -105,6 +106,7 @@ class Answer(BaseModel):
     retrieved: int = 0  # passages retrieval returned, before the floor and the token budget
     model: ModelInfo | None = None  # None when the model was not called
     prompt_tokens: int | None = None  # as the server counted them
+    prompt_cached_tokens: int | None = None  # of those, the ones the server had cached and did not read again
     completion_tokens: int | None = None
     timings: Timings
 
@@ -120,6 +122,23 @@ class Answer(BaseModel):
         """Of the sentences that cite a passage, the share their passages support."""
         checked = [s.supported for s in self.support if s.supported is not None]
         return round(sum(checked) / len(checked), 4) if checked else None
+
+    @property
+    def moved_citations(self) -> list[str]:
+        """One line per sentence whose citation the support check changed after the model
+        wrote it: what was streamed cited otherwise, so the answer says so."""
+        def marks(ns: list[int]) -> str:
+            return ", ".join(f"[{n}]" for n in ns)
+
+        lines = []
+        for s in self.support:
+            if s.recited_from is None:
+                continue
+            said = CITATION.sub("", s.text).strip()
+            written = f"cited {marks(s.recited_from)}" if s.recited_from else "cited no passage"
+            lines.append(f"Citation moved: the model {written} for “{said}”; the passage that holds it is "
+                         f"{marks(s.cited)}, so the answer cites that.")
+        return lines
 
     @property
     def cited_sources(self) -> list[tuple[int, Hit]]:
@@ -178,8 +197,11 @@ class Answerer:
         *_, final = self.stream(analysis, question, history)
         return final
 
-    def stream(self, analysis: Analysis, question: str, history: Sequence[PastExchange] = ()) -> Iterator[str | Answer]:
-        """The answer's text in pieces as the model writes it, then the ``Answer``."""
+    def stream(self, analysis: Analysis, question: str, history: Sequence[PastExchange] = (),
+               on_prompt: Callable[[Prompt, ModelInfo], None] | None = None) -> Iterator[str | Answer]:
+        """The answer's text in pieces as the model writes it, then the ``Answer``.
+        ``on_prompt`` is called with the prompt once its passages are chosen, before the
+        model reads it: a UI shows them then, instead of after the model's first word."""
         start = time.perf_counter()
         elapsed_ms = lambda: (time.perf_counter() - start) * 1000  # noqa: E731
         coverage = self.coverage(analysis, question)
@@ -207,6 +229,8 @@ class Answerer:
         mark = time.perf_counter()
         prompt = build_answer_prompt(analysis, question, trusted, history, self.settings)
         timings.prompt_ms = (time.perf_counter() - mark) * 1000
+        if on_prompt is not None:
+            on_prompt(prompt, self.model_info)
 
         mark = time.perf_counter()
         pieces: list[str] = []
@@ -237,6 +261,7 @@ class Answerer:
         yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources, cited=cited,
                      coverage=coverage, support=support, withheld=draft is not None, draft=draft,
                      retrieved=len(result.hits), model=self.model_info, prompt_tokens=usage.get("input_tokens"),
+                     prompt_cached_tokens=(usage.get("input_token_details") or {}).get("cache_read"),
                      completion_tokens=usage.get("output_tokens"), timings=timings)
 
     def _entails(self) -> Entails | None:

@@ -218,10 +218,21 @@ def abstention_text(analysis: Analysis) -> str:
     )
 
 
+# Everyday words of degree, size and manner: missing from a note, they say nothing about what
+# the question is about ("How long should I boil an egg for a soft yolk?" is about eggs, not
+# about "long" or "soft"), so the off-topic reply names the other missing words.
+_EVERYDAY = frozenset(
+    "long short soft hard big small large little much many more most less least good bad better worse best worst "
+    "high low new old fast slow quick easy often always never usually really very well way thing things time "
+    "times make made get got take use used need want like right wrong first last next".split()
+)
+
+
 def off_topic_text(analysis: Analysis, unknown: Sequence[str]) -> str:
     """Said without retrieving or calling the model when the analysis does not use most of
-    the question's words."""
-    words = ", ".join(f'"{w}"' for w in unknown[:6])
+    the question's words; it names the missing words that carry the question's subject."""
+    named = [w for w in unknown if w.lower() not in _EVERYDAY] or list(unknown)
+    words = ", ".join(f'"{w}"' for w in named[:6])
     return (
         f'The documents of the locked analysis "{analysis.title}" ({analysis.id}) never mention {words}, '
         f"so this question is not one they can answer. This analysis is about: {analysis_summary(analysis)}"

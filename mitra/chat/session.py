@@ -28,7 +28,9 @@ from mitra.answer.answerer import Answer, build_answerer
 from mitra.answer.grounding import analysis_coverage
 from mitra.store.catalog import DocumentRecord
 from mitra.core.errors import MitraError
-from mitra.models.llm import LLMError
+from mitra.answer.prompts import Prompt
+from mitra.chat.wait import PromptSpeed, Reading
+from mitra.models.llm import LLMError, ModelInfo
 from mitra.retrieval.pipeline import Pipeline
 from mitra.core.types import Analysis, Hit, RoutedAnalysis, version_label
 
@@ -65,7 +67,8 @@ class Exchange:
 class AnswererLike(Protocol):
     """What the session needs from ``mitra.answer.answerer.Answerer``."""
 
-    def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange]) -> Iterator[str | Answer]: ...
+    def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange],
+               on_prompt: Callable[[Prompt, ModelInfo], None] | None = None) -> Iterator[str | Answer]: ...
 
     def condense(self, history: Sequence[Exchange], question: str) -> str: ...
 
@@ -86,7 +89,8 @@ class RetrievalOnly:
     def for_pipeline(self, pipeline: Pipeline) -> "RetrievalOnly":
         return RetrievalOnly(pipeline, self.error)
 
-    def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange]) -> Iterator[str | Answer]:
+    def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange],
+               on_prompt: Callable[[Prompt, ModelInfo], None] | None = None) -> Iterator[str | Answer]:
         hits = self.pipeline.retriever.search(analysis.id, question).hits
         raise LLMError(str(self.error), passages=hits)
         yield  # a generator like Answerer.stream: nothing runs before iteration
@@ -178,7 +182,10 @@ class Notice:
 @dataclass
 class AnswerTurn:
     """An answer in the locked analysis. Iterate ``tokens()`` once to produce it; then
-    ``answer`` is set, or ``error`` (with the retrieved ``passages`` when there were some)."""
+    ``answer`` is set, or ``error`` (with the retrieved ``passages`` when there were some).
+    As soon as the passages are chosen, before the model's first word, ``passages`` and
+    ``reading`` (what the wait is, and how long) are set and ``on_reading`` is called: a
+    renderer sets it to show them while the model reads."""
 
     analysis: Analysis
     question: str
@@ -190,6 +197,9 @@ class AnswerTurn:
     passages: list[Hit] = field(default_factory=list)
     done: bool = False
     on_done: Callable[["AnswerTurn"], None] | None = None  # once answered, failed or interrupted
+    speed: PromptSpeed = field(default_factory=PromptSpeed)  # measured on every answer, for the next wait
+    reading: Reading | None = None
+    on_reading: Callable[["AnswerTurn"], None] | None = None
 
     def _standalone(self) -> str:
         """A follow-up is rewritten into a standalone query first: retrieval sees no history.
@@ -201,17 +211,23 @@ class AnswerTurn:
         except LLMError:
             return self.question
 
+    def _reading(self, prompt: Prompt, model: ModelInfo) -> None:
+        self.passages, self.reading = prompt.sources, self.speed.reading(prompt, model)
+        if self.on_reading is not None:
+            self.on_reading(self)
+
     def tokens(self) -> Iterator[str]:
         if self.done:
             return
         try:
             self.standalone = self._standalone()
-            for item in self.answerer.stream(self.analysis, self.standalone, self.history):
+            for item in self.answerer.stream(self.analysis, self.standalone, self.history, on_prompt=self._reading):
                 if isinstance(item, str):
                     yield item
                 else:
                     self.answer = item
                     self.passages = list(item.sources)
+                    self.speed.measure(item)
         except LLMError as error:
             self.error, self.passages = str(error), error.passages
         except MitraError as error:
@@ -268,10 +284,12 @@ class Session:
     on and its history. Every user action is a method that returns the events a UI draws;
     the Streamlit app and `mitra chat` are both thin renderers of it."""
 
-    def __init__(self, pipeline: Pipeline, answerer: AnswererLike, audit: AuditTrail | None = None):
+    def __init__(self, pipeline: Pipeline, answerer: AnswererLike, audit: AuditTrail | None = None,
+                 speed: PromptSpeed | None = None):
         self.pipeline = pipeline
         self.answerer = answerer
         self.audit = audit
+        self.speed = speed or PromptSpeed()  # the app passes one per process: one model serves every session
         self.phase = Phase.new
         self.transcript: list[Event] = []
         self.pending_question: str | None = None  # the question waiting for an analysis
@@ -319,7 +337,7 @@ class Session:
         analysis = self.pipeline.kb.get_analysis(analysis_id)
         if analysis is None:
             raise SessionError(f"No analysis '{analysis_id}' in the knowledge base.")
-        self.__init__(self.pipeline, self.answerer, self.audit)
+        self.__init__(self.pipeline, self.answerer, self.audit, self.speed)
         self.phase, self.analysis = Phase.locked, analysis
         return self._emit(self._locked())
 
@@ -350,7 +368,7 @@ class Session:
         return self._emit(Notice(text))
 
     def new_conversation(self) -> list[Event]:
-        self.__init__(self.pipeline, self.answerer, self.audit)
+        self.__init__(self.pipeline, self.answerer, self.audit, self.speed)
         return []
 
     # -------------------------------------------------------------- internals
@@ -420,4 +438,4 @@ class Session:
             self._record("refusal" if turn.answer.abstained or turn.answer.withheld else "answer",
                          **answer_record(turn.answer))
 
-        return AnswerTurn(self.analysis, question, list(history), self.answerer, on_done=done)
+        return AnswerTurn(self.analysis, question, list(history), self.answerer, on_done=done, speed=self.speed)

@@ -97,8 +97,9 @@ def user_errors() -> Iterator[None]:
 
 
 def page_link(document: Document, page: int | None) -> str | None:
-    """A link that opens the PDF at the page, when the source is a PDF on a web server
-    (a local file is shown in the app instead: browsers do not open file:// links)."""
+    """The source's address at the page, when it is on a web server (the portal a crawl
+    read it from): a secondary link, since that server may be gone (browsers also block
+    file:// links, so a local file gets none)."""
     source = document.source
     if not source or urlparse(source).scheme not in ("http", "https"):
         return None
@@ -106,6 +107,10 @@ def page_link(document: Document, page: int | None) -> str | None:
 
 
 def local_pdf(document: Document) -> Path | None:
+    """The PDF on this machine the app draws cited pages from and offers for download: the
+    crawler's kept copy of a downloaded version, else the indexed file itself."""
+    if document.kept and Path(document.kept).is_file():
+        return Path(document.kept)
     source = document.source
     if not source or urlparse(source).scheme not in ("", "file") or not source.lower().endswith(".pdf"):
         return None
@@ -149,10 +154,11 @@ def show_in_section(hit: Hit, key: str) -> None:
 
 def source_card(
     n: int, hit: Hit, documents: dict[tuple[str, str], DocumentRecord], expert: bool, cited: bool = False,
-    key: str = "",
+    key: str = "", live: bool = False,
 ) -> None:
     """Passage [n]: where it is from, its text, and its page (drawn, passage highlighted) or
-    its section. ``key`` tells the cards of different answers apart."""
+    its section. ``key`` tells the cards of different answers apart. ``live`` (while the
+    answer streams): the text only, no toggles, since a click reruns the page and stops the answer."""
     c = hit.chunk
     icon = ":material/push_pin:" if cited else ":material/article:"
     with st.expander(inert_markdown(source_label(n, hit)) + (" · cited" if cited else ""), expanded=False, icon=icon):
@@ -167,14 +173,16 @@ def source_card(
         st.caption(" · ".join(meta))
         # st.markdown renders $...$ as LaTeX, which is how equations survive extraction.
         st.markdown(inert_markdown(c.text))
+        if live:
+            return
         link = page_link(record.document, c.page_start) if record else None
         pdf = local_pdf(record.document) if record else None
-        if link:
-            st.markdown(f":material/picture_as_pdf: [Open the PDF at this page]({link})")
-        elif pdf is not None and c.page_start:
+        if pdf is not None and c.page_start:
             show_cited_page(pdf, hit, f"{key}-{n}")
         else:
             show_in_section(hit, f"{key}-{n}")
+        if link:
+            st.caption(f":material/open_in_new: [The PDF on its portal, at this page]({link}) (while the portal is up)")
         if expert:
             st.caption(" · ".join(f"{k} {v:.3g}" for k, v in hit.scores.items()))
 
@@ -189,6 +197,15 @@ def stream_inert(slot, tokens: Iterator[str]) -> str:
     return text
 
 
+def clear_on_first(slot, tokens: Iterator[str]) -> Iterator[str]:
+    """``tokens``, emptying ``slot`` (the wait's line) when the first one comes."""
+    for token in tokens:
+        if slot is not None:
+            slot.empty()
+            slot = None
+        yield token
+
+
 def documents_by_version(analysis_id: str) -> dict[tuple[str, str], DocumentRecord]:
     return {(d.document.doc_id, d.document.version): d for d in kb().documents(analysis_id)}
 
@@ -198,6 +215,14 @@ def feedback_store():
     from mitra.evaluation.feedback import FeedbackStore
 
     return FeedbackStore(settings().feedback_path)
+
+
+@st.cache_resource
+def prompt_speed():
+    """The model's measured prompt speed: one model serves every session of the process."""
+    from mitra.chat.wait import PromptSpeed
+
+    return PromptSpeed()
 
 
 @st.cache_resource(show_spinner="Starting the language model…")
