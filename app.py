@@ -126,7 +126,9 @@ def render_choices(event_index: int, analyses, scores, expert: bool) -> None:
                     snippet = analysis.abstract if len(analysis.abstract) < 240 else analysis.abstract[:237] + "…"
                     st.caption(inert(snippet))
                 if routed is not None:
-                    st.progress(min(max(routed.score, 0.0), 1.0), text=f"match {routed.score:.2f}")
+                    # A label that was measured to mean something, not a score that reads like a probability.
+                    words = ", ".join(routed.matched)
+                    st.caption(f"**{routed.confidence} match**" + (inert(f" · its summary has: {words}") if words else ""))
                     if expert:
                         st.caption(" · ".join(f"{k} {v:.3g}" for k, v in routed.scores.items()))
             with right:
@@ -166,6 +168,8 @@ def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
     cited = set(turn.answer.cited) if turn.answer else set()
     for n, hit in enumerate(turn.passages, start=1):
         ui.source_card(n, hit, documents, expert, cited=n in cited, key=str(index))
+    if turn.answer is not None and turn.answer.ranking and not expert:
+        st.caption(f"Passages chosen by the {turn.answer.ranking}.")
     if expert and turn.answer is not None:
         ui.answer_details(turn.answer)
     if turn.answer is not None:
@@ -244,9 +248,12 @@ def render(s: Session, expert: bool) -> None:
         with st.chat_message("assistant", avatar=ui.ASSISTANT):
             if isinstance(event, Candidates) and not (index == last and s.phase is Phase.choosing):
                 # Answered already: one line instead of the cards.
-                st.caption("Proposed: " + " · ".join(f"{inert(o.analysis.id)} ({o.score:.2f})" for o in event.options))
+                st.caption("Proposed: " + " · ".join(f"{inert(o.analysis.id)} ({o.confidence})" for o in event.options))
             elif isinstance(event, Candidates):
                 st.markdown("Which analysis is your question about?")
+                if not (event.options and event.options[0].confidence == "strong"):
+                    st.caption("Your question names no analysis and none of these stands out: choose one, "
+                               "or name the analysis.")
                 if expert:
                     st.caption(f"Routing margin between the first two: {event.margin:.3f}")
                 render_choices(index, [o.analysis for o in event.options], event.options, expert)

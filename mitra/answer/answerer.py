@@ -108,6 +108,7 @@ class Answer(BaseModel):
     prompt_tokens: int | None = None  # as the server counted them
     prompt_cached_tokens: int | None = None  # of those, the ones the server had cached and did not read again
     completion_tokens: int | None = None
+    ranking: str = ""  # which ranking chose the passages, in words ("fused ranking; no reranker model installed")
     timings: Timings
 
     @computed_field
@@ -159,6 +160,17 @@ def parse_citations(text: str, n_passages: int) -> tuple[str, list[int]]:
         return match.group(0) if complete else f"{match.group(1)}[{', '.join(map(str, valid))}]"
 
     return CITATION.sub(replace, text).strip(), cited
+
+
+def ranking_note(system: str, cross_encoder_loaded: bool) -> str:
+    """Which ranking chose the passages, as a member reads it."""
+    if system == "rerank":
+        return "fused ranking, reranked by the cross-encoder"
+    if system == "adapted":
+        return "fused ranking, reranked by the reranker adapted to this corpus"
+    if system == "hybrid":
+        return "fused ranking" + ("" if cross_encoder_loaded else "; no reranker model installed")
+    return f"{system} ranking alone"
 
 
 class Answerer:
@@ -216,6 +228,7 @@ class Answerer:
         rerank_ms = result.timings_ms.get("rerank", 0.0)
         timings = Timings(retrieve_ms=elapsed_ms() - rerank_ms, rerank_ms=rerank_ms)
         trusted = [hit for hit in result.hits if self.trusted(hit)]
+        ranking = ranking_note(result.system, self.retriever.reranker is not None)
 
         if not trusted:
             text = abstention_text(analysis)
@@ -223,7 +236,7 @@ class Answerer:
             timings.total_ms = elapsed_ms()
             yield Answer(analysis_id=analysis.id, question=question, text=text, sources=[], cited=[],
                          abstained=True, abstain_reason="no-relevant-passage", coverage=coverage,
-                         retrieved=len(result.hits), timings=timings)
+                         retrieved=len(result.hits), ranking=ranking, timings=timings)
             return
 
         mark = time.perf_counter()
@@ -260,7 +273,8 @@ class Answerer:
         timings.total_ms = elapsed_ms()
         yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources, cited=cited,
                      coverage=coverage, support=support, withheld=draft is not None, draft=draft,
-                     retrieved=len(result.hits), model=self.model_info, prompt_tokens=usage.get("input_tokens"),
+                     retrieved=len(result.hits), ranking=ranking, model=self.model_info,
+                     prompt_tokens=usage.get("input_tokens"),
                      prompt_cached_tokens=(usage.get("input_token_details") or {}).get("cache_read"),
                      completion_tokens=usage.get("output_tokens"), timings=timings)
 

@@ -249,4 +249,5 @@ def answer_details(answer) -> None:
         + f" · {answer.retrieved} retrieved, {len(answer.sources)} shown to the model"
         + (f" · {answer.completion_tokens} tokens" if answer.completion_tokens else "")
         + (f" · {answer.model}" if answer.model else "")
+        + (f" · {answer.ranking}" if answer.ranking else "")
     )

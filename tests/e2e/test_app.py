@@ -258,3 +258,21 @@ def test_a_question_about_another_analysis_is_offered_a_switch(app_env):
     assert switch.label == "Switch to SMP-24-003"
     switch.click().run()
     assert "SMP-24-003" in banner(at) and all("AN-2024-003" in label for label in cards(at)[-1:])
+
+
+def test_routing_candidates_say_how_strong_a_match_they_are(app_env):
+    """Candidates carry a measured strong/weak label, never a score that reads like a
+    probability, and a question that names nothing is told that nothing stands out."""
+    at = ask(start(), HIGGS)
+    shown = texts(at)
+    assert "strong match" in shown and "weak match" in shown
+    assert "match 0." not in shown and "stands out" not in shown
+    at = ask(start(), "What is the result?")
+    assert "none of these stands out" in texts(at)
+
+
+def test_the_answer_says_which_ranking_chose_its_passages(app_env):
+    """No cross-encoder weights here: the member is told, not only the server log."""
+    at = ask(start(), HIGGS)
+    at = pick(at, "HIG-24-001")
+    assert "Passages chosen by the fused ranking; no reranker model installed." in texts(at)
