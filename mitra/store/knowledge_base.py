@@ -456,7 +456,7 @@ class KnowledgeBase:
             if index is not None and (index.terms is None or index.tokenizer != TOKENIZER):
                 index = self._load_bm25(record.collection)  # an older index: rebuilt from its collection
             generations[record.analysis.id] = (record.collection, current_rows(index) if index else [])
-        build_evidence(generations, unit, stamp.split(":")[0]).save(self._bm25_dir(EVIDENCE))
+        build_evidence(generations, unit, stamp).save(self._bm25_dir(EVIDENCE))
 
     def _routing_bm25(self) -> BM25Index:
         """BM25 over the analyses' routing texts, current with the catalog: the saved one

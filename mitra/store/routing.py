@@ -63,7 +63,8 @@ def current_rows(index: BM25Index) -> list[tuple[str, list[str]]]:
 def build_evidence(generations: dict[str, tuple[str, list[tuple[str, list[str]]]]], unit: EvidenceUnit,
                    stamp: str) -> BM25Index:
     """One BM25 index over ``generations`` (analysis id -> (collection, [(section, tokens)])):
-    an entry per top-level section or per passage, tagged with its analysis and generation."""
+    an entry per top-level section or per passage, tagged with its analysis and generation;
+    ``stamp`` says what it was built from (the writer compares it before rebuilding)."""
     ids, tokens, tags = [], [], []
     for analysis_id in sorted(generations):
         collection, rows = generations[analysis_id]
@@ -75,7 +76,7 @@ def build_evidence(generations: dict[str, tuple[str, list[tuple[str, list[str]]]
             tokens.append(words)
             tags.append({"analysis": analysis_id, "collection": collection})
     index = BM25Index.from_tokens(ids, tokens, tags)
-    index.stamp = f"{stamp}:{unit}"
+    index.stamp = stamp
     return index
 
 
