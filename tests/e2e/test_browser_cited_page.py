@@ -7,7 +7,6 @@ import io
 
 import httpx
 import pytest
-from selenium.webdriver.common.by import By
 
 from tests.conftest import NOTE_TITLE, app_environment
 from tests.fixtures.browser import open_tab, serve_app
@@ -40,14 +39,7 @@ def test_the_cited_page_opens_with_the_passage_highlighted(browser, pdf_app):
     tab = open_tab(browser, pdf_app, new=False)
     tab.ask("Which muons are selected in the event selection?")
     tab.pick("TEST-01")
-    card = next(e for e in tab.source_cards() if "p. " in e.text)
-    label = card.text.splitlines()[-1]
-    card.click()
-    toggle = tab._wait(lambda d: [e for e in d.find_elements(By.XPATH, "//label[.//p[starts-with(text(), 'Show page')]]")
-                                  if e.is_displayed()], "the page toggle")
-    toggle[0].click()
-    caption = tab._wait(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, "[data-testid=stImageCaption]")
-                                   if "highlighted" in e.text], "the page's caption")[0].text
+    label, caption = tab.cited_page()
     page = label.split("p. ")[1].split()[0]
     assert caption.startswith(f"Page {page} of 3") and "the cited passage highlighted" in caption
     source = tab.find("[data-testid=stImage] img")[0].get_attribute("src")

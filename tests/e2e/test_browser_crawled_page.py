@@ -60,16 +60,8 @@ def test_a_crawled_pdfs_cited_page_is_drawn_from_the_kept_copy_with_the_portal_s
     tab = open_tab(browser, crawled_app, new=False)
     tab.ask("What is the dominant background in the search for the Higgs boson decaying to muons?")
     tab.pick("HIG-24-001")
-    card = next(e for e in tab.source_cards() if "p. " in e.text)
-    # The chat input is pinned at the bottom of the page and would take a click on a card under it.
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", card)
-    card.click()
-    toggle = tab._wait(lambda d: [e for e in d.find_elements(By.XPATH, "//label[.//p[starts-with(text(), 'Show page')]]")
-                                  if e.is_displayed()], "the page toggle")
-    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", toggle[0])
-    toggle[0].click()
-    tab._wait(lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, "[data-testid=stImageCaption]")
-                         if "highlighted" in e.text], "the page's caption")
+    label, caption = tab.cited_page()
+    assert "the cited passage highlighted" in caption, (caption, label)
     source = tab.find("[data-testid=stImage] img")[0].get_attribute("src")
     png = httpx.get(source if source.startswith("http") else crawled_app + source, timeout=10).content
     assert highlighted_pixels(png) > 500
