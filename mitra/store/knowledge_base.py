@@ -260,9 +260,10 @@ class KnowledgeBase:
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Passage vectors, ``embed_batch_size`` at a time, longest first (the batches the
-        encoders would form themselves), with the heap's freed pages handed back after each
-        batch: glibc keeps what a batch's activations freed, and with batches of every
-        length that kept memory grew ~120 MB in 200 batches."""
+        encoders would form themselves), with the heap's freed pages handed back at the end:
+        glibc keeps what the batches' activations freed, and with batches of every length
+        that kept memory grew ~120 MB in 200 batches. (Once per call, not per batch: a trim
+        costs ~0.4 ms, 6 % of an index build when it ran after every batch.)"""
         embedder = self._require_embedder()
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
         vectors = np.zeros((len(texts), embedder.dim), np.float32)
@@ -270,7 +271,7 @@ class KnowledgeBase:
         for start in range(0, len(order), size):
             batch = order[start : start + size]
             vectors[batch] = embedder.embed_passages([texts[i] for i in batch])
-            release_freed()
+        release_freed()
         return vectors
 
     def _write_chunks(self, collection, chunks: list[Chunk], progress: Progress | None) -> None:
