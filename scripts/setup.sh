@@ -10,6 +10,8 @@ command -v tesseract >/dev/null || need+=(tesseract-ocr tesseract-ocr-eng)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ -x /usr/bin/chromedriver ] || need+=(chromium-driver)
 command -v pdftoppm >/dev/null || need+=(poppler-utils)
+# PostgreSQL: the cluster form's shared state; the tests start a throwaway server from it
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing system packages: ${need[*]}"
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
