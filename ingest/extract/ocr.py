@@ -15,7 +15,7 @@ import re
 import statistics
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, Protocol
 from xml.etree import ElementTree
@@ -113,6 +113,45 @@ def _hocr_title(title: str) -> dict[str, list[float]]:
         if values and name != "image":
             props[name] = [float(v) for v in values]
     return props
+
+
+# Tesseract's misreadings of physics notation, each undone only where the misread text
+# cannot be what was printed: "+ 2.4 (stat)" (± read as +; "a + b (stat)" is left, b not
+# being a number), "fb-!" (fb⁻¹), "Vs =" (√s), "W - pv" (W → μν: "pv" is no word).
+_UNCERTAINTY = re.compile(r"\((?:stat|syst|theo|theory|lumi|exp|model|scale|pdf)\.?\)[.,;:]?$", re.I)
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?[.,;:]?$")
+_INVERSE_BARN = re.compile(r"^(\(?)([afpn]b)[-−–~]\s?[1!lI|?*](\)?[.,;:]?)$")
+_ROOT_S = re.compile(r"^(\(?)(?:Vs|\\/s|V/s)$")
+_ARROW = re.compile(r"^(?:-|—|–|->|—>|-->|>|→)$")
+_DECAY = {"W": re.compile(r"^(p|u|µ|μ)v([.,;:)]?)$"), "Z": re.compile(r"^(?:pp|yp|py|uu|up|pu|µµ|μμ)([.,;:)]?)$")}
+_DECAY_TO = {"W": "μν", "Z": "μμ"}
+
+
+def physics_fixes(words: list[Word]) -> list[Word]:
+    """``words`` (in reading order) with Tesseract's misreadings of notation undone."""
+    texts = [w.text for w in words]
+    for i, text in enumerate(texts):
+        following = texts[i + 1 : i + 3]
+        if text in ("+", "±") and len(following) == 2 and _NUMBER.match(following[0]) and _UNCERTAINTY.match(following[1]):
+            texts[i] = "±"
+        elif text.startswith("+") and _NUMBER.match(text[1:]) and following and _UNCERTAINTY.match(following[0]):
+            texts[i] = "±" + text[1:]
+        elif barn := _INVERSE_BARN.match(text):
+            texts[i] = f"{barn.group(1)}${barn.group(2)}^{{-1}}${barn.group(3)}"
+        elif _ROOT_S.match(text) and following[:1] == ["="]:
+            texts[i] = _ROOT_S.sub(r"\1√s", text)
+        elif text in _DECAY and following:
+            arrow = bool(_ARROW.match(following[0]))
+            products = following[1] if arrow and len(following) == 2 else following[0]
+            decay = _DECAY[text].match(products)
+            if decay:
+                k = i + 1 + arrow
+                texts[k] = _DECAY_TO[text] + decay.group(decay.lastindex)
+                if arrow:
+                    texts[i + 1] = "→"
+                else:
+                    texts[k] = "→ " + texts[k]
+    return [w if w.text == t else replace(w, text=t) for w, t in zip(words, texts)]
 
 
 @contextmanager

@@ -33,7 +33,7 @@ from pdfplumber.utils.exceptions import PdfminerException
 
 from ingest.extract.layout import UNMAPPED, Block, Graphic, PageLayout, PageWords, Word, layout_document, layout_page
 from ingest.sources.manifest import file_sha256
-from ingest.extract.ocr import OcrBackend, OcrUnavailableError, ocr_backend
+from ingest.extract.ocr import OcrBackend, OcrUnavailableError, ocr_backend, physics_fixes
 from mitra.core.errors import MitraError
 from mitra.core.settings import Settings
 
@@ -114,6 +114,7 @@ def extract_pdf(
     digest = file_sha256(path)
     ocr = _Ocr(path, settings)
     layouts: list[PageLayout] = []
+    unmapped: dict[int, int] = {}  # page -> glyphs of the text layer without a character
     pdf = _open(path)
     try:
         total = len(pdf)
@@ -123,7 +124,10 @@ def extract_pdf(
         for done, number in enumerate(selected, 1):
             page = pdf[number - 1]
             try:
-                layouts.append(layout_page(_read_page(page, number, ocr, force_ocr)))
+                words = _read_page(page, number, ocr, force_ocr)
+                if words.source == "text":
+                    unmapped[number] = sum(len(UNMAPPED.findall(w.text)) for w in words.words)
+                layouts.append(layout_page(words))
             finally:
                 page.close()
             if progress is not None:
@@ -135,6 +139,11 @@ def extract_pdf(
         how = "OCR found no text on its image-only pages" if ocr.pages else "its pages carry no text"
         raise NoTextFoundError(path, how)
     document = layout_document(layouts)
+    lost = {n: k for n, k in unmapped.items() if k}
+    if lost:
+        pages_list = ", ".join(f"p.{n}" for n in lost)
+        ocr.warnings.append(f"{sum(lost.values())} glyphs have no character in the text layer ({pages_list}): left out")
+        log.info("%s: %s", path.name, ocr.warnings[-1])
     return ExtractedDocument(
         path=path,
         sha256=digest,
@@ -211,7 +220,7 @@ def _text_words(page: pdfium.PdfPage) -> list[Word]:
         for i in range(textpage.count_chars()):
             code = pdfium_c.FPDFText_GetUnicode(handle, i)
             angle = pdfium_c.FPDFText_GetCharAngle(handle, i)
-            if pdfium_c.FPDFText_IsGenerated(handle, i) or chr(code).isspace() or code == 0 or min(angle, 2 * math.pi - angle) > 0.01:
+            if pdfium_c.FPDFText_IsGenerated(handle, i) or chr(code).isspace() or min(angle, 2 * math.pi - angle) > 0.01:
                 words.extend(_word(chars))
                 continue
             size = pdfium_c.FPDFText_GetFontSize(handle, i)
@@ -221,18 +230,29 @@ def _text_words(page: pdfium.PdfPage) -> list[Word]:
             key = ctypes.cast(text_object, ctypes.c_void_p).value or 0
             if key not in bold_of:
                 bold_of[key] = bool(key) and _is_bold(pdfium_c.FPDFTextObj_GetFont(text_object))
-            if pdfium_c.FPDFText_HasUnicodeMapError(handle, i):
+            # Code 0: a glyph mapped to U+0000, what a writer emits for a character its
+            # font lacks (.notdef). It is an unmapped glyph, not a space between words.
+            if code == 0 or pdfium_c.FPDFText_HasUnicodeMapError(handle, i):
                 text = "\ufffd"
             else:
                 text = "-" if code == 2 else chr(code)  # PDFium marks a line-end hyphen as 0x02
             char = Word(text, box.left - left, top - box.top, box.right - left, top - box.bottom, size, bold_of[key], top - y.value)
-            if chars and (char.x0 - chars[-1].x1 > 0.15 * size or abs(char.baseline - chars[-1].baseline) > 0.3 * size):
+            if chars and _starts_word(chars[-1], char):
                 words.extend(_word(chars))
             chars.append(char)
         words.extend(_word(chars))
     finally:
         textpage.close()
     return words
+
+
+def _starts_word(previous: Word, char: Word) -> bool:
+    """A gap, a line change, or a sub/superscript: a change of size with a shifted
+    baseline ("p" + "T" in p_T), which the layout needs as a word of its own."""
+    size = max(previous.size, char.size)
+    shift = abs(char.baseline - previous.baseline)
+    resized = abs(char.size - previous.size) > 0.15 * size
+    return char.x0 - previous.x1 > 0.15 * char.size or shift > 0.3 * char.size or (resized and shift > 0.08 * size)
 
 
 def _word(chars: list[Word]) -> list[Word]:
@@ -327,6 +347,8 @@ class _Ocr:
         image = page.render(scale=dpi / 72, grayscale=True).to_pil()
         try:
             words = self._backend.read(image, 72 / dpi)
+            if self.settings.ocr_physics_fixes and self._backend.name == "tesseract":
+                words = physics_fixes(words)
         except OcrUnavailableError as exc:
             raise OcrFailedError(self.path, f"page {number} needs OCR: {exc}") from exc
         finally:

@@ -243,6 +243,9 @@ class IngestSettings(BaseModel):
     )
     ocr_dpi: int = Field(300, description="pages are rendered at this resolution for OCR")
     ocr_language: str = Field("eng", description="Tesseract language")
+    ocr_physics_fixes: bool = Field(
+        True, description="undo Tesseract's misreadings of physics notation ('+ 2.4 (stat)' -> '± 2.4', 'fb-!' -> fb^-1)"
+    )
     crawl_timeout_s: float = Field(30.0, description="a portal page or download that takes longer is retried")
     crawl_retries: int = Field(3, description="attempts per page or file")
     crawl_delay_s: float = Field(0.5, description="pause between requests (be kind to the portal)")

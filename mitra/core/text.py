@@ -47,7 +47,14 @@ _SCRIPT = re.compile(r"(?<=[a-z0-9}+\-*])[_^](?:\{([^{}]*)\}|(?=[a-z0-9+\-*]))",
 
 
 def _glue_scripts(text: str) -> str:
-    return _SCRIPT.sub(lambda m: "".join((m.group(1) or "").split()), text)
+    return _SCRIPT.sub(_script_words, text)
+
+
+def _script_words(match: re.Match) -> str:
+    """A script glued to its symbol, except a word (p_T^{miss} -> "pT miss", as a
+    reader says it and writes it in a question)."""
+    script = "".join((match.group(1) or "").split())
+    return f" {script}" if len(script) >= 3 and script.isalpha() else script
 
 
 _SPACE_CMDS = re.compile(r"\\[,;:! ]|~|\\\\(\[[^\]]*\])?")

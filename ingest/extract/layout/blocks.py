@@ -10,7 +10,7 @@ from mitra.core.text import normalise_space
 
 from ingest.extract.layout.records import Block, BlockKind, PageWords, Source
 from ingest.extract.layout.patterns import _CAPTION, _NUMBERED_HEADING, _SENTENCE_END
-from ingest.extract.layout.rows import _Row, _bold_share, _dominant_size, _join_words
+from ingest.extract.layout.rows import _Row, _bold_share, _dominant_size
 from ingest.extract.layout.figures import _union
 
 @dataclass
@@ -123,7 +123,7 @@ def _heading_row(row: _Row, column: _Column) -> bool:
 def _block_from_rows(rows: list[_Row], page: PageWords, kind: BlockKind) -> Block:
     words = [w for r in rows for w in r.words]
     if kind is BlockKind.table:
-        text = "\n".join(" | ".join(_join_words(seg) for seg in r.segments) for r in rows)
+        text = "\n".join(" | ".join(r.text_of(seg) for seg in r.segments) for r in rows)
     else:
         text = join_lines([r.text for r in rows])
     return Block(
@@ -181,7 +181,7 @@ def _side_blocks(rows: list[_Row], page: PageWords, body_size: float) -> list[Bl
         if _set_apart_in_margin(rows, i, page) and len(row.segments) > 1:
             # Header/footer lines pack separate items (page number, running title) on one row.
             flush()
-            blocks.extend(_block_from_rows([_Row(seg, row.side)], page, BlockKind.body) for seg in row.segments)
+            blocks.extend(_block_from_rows([_Row(seg, row.side, scripts=row.scripts)], page, BlockKind.body) for seg in row.segments)
         else:
             if current and _breaks_paragraph(current[-1], row, column):
                 flush()

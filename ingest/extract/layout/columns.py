@@ -59,18 +59,18 @@ def _covered_height(spans: Iterable[tuple[float, float]]) -> float:
     return total
 
 
-def _page_rows(words: list[Word], gutter: float | None, body_size: float) -> list[_Row]:
+def _page_rows(words: list[Word], gutter: float | None, body_size: float, scripts: bool = True) -> list[_Row]:
     """Rows per column. A row with a word crossing the gutter is full-width and takes
     in the column rows on its baseline; so does a left and a right row separated by
     no more than a word space (a full-width line whose space fell on the gutter)."""
     if gutter is None:
-        return _build_rows(words, "full", body_size)
+        return _build_rows(words, "full", body_size, scripts)
     sides: dict[str, list[Word]] = defaultdict(list)
     for w in words:
         sides["left" if w.x1 <= gutter else "right" if w.x0 >= gutter else "full"].append(w)
-    full = [r.words for r in _build_rows(sides["full"], "full", body_size)]
-    left = _build_rows(sides["left"], "left", body_size)
-    right = _build_rows(sides["right"], "right", body_size)
+    full = [r.words for r in _build_rows(sides["full"], "full", body_size, scripts)]
+    left = _build_rows(sides["left"], "left", body_size, scripts)
+    right = _build_rows(sides["right"], "right", body_size, scripts)
     columns: list[_Row] = []
     for row in left + right:
         host = next((f for f in full if _same_line(f, row.words)), None)
@@ -85,7 +85,7 @@ def _page_rows(words: list[Word], gutter: float | None, body_size: float) -> lis
                 full.append(a.words + b.words)
                 joined.update((id(a), id(b)))
                 break
-    return [r for r in columns if id(r) not in joined] + [_Row(list(ws), "full") for ws in full]
+    return [r for r in columns if id(r) not in joined] + [_Row(list(ws), "full", scripts=scripts) for ws in full]
 
 
 def _same_line(full_words: list[Word], row: list[Word]) -> bool:

@@ -116,6 +116,7 @@ def _heading_shaped(b: Block) -> bool:
     text = b.text
     return (
         b.lines <= 3
+        and bool(re.search(r"[^\W\d_]{2}", text))  # "35 40 45": tick labels read by OCR
         and len(text) <= 150
         and len(text.split()) <= 16
         and not re.search(r"[.,;]$", text)

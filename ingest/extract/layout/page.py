@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from ingest.extract.layout.records import BBox, Block, BlockKind, PageLayout, PageWords
 from ingest.extract.layout.patterns import UNMAPPED, _CAPTION, _EQUATION_NUMBER, _FOOTNOTE_MARK, _MATH_CHARS, _NUMBERED_HEADING, _PAGE_NUMBER, _SENTENCE_END, _TABLE_CAPTION
-from ingest.extract.layout.rows import _dominant_size, _join_words, _overlap
+from ingest.extract.layout.rows import _dominant_size, _join_words, _overlap, latex_scripts
 from ingest.extract.layout.line_numbers import split_line_numbers
 from ingest.extract.layout.figures import _inside, _union, figure_regions
 from ingest.extract.layout.columns import _page_rows, find_gutter
@@ -28,7 +28,7 @@ def layout_page(page: PageWords) -> PageLayout:
     body_size = _dominant_size(words)
 
     gutter = find_gutter(words, page.width)
-    rows = _page_rows(words, gutter, body_size)
+    rows = _page_rows(words, gutter, body_size, scripts=page.source == "text")
     by_side: dict[str, list[Block]] = {}
     for side in ("left", "right", "full"):
         by_side[side] = _side_blocks([r for r in rows if r.side == side], page, body_size)
@@ -51,11 +51,28 @@ def layout_page(page: PageWords) -> PageLayout:
     return PageLayout(page.number, page.width, page.height, blocks)
 
 
+_SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁱⁿ"
+_SUBSCRIPTS = "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₒₓₕₖₗₘₙₚₛₜ"
+_UNICODE_SCRIPT = re.compile(rf"([^\W{_SUPERSCRIPTS}{_SUBSCRIPTS}]*)([{_SUBSCRIPTS}]*)([{_SUPERSCRIPTS}]*)")
+
+
 def _clean_glyphs(text: str) -> str:
-    text = UNMAPPED.sub("", unicodedata.normalize("NFKC", text))
+    # NFKC would make "fb⁻¹" "fb−1": the scripts are written as the layout writes them.
+    if not re.search(r"[\\{}$^_]", text):
+        text = _UNICODE_SCRIPT.sub(_unicode_scripts, text)
+    # NFKC would fold the script ℓ (lepton) into a plain "l": it is kept as it is.
+    text = "ℓ".join(unicodedata.normalize("NFKC", part) for part in text.split("ℓ"))
+    text = UNMAPPED.sub("", text)
     text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text)
     # NFKC turns a spacing accent ("t¯") into space + combining mark: keep the letter only.
     return re.sub(r"\s[\u0300-\u036f]", "", text).strip()
+
+
+def _unicode_scripts(match: re.Match) -> str:
+    stem, sub, sup = match.groups()
+    if not (sub or sup):
+        return stem
+    return latex_scripts(stem, unicodedata.normalize("NFKC", sub), unicodedata.normalize("NFKC", sup))
 
 
 def _reading_order(by_side: dict[str, list[Block]], gutter: float | None) -> list[Block]:
@@ -101,6 +118,8 @@ def _tag_page_blocks(
             block.kind = BlockKind.figure  # a scan has no drawing objects to find plots by
         elif _is_equation(block, body_size):
             block.kind = BlockKind.equation
+    if page.source == "ocr":
+        _tag_plot_text_between_figures(blocks, page.height)
     _tag_footnotes(page, body_size, by_side)
     # Items sharing a margin row with a page number are the running header/footer.
     numbers = [b for b in blocks if b.kind is BlockKind.page_number]
@@ -127,6 +146,34 @@ def _near_figure(block: Block, regions: list[BBox]) -> bool:
 
 def _looks_like_plot_label(block: Block, body_size: float) -> bool:
     return block.font_size < 0.85 * body_size and len(block.text.split()) <= 8 and not _SENTENCE_END.search(block.text)
+
+
+def _tag_plot_text_between_figures(blocks: list[Block], height: float) -> None:
+    """On a scan, short lines read between two pieces of plot text ("35 40 45" between
+    the plot and its axis title, a legend entry) are plot text too."""
+    figure = [b.kind is BlockKind.figure for b in blocks]
+    i = 0
+    while i < len(blocks):
+        j = i
+        while j < len(blocks) and blocks[j].kind is BlockKind.body and _short_label(blocks[j], height):
+            j += 1
+        if j > i and 0 < i and j < len(blocks) and figure[i - 1] and figure[j]:
+            for b in blocks[i:j]:
+                b.kind = BlockKind.figure
+        i = j + 1 if j > i else i + 1
+
+
+def _short_label(block: Block, height: float) -> bool:
+    """One short line, neither a heading nor a sentence nor in the margins (running header)."""
+    numbered = _NUMBERED_HEADING.match(block.text)
+    heading = numbered and numbered.group(2)[0].isupper()
+    return (
+        block.lines == 1
+        and len(block.text.split()) <= 6
+        and not heading
+        and not _SENTENCE_END.search(block.text)
+        and not _in_margin_zone(block.bbox[1], block.bbox[3], height)
+    )
 
 
 def _is_equation(block: Block, body_size: float) -> bool:
