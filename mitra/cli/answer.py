@@ -29,6 +29,8 @@ def _answer_json(answer) -> dict:
         "draft": answer.draft,
         "uncited": answer.uncited,
         "support": [s.model_dump() for s in answer.support],
+        "moved_citations": answer.moved_citations,
+        "ranking": answer.ranking,
         "supported_share": answer.supported_share,
         "citations": [hit.to_json(rank=n) for n, hit in answer.cited_sources],
         "sources": [hit.to_json(rank=n) for n, hit in enumerate(answer.sources, start=1)],
@@ -40,13 +42,22 @@ def _answer_json(answer) -> dict:
 
 
 def print_support(answer) -> None:
-    """After a streamed answer: the notice replacing it if it was withheld, and the sentences
-    its cited passages do not support."""
+    """After a streamed answer: the notice replacing it if it was withheld, the sentences
+    its cited passages do not support, and the citations the support check moved (the
+    streamed text still shows the model's own)."""
     if answer.withheld:
         out.print(f"[yellow]{escape(answer.text)}[/]")
     for sentence in answer.support:
         if sentence.supported is False:
             out.print(f"[yellow]⚠ not supported:[/] {escape(sentence.text)} [dim]({escape(sentence.problem)})[/]")
+    for moved in answer.moved_citations:
+        out.print(f"[yellow]⇄ {escape(moved)}[/]")
+
+
+def print_reading(reading, passages) -> None:
+    """Before the model's first word: the passages it reads, and what the wait is."""
+    _print_sources(passages, set(range(1, len(passages) + 1)))
+    out.print(f"[dim]{escape(str(reading))}[/]")
 
 
 def _print_sources(sources, cited: set[int]) -> None:
@@ -74,9 +85,17 @@ def register(app: typer.Typer) -> None:
         locked = p.kb.get_analysis(analysis)
         if locked is None:
             raise MitraError(f"No analysis '{analysis}' in the knowledge base (`mitra stats` lists them).")
+        from mitra.chat.wait import PromptSpeed
+
         answerer = build_answerer(p)
+        speed = PromptSpeed()
+
+        def reading(prompt, model) -> None:
+            if not as_json:
+                print_reading(speed.reading(prompt, model), prompt.sources)
+
         try:
-            for item in answerer.stream(locked, question):
+            for item in answerer.stream(locked, question, on_prompt=reading):
                 if isinstance(item, str):
                     if not as_json:
                         typer.echo(item, nl=False)
@@ -103,6 +122,8 @@ def register(app: typer.Typer) -> None:
             return
         if answer.uncited:
             console.print("[yellow]The answer cites no passage: treat it as unsupported.[/]")
+        if answer.ranking:
+            console.print(f"[dim]Passages chosen by the {escape(answer.ranking)}.[/]")
         console.print(
             f"[dim]answered by {escape(str(answer.model))} · {t.total_ms / 1000:.1f} s "
             f"(first token after {(t.first_token_ms or 0) / 1000:.1f} s)[/]"

@@ -61,8 +61,9 @@ def show(events: list[Event]) -> None:
 def stream_answer(turn: AnswerTurn) -> None:
     from mitra.chat.session import source_label
 
-    from mitra.cli.answer import print_support
+    from mitra.cli.answer import print_reading, print_support
 
+    turn.on_reading = lambda t: print_reading(t.reading, t.passages)
     for token in turn.tokens():
         out.print(token, end="", markup=False)
     out.print()
@@ -103,7 +104,7 @@ def register(app: typer.Typer) -> None:
         from mitra.evaluation.feedback import FeedbackStore
 
         kb = knowledge()  # only feedback on analyses the exporter may read
-        text = FeedbackStore(kb.settings.feedback_path).to_jsonl({a.id for a in kb.analyses()})
+        text = FeedbackStore.open(kb.settings).to_jsonl({a.id for a in kb.analyses()})
         out.write_text(text)
         console.print(f"wrote {text.count(chr(10))} questions to {out}")
 
@@ -111,7 +112,7 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def chat() -> None:
         """Chat in the terminal: route, confirm an analysis, then ask follow-ups with cited answers."""
-        from mitra.audit import AuditLog
+        from mitra.audit import open_audit
         from mitra.cli.common import pipeline
         from mitra.chat.session import RetrievalOnly, Session, load_answerer
 
@@ -121,7 +122,7 @@ def register(app: typer.Typer) -> None:
         answerer = load_answerer(p)
         if isinstance(answerer, RetrievalOnly):
             console.print(f"[yellow]No language model, passages only:[/] {escape(str(answerer.error))}")
-        session = Session(p, answerer, AuditLog(p.settings))
+        session = Session(p, answerer, open_audit(p.settings))
         console.print(HELP)
         while True:
             try:

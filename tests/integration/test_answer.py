@@ -390,6 +390,11 @@ def test_cli_ask(cli, ollama_stub):
     assert text.exit_code == 0, text.output
     assert "Z(nunu)+jets is the dominant background [1]." in text.stdout
     assert "[1] AN-2024-002 v1 · Backgrounds" in text.stdout
+    # the passages and what the wait is come before the model's first word
+    reading = text.stdout.index("The model is reading")
+    assert text.stdout.index("[1] AN-2024-002 v1 · Backgrounds") < reading < text.stdout.index("Z(nunu)+jets is the dominant")
+    assert "Passages chosen by the fused ranking" in " ".join(text.output.split())
+    assert data["moved_citations"] == [] and data["ranking"].startswith("fused ranking")
     assert f"answered by {OLLAMA_MODEL} (ollama at {ollama_stub.url})" in " ".join(text.output.split())
 
     abstained = json.loads(cli("ask", "--analysis", "EXO-24-002", HIGGS_QUESTION, "--json").stdout)
