@@ -1,5 +1,8 @@
-"""The audit trail: one JSON line per event (who signed in, what they asked, which
-passages they were served, by which model), rotated by the standard library.
+"""The audit trail: one record per event (who signed in, what they asked, which
+passages they were served, by which model). Embedded, JSON lines in a file rotated by
+the standard library (``AuditLog``: what log shippers read); with ``MITRA_DATABASE_URL``,
+rows of the shared database's ``audit`` table (``DatabaseAudit``), so every replica
+writes one trail. ``open_audit(settings)`` picks.
 
 Events (``Event``) and the fields their callers give them::
 
@@ -12,6 +15,8 @@ Events (``Event``) and the fields their callers give them::
                                   timings_ms (per stage), abstained (its reason), withheld;
                                   a failed or interrupted answer: analysis, chunks, error
     feedback                      analysis, rating, chunks (the cited ones)
+    command                       a command run as a member (``mitra --as NAME``): command, args,
+                                  question and analysis where it has them
 
 Admins read the trail and ship it to log systems, so nothing secret may reach it: the
 value of any key naming a password, secret, token, cookie, authorization, credential or
@@ -26,18 +31,24 @@ import logging
 import os
 import re
 import threading
+from abc import ABC, abstractmethod
 from datetime import datetime, timezone
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator, Literal, get_args
+from typing import TYPE_CHECKING, Iterable, Iterator, Literal, get_args
 
 from filelock import FileLock
+from sqlalchemy import Engine, insert, select
+
+from mitra.store.schema import audit
+from mitra.store.state import database, uses_database
 
 if TYPE_CHECKING:
     from mitra.core.settings import Settings
 
 Event = Literal[
     "login", "login_failed", "logout", "route", "lock", "switch", "question", "answer", "refusal", "feedback",
+    "command",
 ]
 EVENTS: tuple[str, ...] = get_args(Event)
 REDACTED = "[redacted]"
@@ -91,8 +102,39 @@ _handlers: dict[Path, _SharedRotatingHandler] = {}
 _handlers_lock = threading.Lock()
 
 
-class AuditLog:
-    """The trail at ``settings.audit_path``: ``write`` one event, ``read`` them back filtered."""
+class AuditTrail(ABC):
+    """``write`` one event, ``read`` them back filtered; the back ends only store and list."""
+
+    def write(self, event: Event, user: str, **fields) -> None:
+        """Appends one ``event`` by ``user``; ``fields`` are redacted first."""
+        if event not in EVENTS:
+            raise ValueError(f"unknown audit event {event!r}; one of {', '.join(EVENTS)}")
+        if "ts" in fields:
+            raise ValueError("the audit trail sets ts itself")
+        self._append({"ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), "event": event,
+                      "user": user, **redact(fields)})
+
+    def read(self, user: str | None = None, analysis: str | None = None, since: datetime | None = None,
+             until: datetime | None = None, event: str | None = None) -> Iterator[dict]:
+        """The matching events, oldest first. ``analysis`` matches an event's ``analysis`` or
+        one of its ``analyses``; ``since``/``until`` are inclusive (naive times are UTC)."""
+        for record in self._records(user, event, _utc(since), _utc(until)):
+            listed = record.get("analyses")
+            if analysis is not None and analysis != record.get("analysis") \
+                    and not (isinstance(listed, list) and analysis in listed):
+                continue
+            yield record
+
+    @abstractmethod
+    def _append(self, record: dict) -> None: ...
+
+    @abstractmethod
+    def _records(self, user: str | None, event: str | None, since: datetime | None,
+                 until: datetime | None) -> Iterable[dict]: ...
+
+
+class AuditLog(AuditTrail):
+    """The trail at ``settings.audit_path``, JSON lines."""
 
     def __init__(self, settings: Settings):
         self.path = Path(settings.audit_path).absolute()
@@ -108,15 +150,8 @@ class AuditLog:
                 _handlers[self.path] = handler
             return _handlers[self.path]
 
-    def write(self, event: Event, user: str, **fields) -> None:
-        """Appends one ``event`` by ``user`` (one line, one write); ``fields`` are redacted first."""
-        if event not in EVENTS:
-            raise ValueError(f"unknown audit event {event!r}; one of {', '.join(EVENTS)}")
-        if "ts" in fields:
-            raise ValueError("the audit trail sets ts itself")
-        record = {"ts": datetime.now(timezone.utc).isoformat(timespec="milliseconds"), "event": event,
-                  "user": user, **redact(fields)}
-        line = json.dumps(record, ensure_ascii=False, default=str)
+    def _append(self, record: dict) -> None:
+        line = json.dumps(record, ensure_ascii=False, default=str)  # one line, one write
         self._handler().handle(logging.makeLogRecord({"msg": line, "levelno": logging.INFO}))
 
     def files(self) -> list[Path]:
@@ -124,12 +159,8 @@ class AuditLog:
         rotated = [self.path.with_name(f"{self.path.name}.{n}") for n in range(self.backups, 0, -1)]
         return [p for p in [*rotated, self.path] if p.is_file()]
 
-    def read(self, user: str | None = None, analysis: str | None = None, since: datetime | None = None,
-             until: datetime | None = None, event: str | None = None) -> Iterator[dict]:
-        """The matching events, oldest first. ``analysis`` matches an event's ``analysis`` or
-        one of its ``analyses``; ``since``/``until`` are inclusive (naive times are UTC). A
-        line that is not an event is skipped and counted in ``self.skipped``."""
-        since, until = _utc(since), _utc(until)
+    def _records(self, user, event, since, until) -> Iterator[dict]:
+        """A line that is not an event is skipped and counted in ``self.skipped``."""
         self.skipped = 0
         for path in self.files():
             try:
@@ -150,11 +181,43 @@ class AuditLog:
                             or (event is not None and record.get("event") != event) \
                             or (since is not None and when < since) or (until is not None and when > until):
                         continue
-                    listed = record.get("analyses")
-                    if analysis is not None and analysis != record.get("analysis") \
-                            and not (isinstance(listed, list) and analysis in listed):
-                        continue
                     yield record
+
+
+class DatabaseAudit(AuditTrail):
+    """The trail in the shared database's ``audit`` table: one row per event, the whole
+    record kept as the file trail writes it, its time, user and event indexed to filter on."""
+
+    skipped = 0  # rows are written whole: none is unreadable
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+
+    def _append(self, record: dict) -> None:
+        analysis = record.get("analysis")
+        with self.engine.begin() as db:
+            db.execute(insert(audit).values(
+                ts=datetime.fromisoformat(record["ts"]), event=record["event"], user=record["user"],
+                analysis=analysis if isinstance(analysis, str) else None,
+                record=json.dumps(record, ensure_ascii=False, default=str)))
+
+    def _records(self, user, event, since, until) -> Iterator[dict]:
+        query = select(audit.c.record).order_by(audit.c.ts, audit.c.id)
+        for column, value in ((audit.c.user, user), (audit.c.event, event)):
+            if value is not None:
+                query = query.where(column == value)
+        if since is not None:
+            query = query.where(audit.c.ts >= since)
+        if until is not None:
+            query = query.where(audit.c.ts <= until)
+        with self.engine.connect() as db:
+            for (record,) in db.execute(query):
+                yield json.loads(record)
+
+
+def open_audit(settings: Settings) -> AuditTrail:
+    """This deployment's trail: the shared database's where MITRA_DATABASE_URL is set, else the file."""
+    return DatabaseAudit(database(settings, "members")) if uses_database(settings) else AuditLog(settings)
 
 
 def _utc(when: datetime | None) -> datetime | None:

@@ -8,6 +8,7 @@ import pytest
 
 from mitra.core.settings import Settings
 from tests.fixtures.samples import ANALYSES, write_jsonl
+from tests.fixtures.postgres import database_url, postgres_server, postgres_url  # noqa: F401 (fixtures)
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -13,6 +13,10 @@ The policy file (YAML, ``settings.policy_path``)::
 An analysis is readable by the union of the groups of every rule that matches it and
 the groups attached to it at ingestion (``--groups``). Without a policy file every
 signed-in member reads every analysis that ingestion did not restrict.
+
+With ``MITRA_DATABASE_URL`` the policy in force is the one ``mitra policy import FILE``
+stored in the shared database (every replica reads the same), not a file; embedded, it
+stays the file an operator edits by hand.
 """
 
 from __future__ import annotations
@@ -20,13 +24,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import TYPE_CHECKING, Iterable, Literal
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError
+from sqlalchemy import select
 
 from mitra.core.errors import MitraError
 from mitra.core.types import Analysis
+from mitra.store.schema import access_policy
+from mitra.store.state import database, now, upsert, uses_database
+
+if TYPE_CHECKING:
+    from mitra.core.settings import Settings
 
 GROUPS_KEY = "groups"  # Analysis.metadata key holding the groups attached at ingestion
 
@@ -70,6 +80,28 @@ class AccessPolicy(BaseModel):
         except (yaml.YAMLError, ValidationError, UnicodeDecodeError) as error:
             first = str(error).splitlines()[0] if str(error) else type(error).__name__
             raise PolicyError(f"access policy {path} is not valid: {first}") from error
+
+    @classmethod
+    def in_force(cls, settings: "Settings") -> "AccessPolicy":
+        """The deployment's policy: the shared database's where MITRA_DATABASE_URL is set (every
+        member reads everything until one is imported), else the policy file."""
+        if not uses_database(settings):
+            return cls.load(settings.policy_path)
+        with database(settings, "members").begin() as db:
+            body = db.scalar(select(access_policy.c.body).where(access_policy.c.id == 1))
+        return cls(unlisted="members") if body is None else cls.model_validate_json(body)
+
+    def save(self, settings: "Settings") -> str:
+        """Puts this policy in force (``mitra policy import``); returns where it went."""
+        if not uses_database(settings):
+            path = settings.policy_path
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(yaml.safe_dump(self.model_dump(), sort_keys=False), encoding="utf-8")
+            return str(path)
+        engine = database(settings, "members")
+        with engine.begin() as db:
+            upsert(db, access_policy, {"id": 1, "body": self.model_dump_json(), "updated_at": now()}, ["id"])
+        return f"the database {engine.url.render_as_string(hide_password=True)}"
 
     def principal(self, user: str, groups: frozenset[str] | set[str] | list[str] = (), admin: bool = False) -> Principal:
         """A signed-in user, an admin where one of their groups is an admin group or the

@@ -104,5 +104,5 @@ class ScopedKnowledge:
 
 
 def scope(kb: KnowledgeBase, principal: Principal) -> ScopedKnowledge:
-    """``kb`` as ``principal`` reads it under the policy file in its settings."""
-    return ScopedKnowledge(kb, principal, AccessPolicy.load(kb.settings.policy_path))
+    """``kb`` as ``principal`` reads it under the access policy in force."""
+    return ScopedKnowledge(kb, principal, AccessPolicy.in_force(kb.settings))

@@ -1,4 +1,5 @@
-"""Local users for small deployments and the demo: a YAML file of argon2id hashes.
+"""Local users for small deployments and the demo: argon2id hashes, in a YAML file (the
+embedded form) or the ``users`` table of the shared PostgreSQL (``MITRA_DATABASE_URL``)::
 
     users:
       alice: {hash: "$argon2id$v=19$...", groups: [cms-exo], admin: false}
@@ -8,22 +9,34 @@ member of an admin group of the access policy (``mitra users add NAME --admin``)
 
 Hashing is argon2-cffi's (``PasswordHasher`` defaults, RFC 9106), never our own; the
 file is written atomically and readable by its owner only.
+
+The file stays the embedded form because it is what an operator of one machine edits,
+backs up and reads: a second copy in SQLite would be one more place to keep in step.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
+from abc import ABC, abstractmethod
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from pydantic import BaseModel, Field, ValidationError
+from sqlalchemy import Engine, delete, select
 
 from mitra.core.errors import MitraError
+from mitra.store import schema
+from mitra.store.state import database, upsert, uses_database
+
+if TYPE_CHECKING:
+    from mitra.core.settings import Settings
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")
 _hasher = PasswordHasher()
@@ -39,9 +52,65 @@ class LocalUser(BaseModel):
     admin: bool = False
 
 
-class LocalUsers:
+class Users(ABC):
+    """The users, wherever they are kept: ``add``, ``set_admin``, ``remove`` and ``verify``
+    are the same for every back end; each stores one user at a time."""
+
+    where: str  # named in messages: the file, or the database
+
+    @abstractmethod
+    def load(self) -> dict[str, LocalUser]: ...
+
+    def configured(self) -> bool:
+        """Whether local sign-in is set up here (``auth: auto`` then uses it)."""
+        return bool(self.load())
+
+    @abstractmethod
+    def _put(self, name: str, user: LocalUser) -> None: ...
+
+    @abstractmethod
+    def _delete(self, name: str) -> None: ...
+
+    def add(self, name: str, password: str, groups: list[str], admin: bool = False) -> None:
+        """Adds ``name``, or replaces their password, groups and admin right."""
+        if not _NAME.fullmatch(name):
+            raise UsersError(f"user name '{name}' must be 1-64 letters, digits or . _ @ - (starting with a letter or digit)")
+        if len(password) < 8:
+            raise UsersError("a password needs at least 8 characters")
+        self._put(name, LocalUser(hash=_hasher.hash(password), groups=sorted(set(groups)), admin=admin))
+
+    def set_admin(self, name: str, admin: bool) -> None:
+        """Grants or takes back ``name``'s admin right; their password and groups stay."""
+        users = self.load()
+        if name not in users:
+            raise UsersError(f"no user '{name}' in {self.where} (add them with `mitra users add {name}`)")
+        self._put(name, users[name].model_copy(update={"admin": admin}))
+
+    def remove(self, name: str) -> None:
+        if name not in self.load():
+            raise UsersError(f"no user '{name}' in {self.where}")
+        self._delete(name)
+
+    def verify(self, name: str, password: str) -> LocalUser | None:
+        """The user, if ``password`` is theirs; None for a wrong password or unknown name
+        (the same answer, and an unknown name costs a hash too, so neither leaks)."""
+        user = self.load().get(name)
+        try:
+            _hasher.verify(user.hash if user else _dummy_hash(), password)
+        except (VerificationError, InvalidHashError):
+            return None
+        return user
+
+
+class LocalUsers(Users):
+    """The YAML users file."""
+
     def __init__(self, path: Path):
         self.path = path
+        self.where = str(path)
+
+    def configured(self) -> bool:
+        return self.path.is_file()
 
     def load(self) -> dict[str, LocalUser]:
         if not self.path.is_file():
@@ -61,40 +130,41 @@ class LocalUsers:
             out.write(text)
         os.replace(tmp, self.path)
 
-    def add(self, name: str, password: str, groups: list[str], admin: bool = False) -> None:
-        """Adds ``name``, or replaces their password, groups and admin right."""
-        if not _NAME.fullmatch(name):
-            raise UsersError(f"user name '{name}' must be 1-64 letters, digits or . _ @ - (starting with a letter or digit)")
-        if len(password) < 8:
-            raise UsersError("a password needs at least 8 characters")
-        users = self.load()
-        users[name] = LocalUser(hash=_hasher.hash(password), groups=sorted(set(groups)), admin=admin)
-        self._save(users)
+    def _put(self, name: str, user: LocalUser) -> None:
+        self._save({**self.load(), name: user})
 
-    def set_admin(self, name: str, admin: bool) -> None:
-        """Grants or takes back ``name``'s admin right; their password and groups stay."""
-        users = self.load()
-        if name not in users:
-            raise UsersError(f"no user '{name}' in {self.path} (add them with `mitra users add {name}`)")
-        users[name] = users[name].model_copy(update={"admin": admin})
-        self._save(users)
+    def _delete(self, name: str) -> None:
+        self._save({n: u for n, u in self.load().items() if n != name})
 
-    def remove(self, name: str) -> None:
-        users = self.load()
-        if name not in users:
-            raise UsersError(f"no user '{name}' in {self.path}")
-        del users[name]
-        self._save(users)
 
-    def verify(self, name: str, password: str) -> LocalUser | None:
-        """The user, if ``password`` is theirs; None for a wrong password or unknown name
-        (the same answer, and an unknown name costs a hash too, so neither leaks)."""
-        user = self.load().get(name)
-        try:
-            _hasher.verify(user.hash if user else _dummy_hash(), password)
-        except (VerificationError, InvalidHashError):
-            return None
-        return user
+class DatabaseUsers(Users):
+    """The ``users`` table of the shared database."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.where = f"the database {engine.url.render_as_string(hide_password=True)}"
+
+    def load(self) -> dict[str, LocalUser]:
+        with self.engine.begin() as db:
+            return {r.name: LocalUser(hash=r.hash, groups=json.loads(r.groups), admin=r.admin)
+                    for r in db.execute(select(schema.users))}
+
+    def _put(self, name: str, user: LocalUser) -> None:
+        with self.engine.begin() as db:
+            upsert(db, schema.users, {"name": name, "hash": user.hash, "groups": json.dumps(user.groups), "admin": user.admin},
+                   ["name"])
+
+    def _delete(self, name: str) -> None:
+        with self.engine.begin() as db:
+            db.execute(delete(schema.users).where(schema.users.c.name == name))
+
+
+def open_users(settings: "Settings") -> Users:
+    """The users of this deployment: the shared database's where MITRA_DATABASE_URL is set,
+    else the users file."""
+    if uses_database(settings):
+        return DatabaseUsers(database(settings, "members"))
+    return LocalUsers(settings.users_path)
 
 
 @cache

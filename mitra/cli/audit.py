@@ -65,13 +65,13 @@ def audit(
     from rich.markup import escape
     from rich.table import Table
 
-    from mitra.audit import EVENTS, AuditLog
+    from mitra.audit import EVENTS, open_audit
     from mitra.core.settings import get_settings
 
     if event is not None and event not in EVENTS:
         raise MitraError(f"--event {event!r}: one of {', '.join(EVENTS)}")
     window = parse_time(since, "--since"), parse_time(until, "--until", end_of_day=True)
-    log = AuditLog(get_settings())
+    log = open_audit(get_settings())
     records = log.read(user=user, analysis=analysis, event=event, since=window[0], until=window[1])
     if as_json:
         for record in records:

@@ -69,17 +69,18 @@ def principal():
     with their groups, under the access policy; else the operator, who reads everything
     (whoever runs the CLI on the server can read its data dir anyway)."""
     from mitra.access.policy import AccessPolicy, Principal
-    from mitra.access.users import LocalUsers, UsersError
+    from mitra.access.users import UsersError, open_users
     from mitra.core.settings import get_settings
 
     settings = get_settings()
     name = acting_as["user"] or settings.principal
     if name is None:
         return Principal.operator()
-    user = LocalUsers(settings.users_path).load().get(name)
+    users = open_users(settings)
+    user = users.load().get(name)
     if user is None:
-        raise UsersError(f"--as {name}: no such user in {settings.users_path} (see `mitra users list`)")
-    return AccessPolicy.load(settings.policy_path).principal(name, user.groups, user.admin)
+        raise UsersError(f"--as {name}: no such user in {users.where} (see `mitra users list`)")
+    return AccessPolicy.in_force(settings).principal(name, user.groups, user.admin)
 
 
 def knowledge():

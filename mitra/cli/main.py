@@ -13,6 +13,7 @@ import importlib
 from typing import Annotated, Optional
 
 import typer
+from typer.main import get_command_name
 
 from mitra.cli import common
 
@@ -24,7 +25,8 @@ app = typer.Typer(
     add_completion=False,
 )
 COMMAND_MODULES: list[str] = [
-    "mitra.cli.search", "mitra.cli.adapt", "mitra.cli.answer", "mitra.cli.chat", "mitra.cli.config", "mitra.cli.users", "mitra.cli.audit",
+    "mitra.cli.search", "mitra.cli.adapt", "mitra.cli.answer", "mitra.cli.chat", "mitra.cli.config", "mitra.cli.users",
+    "mitra.cli.policy", "mitra.cli.audit",
     "ingest.cli",
 ]
 
@@ -40,11 +42,38 @@ def _options(
     common.acting_as["user"] = as_user
 
 
+def _audited(name: str, command):
+    """``command``, recording in the audit trail what a member (``--as NAME``, or
+    settings.principal) runs, with its arguments, before it reads anything."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        common.user_errors(_record)(name, kwargs)
+        return command(*args, **kwargs)
+
+    return wrapper
+
+
+def _record(name: str, arguments: dict) -> None:
+    from mitra.audit import open_audit
+    from mitra.core.settings import get_settings
+
+    settings = get_settings()
+    if (common.acting_as["user"] or settings.principal) is None:
+        return  # the operator: whoever runs the CLI on the server reads the data dir anyway
+    who = common.principal()  # an unknown --as NAME stops here, with its one-line error
+    fields = {k: getattr(v, "value", v) for k, v in arguments.items() if v is not None}
+    open_audit(settings).write("command", who.user, command=name, **fields)
+
+
 @functools.cache
 def register_commands() -> typer.Typer:
-    """The app with every topic's commands added (once per process)."""
+    """The app with every topic's commands added (once per process); its own commands
+    (the reads: ask, search, route, chat, …) are audited when run as a member."""
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(app)
+    for info in app.registered_commands:
+        info.callback = _audited(info.name or get_command_name(info.callback.__name__), info.callback)
     return app
 
 

@@ -1,4 +1,5 @@
-"""``mitra users add|remove|admin|list``: the local users file (``mitra.access.users``)."""
+"""``mitra users add|remove|admin|list``: the local users (``mitra.access.users``), in the users
+file or, with MITRA_DATABASE_URL, the shared database."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ app = typer.Typer(name="users", help="Local users (for deployments without singl
 
 
 def _users():
-    from mitra.access.users import LocalUsers
+    from mitra.access.users import open_users
     from mitra.core.settings import get_settings
 
-    return LocalUsers(get_settings().users_path)
+    return open_users(get_settings())
 
 
 @app.command()
@@ -39,7 +40,7 @@ def add(
         password = typer.prompt("password", hide_input=True, confirmation_prompt=True)
     users = _users()
     users.add(name, password, split_groups(groups), admin=admin)
-    console.print(f"{name} saved in {users.path} (groups: {', '.join(split_groups(groups)) or 'none'}"
+    console.print(f"{name} saved in {users.where} (groups: {', '.join(split_groups(groups)) or 'none'}"
                   + ("; admin)" if admin else ")"))
 
 
@@ -52,7 +53,7 @@ def set_admin(
     """Make a user an admin (or, with --remove, no longer one); they sign in again to get it."""
     users = _users()
     users.set_admin(name, not remove)
-    console.print(f"{name} is {'no longer' if remove else 'now'} an admin ({users.path})")
+    console.print(f"{name} is {'no longer' if remove else 'now'} an admin ({users.where})")
 
 
 @app.command()
@@ -61,7 +62,7 @@ def remove(name: Annotated[str, typer.Argument(help="The user to remove.")]) -> 
     """Remove a user: they cannot sign in any more."""
     users = _users()
     users.remove(name)
-    console.print(f"{name} removed from {users.path}")
+    console.print(f"{name} removed from {users.where}")
 
 
 @app.command("list")

@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -48,6 +48,10 @@ class StorageSettings(BaseModel):
     data_dir: Path = Field(Path(".mitra"), description="Chroma, BM25 indexes, catalog, manifest, adapted models")
     lock_timeout_s: float = Field(
         600.0, ge=0, description="how long a writer waits for another writer of the same data dir before giving up"
+    )
+    database_url: SecretStr | None = Field(
+        None, description="PostgreSQL URL (postgresql://user:password@host/db) holding the shared state: catalog, "
+        "users, access policy, audit trail, feedback, conversations; unset = SQLite and files in data_dir"
     )
     chroma_host: str | None = Field(None, description="Chroma server host; unset = embedded PersistentClient")
     chroma_port: int = Field(8000, description="Chroma server port (with chroma_host)")
@@ -365,6 +369,10 @@ class Settings(
     @property
     def feedback_path(self) -> Path:
         return self.data_dir / "feedback.sqlite"
+
+    @property
+    def conversations_path(self) -> Path:
+        return self.data_dir / "conversations.sqlite"
 
     @property
     def models_dir(self) -> Path:

@@ -1,4 +1,5 @@
-"""Thumbs up/down on answers, kept in SQLite and exportable as ``mitra eval`` gold queries.
+"""Thumbs up/down on answers, kept in the shared state (``mitra.store.state``) and
+exportable as ``mitra eval`` gold queries.
 
 A thumbs-up answer's cited passages become the query's ``relevant_chunk_ids``; a
 thumbs-down one is exported without them (it still scores routing, and an expert
@@ -8,27 +9,18 @@ can add the right evidence before using it for retrieval metrics).
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
+from sqlalchemy import Engine, insert, select, update
 
-from mitra.store.catalog import sqlite_transaction
 from mitra.evaluation.retrieval import GoldQuery
+from mitra.store.schema import feedback as ratings
+from mitra.store.state import database, now, open_engine
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS feedback (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    created_at TEXT NOT NULL,
-    analysis_id TEXT NOT NULL,
-    question TEXT NOT NULL,
-    standalone TEXT NOT NULL,
-    answer TEXT NOT NULL,
-    cited_chunk_ids TEXT NOT NULL,
-    rating INTEGER NOT NULL CHECK (rating IN (-1, 1)),
-    reason TEXT NOT NULL DEFAULT '');
-"""
+if TYPE_CHECKING:
+    from mitra.core.settings import Settings
 
 
 class Feedback(BaseModel):
@@ -44,37 +36,32 @@ class Feedback(BaseModel):
 
 
 class FeedbackStore:
-    def __init__(self, path: Path):
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with self._db() as db:
-            db.executescript(_SCHEMA)
+    """The ratings in ``engine`` (or the SQLite file at a path, created or upgraded on open)."""
 
-    def _db(self):
-        return sqlite_transaction(self.path)
+    def __init__(self, engine: Engine | Path):
+        self.engine = engine if isinstance(engine, Engine) else open_engine(engine, "feedback@head")
+
+    @classmethod
+    def open(cls, settings: "Settings") -> "FeedbackStore":
+        return cls(database(settings, "feedback"))
 
     def add(self, feedback: Feedback) -> int:
         f = feedback
-        with self._db() as db:
-            cursor = db.execute(
-                "INSERT INTO feedback (created_at, analysis_id, question, standalone, answer, cited_chunk_ids, rating, reason)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                    f.analysis_id, f.question, f.standalone or f.question, f.answer,
-                    json.dumps(f.cited_chunk_ids), f.rating, f.reason,
-                ),
-            )
-        return int(cursor.lastrowid)
+        with self.engine.begin() as db:
+            return db.scalar(insert(ratings).values(
+                created_at=now(), analysis_id=f.analysis_id, question=f.question,
+                standalone=f.standalone or f.question, answer=f.answer,
+                cited_chunk_ids=json.dumps(f.cited_chunk_ids), rating=f.rating, reason=f.reason,
+            ).returning(ratings.c.id))
 
     def set_reason(self, feedback_id: int, reason: str) -> None:
-        with self._db() as db:
-            db.execute("UPDATE feedback SET reason = ? WHERE id = ?", (reason.strip(), feedback_id))
+        with self.engine.begin() as db:
+            db.execute(update(ratings).where(ratings.c.id == feedback_id).values(reason=reason.strip()))
 
     def all(self) -> list[Feedback]:
-        with self._db() as db:
-            rows = db.execute("SELECT * FROM feedback ORDER BY id").fetchall()
-        return [Feedback(**{**dict(r), "cited_chunk_ids": json.loads(r["cited_chunk_ids"])}) for r in rows]
+        with self.engine.begin() as db:
+            rows = db.execute(select(ratings).order_by(ratings.c.id)).mappings().all()
+        return [Feedback(**{**r, "cited_chunk_ids": json.loads(r["cited_chunk_ids"])}) for r in rows]
 
     def gold_queries(self, analyses: set[str] | None = None) -> list[GoldQuery]:
         """Every rating as an eval question; only those about ``analyses`` where given

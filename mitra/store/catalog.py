@@ -1,40 +1,27 @@
 """The catalog: which analyses and document versions are indexed, and where.
 
-SQLite, because its transactions are what makes a re-index atomic: the vectors
-and BM25 of a new generation are written first, then one commit here switches
+In a database (SQLite in the data dir, or PostgreSQL with ``MITRA_DATABASE_URL``: see
+``mitra.store.state``), because its transactions are what makes a re-index atomic: the
+vectors and BM25 of a new generation are written first, then one commit here switches
 readers over to them.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from contextlib import closing, contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, ContextManager
 
 from pydantic import BaseModel
+from sqlalchemy import Engine, Integer, Text, case, cast, delete, select, update
+from sqlalchemy.engine import Connection, RowMapping
 
 from mitra.core.types import Analysis, Document
+from mitra.store.schema import analyses, documents, meta
+from mitra.store.state import database, now, open_engine, upsert
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS analyses (
-    id TEXT PRIMARY KEY, title TEXT NOT NULL, abstract TEXT NOT NULL, experiment TEXT,
-    metadata TEXT NOT NULL, collection TEXT NOT NULL, updated_at TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS documents (
-    analysis_id TEXT NOT NULL, doc_id TEXT NOT NULL, version TEXT NOT NULL,
-    title TEXT NOT NULL, source TEXT NOT NULL, sha256 TEXT NOT NULL, pages INTEGER,
-    n_chunks INTEGER NOT NULL, superseded INTEGER NOT NULL, indexed_at TEXT NOT NULL,
-    format TEXT NOT NULL DEFAULT '', coverage REAL, dropped TEXT NOT NULL DEFAULT '{}',
-    PRIMARY KEY (analysis_id, doc_id, version));
-"""
-# Columns added after the first release: (table, column, declaration) for older catalogs.
-_ADDED_COLUMNS = [("documents", "format", "TEXT NOT NULL DEFAULT ''"), ("documents", "coverage", "REAL"),
-                  ("documents", "dropped", "TEXT NOT NULL DEFAULT '{}'"),
-                  # the crawler's kept copy of a downloaded version: the cited page is drawn from it
-                  ("documents", "kept", "TEXT NOT NULL DEFAULT ''")]
+if TYPE_CHECKING:
+    from mitra.core.settings import Settings
 
 
 class DocumentRecord(BaseModel):
@@ -50,45 +37,32 @@ class AnalysisRecord(BaseModel):
     updated_at: str
 
 
-@contextmanager
-def sqlite_transaction(path: Path) -> Iterator[sqlite3.Connection]:
-    """A connection per operation (Streamlit serves each browser session from its own
-    thread) that commits on success and rolls back on error."""
-    with closing(sqlite3.connect(path, timeout=30)) as db, db:
-        db.row_factory = sqlite3.Row
-        yield db
-
-
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 class Catalog:
-    def __init__(self, path: Path):
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with self.transaction() as db:
-            db.executescript(_SCHEMA)
-            for table, column, declaration in _ADDED_COLUMNS:
-                if column not in {row["name"] for row in db.execute(f"PRAGMA table_info({table})")}:
-                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+    """The catalog in ``engine`` (or the SQLite file at a path, created or upgraded on open)."""
 
-    def transaction(self):
-        return sqlite_transaction(self.path)
+    def __init__(self, engine: Engine | Path):
+        self.engine = engine if isinstance(engine, Engine) else open_engine(engine, "catalog@head")
+
+    @classmethod
+    def open(cls, settings: "Settings") -> "Catalog":
+        return cls(database(settings, "catalog"))
+
+    def transaction(self) -> ContextManager[Connection]:
+        """One transaction: commits on success, rolls back on error."""
+        return self.engine.begin()
 
     # ---------------------------------------------------------------- meta
     def get_meta(self, key: str) -> str | None:
         with self.transaction() as db:
-            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
-        return row["value"] if row else None
+            return db.scalar(select(meta.c.value).where(meta.c.key == key))
 
     def set_meta(self, key: str, value: str) -> None:
         with self.transaction() as db:
-            db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            upsert(db, meta, {"key": key, "value": value}, ["key"])
 
     # ---------------------------------------------------------------- analyses
     @staticmethod
-    def _analysis(row: sqlite3.Row) -> AnalysisRecord:
+    def _analysis(row: RowMapping) -> AnalysisRecord:
         return AnalysisRecord(
             analysis=Analysis(
                 id=row["id"],
@@ -103,41 +77,32 @@ class Catalog:
 
     def analyses(self) -> list[AnalysisRecord]:
         with self.transaction() as db:
-            return [self._analysis(r) for r in db.execute("SELECT * FROM analyses ORDER BY id")]
+            return [self._analysis(r) for r in db.execute(select(analyses).order_by(analyses.c.id)).mappings()]
 
     def analysis(self, analysis_id: str) -> AnalysisRecord | None:
         with self.transaction() as db:
-            row = db.execute("SELECT * FROM analyses WHERE id = ?", (analysis_id,)).fetchone()
+            row = db.execute(select(analyses).where(analyses.c.id == analysis_id)).mappings().first()
         return self._analysis(row) if row else None
 
     @staticmethod
-    def put_analysis(db: sqlite3.Connection, analysis: Analysis, collection: str) -> None:
+    def put_analysis(db: Connection, analysis: Analysis, collection: str) -> None:
         """Insert or replace the analysis, and move the routing version on (in the same
         transaction): routing indexes built from an older version know they are stale."""
-        db.execute(
-            "INSERT INTO meta VALUES ('routing_version', '1') ON CONFLICT(key) "
-            "DO UPDATE SET value = CAST(value AS INTEGER) + 1"
-        )
-        db.execute(
-            "INSERT OR REPLACE INTO analyses VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                analysis.id,
-                analysis.title,
-                analysis.abstract,
-                analysis.experiment,
-                json.dumps(analysis.metadata),
-                collection,
-                now(),
-            ),
-        )
+        upsert(db, meta, {"key": "routing_version", "value": "1"}, ["key"],
+               changes={"value": cast(cast(meta.c.value, Integer) + 1, Text)})
+        upsert(db, analyses, {
+            "id": analysis.id, "title": analysis.title, "abstract": analysis.abstract,
+            "experiment": analysis.experiment, "metadata": json.dumps(analysis.metadata),
+            "collection": collection, "updated_at": now(),
+        }, ["id"])
 
     # ---------------------------------------------------------------- documents
     def documents(self, analysis_id: str) -> list[DocumentRecord]:
         with self.transaction() as db:
             rows = db.execute(
-                "SELECT * FROM documents WHERE analysis_id = ? ORDER BY doc_id, indexed_at, version",
-                (analysis_id,),
-            ).fetchall()
+                select(documents).where(documents.c.analysis_id == analysis_id)
+                .order_by(documents.c.doc_id, documents.c.indexed_at, documents.c.version)
+            ).mappings().all()
         return [
             DocumentRecord(
                 document=Document(
@@ -161,22 +126,23 @@ class Catalog:
         ]
 
     @staticmethod
-    def clear_documents(db: sqlite3.Connection, analysis_id: str) -> None:
-        db.execute("DELETE FROM documents WHERE analysis_id = ?", (analysis_id,))
+    def clear_documents(db: Connection, analysis_id: str) -> None:
+        db.execute(delete(documents).where(documents.c.analysis_id == analysis_id))
 
     @staticmethod
-    def put_document(db: sqlite3.Connection, document: Document, n_chunks: int, superseded: bool) -> None:
+    def put_document(db: Connection, document: Document, n_chunks: int, superseded: bool) -> None:
         d = document
-        db.execute(
-            "INSERT OR REPLACE INTO documents (analysis_id, doc_id, version, title, source, sha256, pages, n_chunks, "
-            "superseded, indexed_at, format, coverage, dropped, kept) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (d.analysis_id, d.doc_id, d.version, d.title, d.source, d.sha256, d.pages, n_chunks, int(superseded), now(),
-             d.format, d.coverage, json.dumps(d.dropped), d.kept),
-        )
+        upsert(db, documents, {
+            "analysis_id": d.analysis_id, "doc_id": d.doc_id, "version": d.version, "title": d.title,
+            "source": d.source, "sha256": d.sha256, "pages": d.pages, "n_chunks": n_chunks,
+            "superseded": int(superseded), "indexed_at": now(), "format": d.format, "coverage": d.coverage,
+            "dropped": json.dumps(d.dropped), "kept": d.kept,
+        }, ["analysis_id", "doc_id", "version"])
 
     @staticmethod
-    def set_superseded(db: sqlite3.Connection, analysis_id: str, doc_id: str, current: str) -> None:
+    def set_superseded(db: Connection, analysis_id: str, doc_id: str, current: str) -> None:
         db.execute(
-            "UPDATE documents SET superseded = (version != ?) WHERE analysis_id = ? AND doc_id = ?",
-            (current, analysis_id, doc_id),
+            update(documents)
+            .where(documents.c.analysis_id == analysis_id, documents.c.doc_id == doc_id)
+            .values(superseded=case((documents.c.version != current, 1), else_=0))
         )

@@ -172,7 +172,7 @@ class KnowledgeBase:
         self.settings = settings
         self.embedder = embedder
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        self.catalog = Catalog(settings.catalog_path)
+        self.catalog = Catalog.open(settings)
         self.client = connect_chroma(settings)
         self._filled = 0  # full-text collections written through this client
         self._bm25: dict[tuple[str, int], BM25Index] = {}

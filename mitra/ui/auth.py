@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
 from mitra.access.policy import AccessPolicy, Principal
-from mitra.access.users import LocalUsers
+from mitra.access.users import open_users
 from mitra.core.settings import Settings
 
 _KEY = "principal"
@@ -32,7 +32,7 @@ def auth_mode(settings: Settings) -> str:
         return settings.auth
     if _oidc_configured():
         return "oidc"
-    return "local" if settings.users_path.is_file() else "unconfigured"
+    return "local" if open_users(settings).configured() else "unconfigured"
 
 
 def _groups(claim: object) -> list[str]:
@@ -46,7 +46,7 @@ def _refuse(settings: Settings) -> None:
     st.error(
         "No sign-in is configured, so MITRA will not serve anyone. Configure single sign-on in "
         "`.streamlit/secrets.toml` ([auth]), or add local users with `mitra users add NAME`, "
-        f"(users file: {settings.users_path}); or set `MITRA_AUTH=none` to run open on purpose.",
+        f"(users: {open_users(settings).where}); or set `MITRA_AUTH=none` to run open on purpose.",
         icon=":material/lock:",
     )
     st.stop()
@@ -59,12 +59,12 @@ def _local_sign_in(settings: Settings, audit) -> None:
         password = st.text_input("Password", type="password")
         submitted = st.form_submit_button("Sign in")
     if submitted:
-        user = LocalUsers(settings.users_path).verify(name, password)
+        user = open_users(settings).verify(name, password)
         if user is None:
             audit("login_failed", name or "?", method="local")
             st.error("Wrong user name or password.")
         else:
-            policy = AccessPolicy.load(settings.policy_path)
+            policy = AccessPolicy.in_force(settings)
             st.session_state[_KEY] = principal = policy.principal(name, user.groups, user.admin)
             audit("login", principal.user, method="local", groups=sorted(principal.groups))
             st.rerun()
@@ -80,7 +80,7 @@ def _oidc_principal(settings: Settings, audit) -> Principal:
     if _KEY not in st.session_state:
         user = str(st.user.get("email") or st.user.get("sub"))
         groups = _groups(st.user.get(settings.groups_claim))
-        st.session_state[_KEY] = principal = AccessPolicy.load(settings.policy_path).principal(user, groups)
+        st.session_state[_KEY] = principal = AccessPolicy.in_force(settings).principal(user, groups)
         audit("login", principal.user, method="oidc", groups=sorted(principal.groups))
     return st.session_state[_KEY]
 
