@@ -15,11 +15,12 @@ the intake coverage. The Markdown tables go to stderr (and ``--markdown FILE``).
 variant is scored on every set (locked MRR@10 and routing top-1, each relative to
 BM25 on that set), the variant with the best mean over all sets is the choice, and a
 leave-one-set-out row per set re-chooses without that set and scores the choice on it:
-a default must still beat BM25 on a set it was not chosen on.
+a default must still beat BM25 on a set it was not chosen on. ``--self-tune N`` tries
+the alternative: each knowledge base choosing from N pseudo-questions of its own text.
 
     python benchmarks/retrieval_quality.py [--sets lhcb,lhcb-md,qasper,rivet,route-ft]
         [--systems bm25,dense,hybrid,rerank,adapted] [--work-dir DIR] [--reuse]
-        [--adapt-minutes N] [--grid default|FILE.json] [--out report.json] [--markdown table.md]
+        [--adapt-minutes N] [--grid default|FILE.json [--self-tune N]] [--out report.json] [--markdown table.md]
 
 ``adapted`` needs a model trained by ``mitra adapt``: ``--adapt-minutes N`` trains
 one per set first (with that budget); without it the system is scored only where
@@ -29,8 +30,10 @@ the work dir already holds one.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import itertools
 import json
+import random
 import shutil
 import sys
 import time
@@ -40,7 +43,8 @@ from statistics import mean
 import numpy as np
 
 from benchmarks.corpora import SET_NAMES, BenchmarkSet, load_set, shared_dir
-from mitra.evaluation.retrieval import locked_metrics, routing_hits
+from mitra.adapt.pseudo_queries import sentence_queries
+from mitra.evaluation.retrieval import GoldQuery, locked_metrics, routing_hits
 from ingest.sources.jsonl import index_records
 from mitra.models.llm import demo_gguf_path
 from mitra.evaluation.metrics import bootstrap_interval
@@ -205,6 +209,45 @@ def leave_one_set_out(variants: list[dict], scores: dict) -> dict:
     return out
 
 
+def self_tuned(built: dict[str, tuple[BenchmarkSet, Pipeline]], variants: list[dict], grid: dict, per_set: int) -> dict:
+    """Each knowledge base picks its own settings from pseudo-questions made of its own
+    text (``mitra adapt``'s caption and statement questions, which need no headings: a
+    sentence's rarest terms; gold = its passage, and its analysis for routing). Every
+    variant is scored on them as ``grid_scores`` scores real questions, the set chooses
+    alone, and the choice is scored on the set's real questions beside the all-sets default."""
+    pseudo_built = {}
+    for name, (bench, pipeline) in built.items():
+        chunks = [c for a in pipeline.kb.analyses() for c in pipeline.kb.chunks(a.id)]
+        gold = [GoldQuery(qid=f"pseudo-{i}", query=q.query, analysis_id=q.analysis_id, relevant_chunk_ids=[q.chunk_id])
+                for i, q in enumerate(sentence_queries(chunks, per_set, random.Random(0)))]
+        pseudo_built[name] = (dataclasses.replace(bench, locked=gold if bench.locked else [],
+                                                  routing=gold if bench.routing else []), pipeline)
+    pseudo = grid_scores(pseudo_built, variants)["cells"]
+    raw, default = grid["raw"], variants.index(grid["chosen"])
+    out = {}
+    for name in built:
+        own = {k: v for k, v in pseudo.items() if k.split(":")[0] == name}
+        if not own:
+            continue
+        pick = choose(own)
+        out[name] = {"chosen": variants[pick], **{
+            tier: {"self_tuned": raw[f"{name}:{tier}"][pick], "default": raw[f"{name}:{tier}"][default],
+                   "bm25": raw[f"{name}:{tier}:bm25"][0]}
+            for tier in ("locked", "routing") if f"{name}:{tier}" in raw}}
+    return out
+
+
+def self_tuned_markdown(rows: dict) -> str:
+    lines = ["", "| set | chosen on its own pseudo-questions | tier | self-tuned | default | BM25 |", "|---|---|---|---|---|---|"]
+    for name, row in rows.items():
+        for tier in ("locked", "routing"):
+            if tier in row:
+                r = row[tier]
+                lines.append(f"| {name} | {json.dumps(row['chosen'])} | {tier} | {r['self_tuned']:.3f} | "
+                             f"{r['default']:.3f} | {r['bm25']:.3f} |")
+    return "\n".join(lines)
+
+
 def grid_markdown(grid: dict) -> str:
     lines = ["", f"Chosen on all sets: {json.dumps(grid['chosen'])}", "",
              "| left out | chosen without it | tier | its score there | all-sets choice | BM25 |", "|---|---|---|---|---|---|"]
@@ -265,6 +308,8 @@ def main() -> None:
                         help="a setting for this run (e.g. weight_prf=0), to measure one choice against another")
     parser.add_argument("--grid", help="choose query-time settings over all sets, with leave-one-set-out rows: "
                         "'default' or a JSON file (a list of setting dicts, or a dict of value lists)")
+    parser.add_argument("--self-tune", type=int, default=0, metavar="N",
+                        help="with --grid: each set also chooses from N pseudo-questions made of its own text")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--markdown", type=Path)
     args = parser.parse_args()
@@ -302,6 +347,9 @@ def main() -> None:
         variants = grid_variants(args.grid)
         report["grid"] = leave_one_set_out(variants, grid_scores(built, variants))
         table += grid_markdown(report["grid"])
+        if args.self_tune:
+            report["self_tuned"] = self_tuned(built, variants, report["grid"], args.self_tune)
+            table += self_tuned_markdown(report["self_tuned"])
     if args.out:
         args.out.write_text(json.dumps(report, indent=2))
     if args.markdown:
