@@ -14,12 +14,14 @@ import streamlit as st
 
 from mitra import ui
 from mitra.evaluation.feedback import Feedback
+from mitra.store.conversations import SavedTurn
 from mitra.ui.render import inert_markdown as inert
 from mitra.chat.session import (
     AnswerTurn,
     Candidates,
     Locked,
     Notice,
+    PastTurn,
     Phase,
     SearchPrompt,
     SearchResults,
@@ -41,8 +43,11 @@ PLACEHOLDER = {
 
 def session() -> Session:
     if "session" not in st.session_state:
+        # Conversations are saved for signed-in members only: in open mode everyone is one
+        # "anonymous", and would read each other's history.
+        saved = None if ui.reader().principal.open else ui.conversation_store()
         st.session_state.session = Session(ui.reader(), ui.answerer().for_pipeline(ui.reader()), ui.audit_log(),
-                                           ui.prompt_speed())
+                                           ui.prompt_speed(), conversations=saved)
         st.session_state.ratings = {}  # transcript index -> feedback row id
     return st.session_state.session
 
@@ -64,6 +69,11 @@ def submit() -> None:
 def new_conversation() -> None:
     act("new_conversation")
     st.session_state.ratings = {}  # keyed by transcript index, which starts again at 0
+
+
+def resume(conversation_id: str) -> None:
+    act("resume", conversation_id)
+    st.session_state.ratings = {}
 
 
 def flash() -> None:
@@ -90,6 +100,7 @@ def sidebar(s: Session) -> bool:
             "New conversation", icon=":material/add_comment:", on_click=new_conversation,
             width="stretch",
         )
+        past_conversations(s)
         st.download_button(
             "Export feedback as eval questions",
             # built on click, not on every rerun; only what this member may read
@@ -101,6 +112,19 @@ def sidebar(s: Session) -> bool:
         )
         st.caption(ui.model_label())
     return expert
+
+
+def past_conversations(s: Session) -> None:
+    """The member's saved conversations, the last continued first: a click reopens one."""
+    if s.conversations is None:
+        return
+    listed = ui.conversation_store().list(ui.reader().principal_name, limit=20)
+    if listed:
+        st.caption("Your conversations")
+    for c in listed:
+        st.button(c.title, key=f"conversation-{c.id}", icon=":material/history:", on_click=resume, args=(c.id,),
+                  type="secondary" if c.id == s.conversation_id else "tertiary", width="stretch",
+                  help=f"Started {c.created_at[:16].replace('T', ' ')} UTC")
 
 
 def banner(s: Session) -> None:
@@ -239,11 +263,27 @@ def rate(index: int, turn: AnswerTurn) -> None:
              chunks=[hit.chunk.id for _, hit in turn.answer.cited_sources])
 
 
+def render_past(turn: SavedTurn) -> None:
+    """A reopened conversation's turn: what was answered and cited then (not asked again)."""
+    st.caption(f"From {inert(turn.analysis_id)} — {inert(turn.analysis_title)}")
+    if turn.answer:
+        st.markdown(inert(turn.answer))
+    if turn.error:
+        st.warning(inert(turn.error), icon=":material/cloud_off:")
+    for citation in turn.citations:
+        st.caption(f":material/push_pin: [{citation.n}] {inert(citation.label)}")
+
+
 def render(s: Session, expert: bool) -> None:
     last = len(s.transcript) - 1
     for index, event in enumerate(s.transcript):
         if isinstance(event, UserSaid):
             st.chat_message("user", avatar=":material/person:").markdown(inert(event.text))
+            continue
+        if isinstance(event, PastTurn):
+            st.chat_message("user", avatar=":material/person:").markdown(inert(event.turn.question))
+            with st.chat_message("assistant", avatar=ui.ASSISTANT):
+                render_past(event.turn)
             continue
         with st.chat_message("assistant", avatar=ui.ASSISTANT):
             if isinstance(event, Candidates) and not (index == last and s.phase is Phase.choosing):

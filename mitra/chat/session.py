@@ -11,10 +11,12 @@
     OFFERING --stay()--> LOCKED, q answered in the lock anyway
     OFFERING --submit(other)--> as LOCKED --submit(other) (the offer lapses)
     any --switch()--> NEW (lock and history dropped)      any --new_conversation()--> NEW, empty
+    any --resume(id)--> LOCKED on the saved conversation's last analysis (NEW if it is gone)
 
 Every action appends typed events to ``transcript`` and returns them; an answer is an
 ``AnswerTurn`` whose tokens are produced only when the renderer iterates it. State lives
-on the instance, so two browser sessions never share a lock.
+on the instance, so two browser sessions never share a lock. With a conversation store,
+every answered turn is saved as it ends, under the member's name (``resume`` reopens it).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import takewhile
 from typing import Callable, Iterator, Protocol, Sequence, Union
 
 from mitra.answer.answerer import Answer, build_answerer
@@ -32,6 +35,7 @@ from mitra.answer.prompts import Prompt
 from mitra.chat.wait import PromptSpeed, Reading
 from mitra.models.llm import LLMError, ModelInfo
 from mitra.retrieval.pipeline import Pipeline
+from mitra.store.conversations import Citation, SavedTurn
 from mitra.core.types import Analysis, Hit, RoutedAnalysis, version_label
 
 
@@ -124,6 +128,27 @@ def answer_record(answer: Answer) -> dict:
     }
 
 
+class ConversationLog(Protocol):
+    """Where the session saves its turns (``mitra.store.conversations.ConversationStore``)."""
+
+    def start(self, owner: str, title: str) -> str: ...
+
+    def add_turn(self, conversation_id: str, owner: str, turn: SavedTurn) -> None: ...
+
+    def turns(self, conversation_id: str, owner: str) -> list[SavedTurn]: ...
+
+
+def saved_turn(turn: "AnswerTurn") -> SavedTurn:
+    """An ended turn as the conversation store keeps it."""
+    answer = turn.answer
+    return SavedTurn(
+        analysis_id=turn.analysis.id, analysis_title=turn.analysis.title, question=turn.question,
+        standalone=turn.standalone or "", answer=answer.text if answer else "", error=turn.error,
+        citations=[Citation(n=n, label=hit.chunk.citation_label, chunk_id=hit.chunk.id)
+                   for n, hit in answer.cited_sources] if answer else [],
+    )
+
+
 # ---------------------------------------------------------------- events
 @dataclass
 class UserSaid:
@@ -177,6 +202,13 @@ class SwitchOffer:
 @dataclass
 class Notice:
     text: str
+
+
+@dataclass
+class PastTurn:
+    """A turn of a reopened conversation, as it was saved: its question, answer and citations."""
+
+    turn: SavedTurn
 
 
 @dataclass
@@ -240,7 +272,7 @@ class AnswerTurn:
                 self.on_done(self)
 
 
-Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, SwitchOffer, Notice, AnswerTurn]
+Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, SwitchOffer, Notice, AnswerTurn, PastTurn]
 
 
 def document_label(doc_id: str, version: str) -> str:
@@ -285,11 +317,13 @@ class Session:
     the Streamlit app and `mitra chat` are both thin renderers of it."""
 
     def __init__(self, pipeline: Pipeline, answerer: AnswererLike, audit: AuditTrail | None = None,
-                 speed: PromptSpeed | None = None):
+                 speed: PromptSpeed | None = None, conversations: ConversationLog | None = None):
         self.pipeline = pipeline
         self.answerer = answerer
         self.audit = audit
         self.speed = speed or PromptSpeed()  # the app passes one per process: one model serves every session
+        self.conversations = conversations
+        self.conversation_id: str | None = None  # saved from its first ended turn on
         self.phase = Phase.new
         self.transcript: list[Event] = []
         self.pending_question: str | None = None  # the question waiting for an analysis
@@ -337,7 +371,7 @@ class Session:
         analysis = self.pipeline.kb.get_analysis(analysis_id)
         if analysis is None:
             raise SessionError(f"No analysis '{analysis_id}' in the knowledge base.")
-        self.__init__(self.pipeline, self.answerer, self.audit, self.speed)
+        self._reset()
         self.phase, self.analysis = Phase.locked, analysis
         return self._emit(self._locked())
 
@@ -368,10 +402,41 @@ class Session:
         return self._emit(Notice(text))
 
     def new_conversation(self) -> list[Event]:
-        self.__init__(self.pipeline, self.answerer, self.audit, self.speed)
+        self._reset()
         return []
 
+    def resume(self, conversation_id: str) -> list[Event]:
+        """Reopen one of this member's saved conversations: its turns as they were, locked
+        again on the analysis of its last turn (if the member may still read it), with the
+        turns asked there as the follow-ups' history; new turns are saved to it."""
+        if self.conversations is None:
+            raise SessionError("Conversations are not saved here.")
+        saved = self.conversations.turns(conversation_id, self.pipeline.principal_name)
+        self._reset()
+        self.conversation_id = conversation_id
+        self._emit(*(PastTurn(t) for t in saved))
+        last = self.pipeline.kb.get_analysis(saved[-1].analysis_id) if saved else None
+        if last is None:
+            return list(self.transcript)
+        self.phase, self.analysis = Phase.locked, last
+        # The lock's history: the answered turns since the conversation was last elsewhere.
+        run = list(takewhile(lambda t: t.analysis_id == last.id, reversed(saved)))[::-1]
+        self.history = [Exchange(t.question, t.answer) for t in run if t.error is None]
+        return list(self.transcript)
+
     # -------------------------------------------------------------- internals
+    def _reset(self) -> None:
+        """An empty conversation (a new one, not yet saved), with the same models and stores."""
+        self.__init__(self.pipeline, self.answerer, self.audit, self.speed, self.conversations)
+
+    def _save(self, turn: AnswerTurn) -> None:
+        if self.conversations is None:
+            return
+        owner = self.pipeline.principal_name
+        if self.conversation_id is None:
+            self.conversation_id = self.conversations.start(owner, turn.question)
+        self.conversations.add_turn(self.conversation_id, owner, saved_turn(turn))
+
     def _emit(self, *events: Event) -> list[Event]:
         self.transcript.extend(events)
         return list(events)
@@ -430,6 +495,7 @@ class Session:
         self._record("question", analysis=self.analysis.id, question=question)
 
         def done(turn: AnswerTurn) -> None:
+            self._save(turn)
             if turn.answer is None:  # the model failed or the turn was interrupted: what was served still counts
                 self._record("answer", analysis=turn.analysis.id, chunks=[h.chunk.id for h in turn.passages],
                              error=turn.error)

@@ -9,24 +9,24 @@ Two back ends, one set of tables (``mitra.store.schema``):
   replicas that share no disk share the state.
 
 Each concern is an Alembic branch (``mitra.store.migrations``): a SQLite file is upgraded
-to its own branch's head, PostgreSQL to every head. The first open in a process upgrades
-the database; ``mitra`` and the app need no separate migration step.
+to its own branch's head, PostgreSQL to every head. Opening an engine upgrades its
+database; ``mitra`` and the app need no separate migration step. Engines are shared by
+every store of a process that opens the same database, and closed with the last of them.
 """
 
 from __future__ import annotations
 
 import threading
 from datetime import datetime, timezone
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
+from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, Table, create_engine, event
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, make_url
-from sqlalchemy.pool import NullPool
 
 from mitra.core.errors import MitraError
 
@@ -35,9 +35,9 @@ if TYPE_CHECKING:
 
 Branch = Literal["catalog", "feedback", "conversations", "members"]
 _MIGRATIONS = Path(__file__).with_name("migrations")
-# (engine url, branch) already upgraded by this process
-_migrated: set[tuple[str, str]] = set()
-_migrating = threading.Lock()
+_engines: WeakValueDictionary[str, Engine] = WeakValueDictionary()  # by URL
+_upgraded: WeakKeyDictionary[Engine, set[str]] = WeakKeyDictionary()  # the revisions each engine was upgraded to
+_opening = threading.Lock()
 
 
 class DatabaseError(MitraError):
@@ -65,30 +65,31 @@ def database(settings: "Settings", branch: Branch) -> Engine:
 
 
 def open_engine(target: str | Path, revision: str) -> Engine:
-    """The engine of ``target`` (a database URL, or a SQLite file), upgraded to ``revision``
-    once per process."""
+    """The engine of ``target`` (a database URL, or a SQLite file), upgraded to ``revision``."""
     if isinstance(target, Path):
         target.parent.mkdir(parents=True, exist_ok=True)
         url = f"sqlite:///{target.absolute()}"
     else:
         url = target
-    engine = _engine(url)
-    with _migrating:
-        if (url, revision) not in _migrated:
+    with _opening:
+        engine = _engines.get(url)
+        if engine is None:
+            engine = _engines[url] = _engine(url)
+        done = _upgraded.setdefault(engine, set())
+        if revision not in done:
             upgrade(engine, revision)
-            _migrated.add((url, revision))
+            done.add(revision)
     return engine
 
 
-@cache
 def _engine(url: str) -> Engine:
     parsed = make_url(url)
     if parsed.drivername == "postgresql":  # psycopg 3 is the installed driver, not SQLAlchemy's default psycopg2
         parsed = parsed.set(drivername="postgresql+psycopg")
     if parsed.get_backend_name() == "sqlite":
-        # A connection per operation, as before (Streamlit serves each browser session from its
-        # own thread); a writer holding the file waits up to 30 s instead of failing at once.
-        engine = create_engine(parsed, poolclass=NullPool, connect_args={"timeout": 30})
+        # Pooled connections, shared by Streamlit's session threads (a catalog read took 2x as
+        # long when each one connected afresh); a writer holding the file waits up to 30 s.
+        engine = create_engine(parsed, connect_args={"timeout": 30})
         event.listen(engine, "connect", _sqlite_foreign_keys)
         return engine
     if parsed.get_backend_name() != "postgresql":

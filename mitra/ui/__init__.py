@@ -53,9 +53,9 @@ def pipeline():
 
 @st.cache_resource
 def audit_log():
-    from mitra.audit import AuditLog
+    from mitra.audit import open_audit
 
-    return AuditLog(settings())
+    return open_audit(settings())
 
 
 def audit(event: str, user: str, **fields) -> None:
@@ -214,7 +214,14 @@ def documents_by_version(analysis_id: str) -> dict[tuple[str, str], DocumentReco
 def feedback_store():
     from mitra.evaluation.feedback import FeedbackStore
 
-    return FeedbackStore(settings().feedback_path)
+    return FeedbackStore.open(settings())
+
+
+@st.cache_resource
+def conversation_store():
+    from mitra.store.conversations import ConversationStore
+
+    return ConversationStore.open(settings())
 
 
 @st.cache_resource
