@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -179,9 +180,10 @@ def test_an_unreachable_postgres_is_one_clear_error(tmp_path):
     assert "secret" not in str(error.value) and "\n" not in str(error.value)
 
 
-def test_reads_run_as_a_member_are_audited(cli, monkeypatch, database_url, corpus_jsonl):
+def test_reads_run_as_a_member_are_audited(cli, monkeypatch, database_url, corpus_jsonl, tmp_path):
     """``mitra --as NAME ask/search`` leaves a trail (it left none before); the operator's own
-    commands do not."""
+    commands do not. Users and the policy come from ``mitra users``/``mitra policy import``,
+    on either back end."""
     from mitra.core.settings import get_settings
 
     if database_url is not None:
@@ -189,13 +191,20 @@ def test_reads_run_as_a_member_are_audited(cli, monkeypatch, database_url, corpu
     assert cli("index-jsonl", str(corpus_jsonl)).exit_code == 0
     added = cli("users", "add", "alice", "--groups", "exo", "--password-stdin", input="correct horse battery\n")
     assert added.exit_code == 0, added.output
+    policy = tmp_path / "policy.yaml"
+    policy.write_text('unlisted: members\nanalyses:\n  - match: "HIG-*"\n    groups: [higgs]\n')
+    imported = cli("policy", "import", str(policy))
+    assert imported.exit_code == 0, imported.output
+    assert json.loads(cli("policy", "show", "--json").stdout)["analyses"] == [{"match": "HIG-*", "groups": ["higgs"]}]
+    stats = json.loads(cli("--as", "alice", "stats", "--json").stdout)
+    assert [a["analysis_id"] for a in stats["per_analysis"]] == ["EXO-24-002", "SMP-24-003"]  # the policy holds
     searched = cli("--as", "alice", "search", "dark photon mass", "--analysis", "EXO-24-002", "--json")
     assert searched.exit_code == 0, searched.output
     assert cli("--as", "alice", "ask", "What is the background?", "--analysis", "NOPE-00-000").exit_code == 2
     assert cli("search", "muons", "--analysis", "EXO-24-002").exit_code == 0
     assert cli("--as", "mallory", "search", "muons").exit_code == 2  # no such user: refused, before any read
 
-    records = list(open_audit(get_settings()).read(event="command"))
+    records = [r for r in open_audit(get_settings()).read(event="command") if r["command"] != "stats"]
     assert [(r["user"], r["command"], r["analysis"], r["question"]) for r in records] == [
         ("alice", "search", "EXO-24-002", "dark photon mass"),
         ("alice", "ask", "NOPE-00-000", "What is the background?"),  # asked, though there is no such analysis
