@@ -25,6 +25,14 @@ app = typer.Typer(
 )
 
 _PROFILE_HELP = "a site profile: a YAML path or a bundled name (local_portal, cds_keycloak)"
+RayAddress = Annotated[str | None, typer.Option(
+    "--ray", metavar="ADDRESS", help="extract, OCR and embed on this Ray cluster (auto, host:6379, ray://host:10001; "
+    "local: start one here); this process still writes. Default: the ray_address setting")]
+
+
+def _on_ray(settings, address: str | None):
+    """The settings with ``--ray`` applied over the ray_address setting."""
+    return settings.model_copy(update={"ray_address": address}) if address else settings
 
 
 def _progress_bar():
@@ -191,6 +199,7 @@ def pdf(
     force_ocr: bool = typer.Option(False, "--force-ocr", help="OCR every page even where the text layer is good"),
     allow_low_coverage: AllowLowCoverage = False,
     groups: Groups = None,
+    ray: RayAddress = None,
     as_json: JsonOption = False,
 ) -> None:
     """Extract, chunk and index local PDF files into one analysis."""
@@ -209,7 +218,7 @@ def pdf(
     ), split_groups(groups))
     progress = _PageProgress(len(files))
     with progress.bar:
-        summary = ingest_pdfs(kb, kb.settings, files, target, version=version, force_ocr=force_ocr,
+        summary = ingest_pdfs(kb, _on_ray(kb.settings, ray), files, target, version=version, force_ocr=force_ocr,
                               progress=lambda path: progress.file(path.name), allow_low_coverage=allow_low_coverage)
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), indent=2))
@@ -224,6 +233,7 @@ def run(
     base_url: str | None = typer.Option(None, "--base-url", help="override the profile's base URL"),
     allow_low_coverage: AllowLowCoverage = False,
     groups: Groups = None,
+    ray: RayAddress = None,
     as_json: JsonOption = False,
 ) -> None:
     """Crawl the portal, then extract, chunk and index every new document version."""
@@ -237,7 +247,8 @@ def run(
     with Manifest.open(kb.settings) as manifest:
         progress = _PageProgress(len(manifest.pending(Stage.index)))
         with progress.bar:
-            summary = index_manifest(kb, manifest, kb.settings, allow_low_coverage=allow_low_coverage, groups=readers,
+            summary = index_manifest(kb, manifest, _on_ray(kb.settings, ray), allow_low_coverage=allow_low_coverage,
+                                     groups=readers,
                                      progress=lambda record: progress.file(f"{record.doc_id} {record.version}"))
     if as_json:
         typer.echo(json.dumps({"crawl": report.model_dump(mode="json"), "ingest": summary.as_dict()}, indent=2))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Iterator, TypeVar
 
 from ingest.chunk.from_blocks import abstract_of, chunk_document
 from ingest.extract.pdf import ExtractionError, NotAPdfError, TooLargeError, extract_pdf
@@ -21,9 +21,10 @@ from mitra.access.policy import attach_groups
 from mitra.store.lock import writer_lock
 from mitra.core.settings import Settings
 from mitra.store.knowledge_base import KnowledgeBase
-from mitra.core.types import Analysis, Document
+from mitra.core.types import Analysis, Chunk, Document
 
 PageProgress = Callable[[int, int], None]
+K = TypeVar("K")  # what a caller knows a version by (its path, its manifest record)
 
 
 @dataclass
@@ -50,21 +51,31 @@ class IngestSummary:
         }
 
 
-def ingest_version(
-    kb: KnowledgeBase,
-    settings: Settings,
-    path: Path,
-    analysis: Analysis,
-    document: Document,
-    summary: IngestSummary,
-    *,
-    force_ocr: bool = False,
-    progress: PageProgress | None = None,
-    allow_low_coverage: bool = False,
-) -> None:
-    """Extract, chunk and index one document version (skipped when already indexed).
-    Raises ``ExtractionError`` for a file that cannot be read and ``LowCoverage`` for
-    one whose chunks would lose its text; nothing is written then."""
+@dataclass(frozen=True)
+class VersionJob:
+    """One document version to extract, chunk and index (its file's sha256 known)."""
+
+    path: Path
+    analysis: Analysis
+    document: Document
+
+
+@dataclass
+class PreparedVersion:
+    """A version extracted and chunked, ready for the writer."""
+
+    analysis: Analysis
+    document: Document
+    chunks: list[Chunk]
+    pages: int
+    ocr_pages: int
+
+
+def admit_version(
+    kb: KnowledgeBase, settings: Settings, path: Path, analysis: Analysis, document: Document, summary: IngestSummary,
+) -> VersionJob | None:
+    """The version as a job, or None (counted as skipped) when this exact file is indexed
+    already. Raises ``ExtractionError`` for a missing or too large file."""
     if not path.is_file():
         raise NotAPdfError(path, "no such file" if not path.exists() else "not a file")
     size_mb = path.stat().st_size / 1e6
@@ -75,8 +86,19 @@ def ingest_version(
     summary.documents.add((analysis.id, document.doc_id))
     if kb.is_indexed(document):
         summary.skipped += 1
-        return
-    extracted = extract_pdf(path, settings, force_ocr=force_ocr, progress=progress)
+        return None
+    return VersionJob(path, analysis, document)
+
+
+def prepare_version(
+    settings: Settings, job: VersionJob, *, force_ocr: bool = False, progress: PageProgress | None = None,
+    allow_low_coverage: bool = False,
+) -> PreparedVersion:
+    """Extract and chunk one version; needs no store, so it runs anywhere. Raises
+    ``ExtractionError`` for a file that cannot be read and ``LowCoverage`` for one whose
+    chunks would lose its text."""
+    extracted = extract_pdf(job.path, settings, force_ocr=force_ocr, progress=progress)
+    analysis, document = job.analysis, job.document
     document = document.model_copy(update={"pages": extracted.pages, "title": document.title or extracted.title})
     if not analysis.abstract:
         analysis = analysis.model_copy(update={"abstract": abstract_of(extracted)})
@@ -85,11 +107,49 @@ def ingest_version(
         update={"format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped})
     if not allow_low_coverage:
         check_intake(intake_problems(PreparedAnalysis(analysis, [document], chunked.chunks), settings))
-    kb.add_document_version(analysis, document, chunked.chunks)
+    return PreparedVersion(analysis, document, chunked.chunks, extracted.pages, len(extracted.ocr_pages))
+
+
+def write_version(kb: KnowledgeBase, prepared: PreparedVersion, summary: IngestSummary) -> None:
+    """The one writer's part: the version into the stores, and into the summary."""
+    kb.add_document_version(prepared.analysis, prepared.document, prepared.chunks)
     summary.versions += 1
-    summary.pages += extracted.pages
-    summary.ocr_pages += len(extracted.ocr_pages)
-    summary.chunks += len(chunked.chunks)
+    summary.pages += prepared.pages
+    summary.ocr_pages += prepared.ocr_pages
+    summary.chunks += len(prepared.chunks)
+
+
+def index_versions(
+    kb: KnowledgeBase,
+    settings: Settings,
+    versions: Iterable[tuple[K, Path, Analysis, Document]],
+    summary: IngestSummary,
+    *,
+    force_ocr: bool = False,
+    progress: Callable[[K], PageProgress | None] | None = None,
+    allow_low_coverage: bool = False,
+) -> Iterator[tuple[K, str | None]]:
+    """Extract, chunk and index each ``(key, file, analysis, document)``, yielding its key
+    and why it failed (None once it is written or skipped): a bad file is reported and
+    the others go on. With ``settings.ray_address`` set, extraction and embedding run as
+    Ray Data stages (``ingest.ray_stages``) and this process only writes."""
+    if settings.ray_address:
+        from ingest.ray_stages import index_versions_on_ray
+
+        yield from index_versions_on_ray(kb, settings, versions, summary, force_ocr=force_ocr, progress=progress,
+                                         allow_low_coverage=allow_low_coverage)
+        return
+    for key, path, analysis, document in versions:
+        try:
+            job = admit_version(kb, settings, path, analysis, document, summary)
+            if job is not None:
+                prepared = prepare_version(settings, job, force_ocr=force_ocr, allow_low_coverage=allow_low_coverage,
+                                           progress=progress(key) if progress else None)
+                write_version(kb, prepared, summary)
+        except (ExtractionError, LowCoverage) as error:
+            yield key, str(error)
+            continue
+        yield key, None
 
 
 def ingest_pdfs(
@@ -108,13 +168,13 @@ def ingest_pdfs(
     summary = IngestSummary()
     with writer_lock(settings, "ingest pdf"):
         kb.collect_garbage()
-        for path in paths:
-            document = Document(analysis_id=analysis.id, doc_id=path.stem, version=version, source=str(path.resolve()))
-            try:
-                ingest_version(kb, settings, path, analysis, document, summary, force_ocr=force_ocr,
-                               progress=progress(path) if progress else None, allow_low_coverage=allow_low_coverage)
-            except (ExtractionError, LowCoverage) as error:
-                summary.failed.append((str(path), str(error)))
+        versions = ((path, path, analysis,
+                     Document(analysis_id=analysis.id, doc_id=path.stem, version=version, source=str(path.resolve())))
+                    for path in paths)
+        for path, error in index_versions(kb, settings, versions, summary, force_ocr=force_ocr, progress=progress,
+                                          allow_low_coverage=allow_low_coverage):
+            if error is not None:
+                summary.failed.append((str(path), error))
         kb.sync_abstracts()
     return summary
 
@@ -135,19 +195,22 @@ def index_manifest(
     analyses = {a.id: Analysis(id=a.id, title=a.title, abstract=a.abstract) for a in manifest.analyses()}
     with writer_lock(settings, "ingest run"):
         kb.collect_garbage()
-        for record in manifest.pending(Stage.index):
+
+        def version(record: VersionRecord) -> tuple[VersionRecord, Path, Analysis, Document]:
             analysis = attach_groups(
                 analyses.get(record.analysis_id) or Analysis(id=record.analysis_id, title=record.analysis_id), groups)
             document = Document.model_validate(record.model_dump(include=set(Document.model_fields)))
             # the downloaded file stays: the app draws cited pages from it when the portal is away
             document = document.model_copy(update={"kept": str(record.path.resolve()) if record.path else ""})
-            try:
-                ingest_version(kb, settings, record.path, analysis, document, summary,
-                               progress=progress(record) if progress else None, allow_low_coverage=allow_low_coverage)
-            except (ExtractionError, LowCoverage) as error:
-                manifest.mark_stage(record.key, Stage.extract, str(error))
+            return record, record.path, analysis, document
+
+        versions = map(version, manifest.pending(Stage.index))
+        for record, error in index_versions(kb, settings, versions, summary, progress=progress,
+                                            allow_low_coverage=allow_low_coverage):
+            if error is not None:
+                manifest.mark_stage(record.key, Stage.extract, error)
                 manifest.mark_stage(record.key, Stage.index, "not indexed: extraction failed")
-                summary.failed.append((str(record.path), str(error)))
+                summary.failed.append((str(record.path), error))
                 continue
             manifest.mark_stage(record.key, Stage.extract)
             manifest.mark_stage(record.key, Stage.index)

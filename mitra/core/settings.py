@@ -256,6 +256,15 @@ class IngestSettings(BaseModel):
     crawl_backoff_s: float = Field(1.0, description="first retry waits this long, then doubles")
     chromium_binary: Path = Field(Path("/usr/bin/chromium"), description="Debian's chromium: no browser download")
     chromedriver_binary: Path = Field(Path("/usr/bin/chromedriver"), description="Debian's chromium-driver")
+    ray_address: str | None = Field(
+        None, description="run extraction, OCR and embedding of `mitra ingest pdf`/`run` as Ray Data stages on this "
+        "Ray cluster (an address for ray.init: auto, host:6379, ray://host:10001; local starts one on this machine); "
+        "the ingesting process stays the one writer. Unset = in this process"
+    )
+    ray_workers: int = Field(
+        0, ge=0, description="Ray: extraction tasks and embedding actors at once (each actor loads the encoder); "
+        "0 = a task per CPU of the cluster and an actor per GPU, or per CPU where it has none"
+    )
 
 
 class AccessSettings(BaseModel):
