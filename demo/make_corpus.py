@@ -305,9 +305,11 @@ _ALLOWED_TAGS = r"(?:i|b|sub|super|br)\b"
 
 
 def markup(text: str) -> str:
-    """Content is written with a few reportlab tags (<i>, <sub>, <super>) and plain ``<``/``&``."""
+    """Content is written with a few reportlab tags (<i>, <sub>, <super>) and plain ``<``/``&``.
+    DejaVu Serif has no ℓ (reportlab would draw .notdef, mapped to U+0000): it is set in Sans."""
     text = re.sub(r"&(?!(?:[a-zA-Z]+|#\d+);)", "&amp;", text)
-    return re.sub(rf"<(?!/?{_ALLOWED_TAGS})", "&lt;", " ".join(text.split()))
+    text = re.sub(rf"<(?!/?{_ALLOWED_TAGS})", "&lt;", " ".join(text.split()))
+    return text.replace("ℓ", '<font name="Sans">ℓ</font>')
 
 
 # --------------------------------------------------------------------------- page furniture

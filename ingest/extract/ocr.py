@@ -116,15 +116,23 @@ def _hocr_title(title: str) -> dict[str, list[float]]:
 
 
 # Tesseract's misreadings of physics notation, each undone only where the misread text
-# cannot be what was printed: "+ 2.4 (stat)" (± read as +; "a + b (stat)" is left, b not
-# being a number), "fb-!" (fb⁻¹), "Vs =" (√s), "W - pv" (W → μν: "pv" is no word).
-_UNCERTAINTY = re.compile(r"\((?:stat|syst|theo|theory|lumi|exp|model|scale|pdf)\.?\)[.,;:]?$", re.I)
+# cannot be what was printed: "+ 2.4 (stat)" and "80 353 + 6 MeV" (± read as +: prose
+# does not add two measured values; "a + b (stat)" is left, b not being a number),
+# "fb-!" (fb⁻¹), "Vs =" (√s), "W - pv" (W → μν: "pv" is no word).
+_UNIT = re.compile(r"^(?:[kMGT]?eV|%|[afpn]b|[fpn]s|[mcμ]m)[.,;:)]?$")
+_UNCERTAINTY = re.compile(r"\((?:stat|syst?|theo|theory|lumi|exp|model|scale|pdf)\.?\)[.,;:]?$", re.I)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?[.,;:]?$")
-_INVERSE_BARN = re.compile(r"^(\(?)([afpn]b)[-−–~]\s?[1!lI|?*](\)?[.,;:]?)$")
-_ROOT_S = re.compile(r"^(\(?)(?:Vs|\\/s|V/s)$")
+# fb⁻¹ as Tesseract reads it in hep_pdfs: "fb-!", "fb-1", "fb~'", 'fb"!', "fb‘".
+_INVERSE_BARN = re.compile(r"^(\(?)([afpn]b)(?:[-−–~\"]\s?[1!lI|?*'‘’]|[‘’'])(\)?[.,;:]?)$")
+# √s: "Vs", "vs", "ys", "Ys", "/s", "-/s", "+s", "\/s", always before "= <number>".
+_ROOT_S = re.compile(r"^(\(?)(?:[VvYy]|\\/|-/|/|\+|V/)s$")
 _ARROW = re.compile(r"^(?:-|—|–|->|—>|-->|>|→)$")
 _DECAY = {"W": re.compile(r"^(p|u|µ|μ)v([.,;:)]?)$"), "Z": re.compile(r"^(?:pp|yp|py|uu|up|pu|µµ|μμ)([.,;:)]?)$")}
 _DECAY_TO = {"W": "μν", "Z": "μμ"}
+
+
+def _equals_number(following: list[str]) -> bool:
+    return len(following) == 2 and following[0] == "=" and bool(_NUMBER.match(following[1]))
 
 
 def physics_fixes(words: list[Word]) -> list[Word]:
@@ -132,13 +140,19 @@ def physics_fixes(words: list[Word]) -> list[Word]:
     texts = [w.text for w in words]
     for i, text in enumerate(texts):
         following = texts[i + 1 : i + 3]
-        if text in ("+", "±") and len(following) == 2 and _NUMBER.match(following[0]) and _UNCERTAINTY.match(following[1]):
+        measured = len(following) == 2 and _NUMBER.match(following[0])
+        if text == "+" and measured and (
+            _UNCERTAINTY.match(following[1])
+            or (i > 0 and _NUMBER.match(texts[i - 1]) and (_UNIT.match(following[1]) or _INVERSE_BARN.match(following[1])))
+        ):
             texts[i] = "±"
-        elif text.startswith("+") and _NUMBER.match(text[1:]) and following and _UNCERTAINTY.match(following[0]):
+        elif text.startswith("+") and _NUMBER.match(text[1:]) and (
+            (following and _UNCERTAINTY.match(following[0])) or (i > 0 and texts[i - 1].lower() == "within")
+        ):
             texts[i] = "±" + text[1:]
         elif barn := _INVERSE_BARN.match(text):
             texts[i] = f"{barn.group(1)}${barn.group(2)}^{{-1}}${barn.group(3)}"
-        elif _ROOT_S.match(text) and following[:1] == ["="]:
+        elif _ROOT_S.match(text) and _equals_number(following):
             texts[i] = _ROOT_S.sub(r"\1√s", text)
         elif text in _DECAY and following:
             arrow = bool(_ARROW.match(following[0]))

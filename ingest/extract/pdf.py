@@ -96,6 +96,13 @@ class ExtractedDocument:
 
 
 _PDF_MAGIC = b"%PDF-"
+# Glyphs without a character map whose code says what they are: (font, code, character).
+# TeX's maths italic (Computer Modern, txfonts, Latin Modern) has ℓ at 0x60, where most
+# papers of hep_pdfs lose it ("4` (` = e, µ)"); STIX sets ± at its Latin-1 code.
+_KNOWN_GLYPHS = (
+    (re.compile(r"^(cmmi\d|rtxmi|lmmathitalic|lmmi)", re.I), 0x60, "ℓ"),
+    (re.compile(r"^STIXGeneral", re.I), 0xB1, "±"),
+)
 _BOLD_FONT = re.compile(r"bold|black|heavy|demi|semi|medi|cmbx|sfbx|bx\d|-bd", re.I)
 
 
@@ -213,7 +220,7 @@ def _text_words(page: pdfium.PdfPage) -> list[Word]:
     textpage = page.get_textpage()
     handle = textpage.raw
     box, x, y = pdfium_c.FS_RECTF(), ctypes.c_double(), ctypes.c_double()
-    bold_of: dict[int, bool] = {}
+    font_of: dict[int, tuple[str, bool]] = {}  # text object -> its font's base name, bold
     words: list[Word] = []
     chars: list[Word] = []  # the characters of the word being read
     try:
@@ -228,15 +235,19 @@ def _text_words(page: pdfium.PdfPage) -> list[Word]:
             pdfium_c.FPDFText_GetCharOrigin(handle, i, x, y)
             text_object = pdfium_c.FPDFText_GetTextObject(handle, i)
             key = ctypes.cast(text_object, ctypes.c_void_p).value or 0
-            if key not in bold_of:
-                bold_of[key] = bool(key) and _is_bold(pdfium_c.FPDFTextObj_GetFont(text_object))
+            if key not in font_of:
+                font_of[key] = _font(pdfium_c.FPDFTextObj_GetFont(text_object)) if key else ("", False)
+            font, bold = font_of[key]
             # Code 0: a glyph mapped to U+0000, what a writer emits for a character its
             # font lacks (.notdef). It is an unmapped glyph, not a space between words.
-            if code == 0 or pdfium_c.FPDFText_HasUnicodeMapError(handle, i):
+            if code == 0:
                 text = "\ufffd"
+            elif pdfium_c.FPDFText_HasUnicodeMapError(handle, i):
+                # Without a character map PDFium returns the glyph's code in its font.
+                text = next((ch for pattern, at, ch in _KNOWN_GLYPHS if at == code and pattern.search(font)), "\ufffd")
             else:
                 text = "-" if code == 2 else chr(code)  # PDFium marks a line-end hyphen as 0x02
-            char = Word(text, box.left - left, top - box.top, box.right - left, top - box.bottom, size, bold_of[key], top - y.value)
+            char = Word(text, box.left - left, top - box.top, box.right - left, top - box.bottom, size, bold, top - y.value)
             if chars and _starts_word(chars[-1], char):
                 words.extend(_word(chars))
             chars.append(char)
@@ -277,12 +288,13 @@ def _word(chars: list[Word]) -> list[Word]:
     return [word]
 
 
-def _is_bold(font: pdfium_c.FPDF_FONT) -> bool:
+def _font(font: pdfium_c.FPDF_FONT) -> tuple[str, bool]:
+    """The font's base name and whether it is bold."""
     length = pdfium_c.FPDFFont_GetBaseFontName(font, None, 0)
     name = ctypes.create_string_buffer(length)
     pdfium_c.FPDFFont_GetBaseFontName(font, name, length)
     base = name.value.decode("latin-1").split("+")[-1]  # drop the subset prefix "ABCDEF+"
-    return bool(_BOLD_FONT.search(base)) or pdfium_c.FPDFFont_GetWeight(font) >= 600
+    return base, bool(_BOLD_FONT.search(base)) or pdfium_c.FPDFFont_GetWeight(font) >= 600
 
 
 def _graphics(page: pdfium.PdfPage) -> list[Graphic]:

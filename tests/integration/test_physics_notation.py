@@ -118,3 +118,23 @@ def test_a_glyph_its_font_lacks_is_reported_not_read_as_a_space(tmp_path):
     extracted = extract_pdf(path, SETTINGS)
     assert "W(→ν)+jets" in " ".join(b.text for b in extracted.blocks)
     assert any("no character" in w and "p.1" in w for w in extracted.warnings)
+
+
+def test_the_demo_keeps_its_notation_and_its_equation_with_the_passage(demo_corpus):
+    """What a member saw in the demo: "W(→ ν)+jets", "p T miss", and "R = SR Z→νν i CR
+    Z→μμ i (1)" cut from the passage introducing it."""
+    path = demo_corpus.path(demo_corpus.document("EXO-24-003", "PAS-EXO-24-003", "v1"))
+    document = Document(analysis_id="EXO-24-003", doc_id="PAS-EXO-24-003", version="v1")
+    passages = [c.text for c in chunk_document(extract_pdf(path, SETTINGS), document, SETTINGS).chunks]
+    text = "\n".join(passages)
+    assert "W(→ℓν)+jets" in text and "$p_{T}^{miss}$" in text
+    [passage] = [p for p in passages if "transfer factors computed from simulation" in p]
+    assert "$N_{SR}^{Z→νν}$(i) = $R_{i}$ · $N_{CR}^{Z→μμ}$(i)" in passage
+    assert "$N_{MC}^{Z→νν}$(i) / $N_{MC}^{Z→μμ}$(i), and similarly" in passage
+
+
+@pytest.mark.slow
+def test_ell_of_tex_maths_italic_without_a_character_map(hep_pdfs):
+    """CMMI10 has no ToUnicode map in this paper: PDFium gives ℓ's code, 0x60 ("`")."""
+    extracted = extract_pdf(hep_pdfs / "1806.00425v2.pdf", SETTINGS, pages=[2])
+    assert "→ 4ℓ (ℓ = e, μ)" in " ".join(b.text for b in extracted.blocks)

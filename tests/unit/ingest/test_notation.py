@@ -22,9 +22,16 @@ def ocr_words(text: str) -> list[Word]:
     [
         ("m = 80 365.2 + 2.4 (stat) + 9.6 (syst) MeV", "m = 80 365.2 ± 2.4 (stat) ± 9.6 (syst) MeV"),
         ("yields +2.4 (stat).", "yields ±2.4 (stat)."),
+        ("predicts 80 353 + 6 MeV.", "predicts 80 353 ± 6 MeV."),
+        ("in steps of 10 MeV within +100 MeV", "in steps of 10 MeV within ±100 MeV"),
         ("in 16.8 fb-! of data", "in 16.8 $fb^{-1}$ of data"),
         ("correspond to 16.8 fb-1.", "correspond to 16.8 $fb^{-1}$."),
         ("16.8 fb-? (13.6 TeV)", "16.8 $fb^{-1}$ (13.6 TeV)"),
+        ("of 137 fb~', recorded", "of 137 $fb^{-1}$, recorded"),
+        ('and 20.3 fb"! at 8 TeV', "and 20.3 $fb^{-1}$ at 8 TeV"),
+        ("of 36.1 + 0.8 fb-1 [9]", "of 36.1 ± 0.8 $fb^{-1}$ [9]"),
+        ("at ys = 7 TeV and -/s = 13 TeV", "at √s = 7 TeV and √s = 13 TeV"),
+        ("is 125.0 ± 0.4 (stat) + 0.4 (sys) GeV", "is 125.0 ± 0.4 (stat) ± 0.4 (sys) GeV"),
         ("data at Vs = 13.6 TeV", "data at √s = 13.6 TeV"),
         ("118 million W - pv candidates", "118 million W → μν candidates"),
         ("Signal W — pv and Z — yp events", "Signal W → μν and Z → μμ events"),
@@ -39,8 +46,11 @@ def test_tesseract_misreadings_of_notation_are_undone(read, meant):
     "text",
     [
         "a + b (stat) is the sum",  # a plus sign before a symbol, not a number
+        "the Z + 2 jets events",  # a sum of objects, not of measured values
+        "N + 1 events",
         "+2.4 −1.3 (stat)",  # an asymmetric uncertainty: the + is right
         "the Vs of each cell",  # no "=" after it
+        "signal vs = background",  # versus
         "J/y —> pp events",  # J/ψ → pp̄ exists: left alone
         "W - boson",
         "the fb of",
