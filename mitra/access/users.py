@@ -86,6 +86,14 @@ class Users(ABC):
             raise UsersError(f"no user '{name}' in {self.where} (add them with `mitra users add {name}`)")
         self._put(name, users[name].model_copy(update={"admin": admin}))
 
+    def import_from(self, other: "Users") -> list[str]:
+        """Copies every user of ``other`` here as they are (password hashes included), replacing
+        any of the same name: moving a deployment's users file into the shared database."""
+        imported = other.load()
+        for name, user in imported.items():
+            self._put(name, user)
+        return sorted(imported)
+
     def remove(self, name: str) -> None:
         if name not in self.load():
             raise UsersError(f"no user '{name}' in {self.where}")

@@ -1,9 +1,10 @@
-"""``mitra users add|remove|admin|list``: the local users (``mitra.access.users``), in the users
+"""``mitra users add|remove|admin|import|list``: the local users (``mitra.access.users``), in the users
 file or, with MITRA_DATABASE_URL, the shared database."""
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -63,6 +64,19 @@ def remove(name: Annotated[str, typer.Argument(help="The user to remove.")]) -> 
     users = _users()
     users.remove(name)
     console.print(f"{name} removed from {users.where}")
+
+
+@app.command("import")
+@user_errors
+def import_users(file: Annotated[Path, typer.Argument(help="A users file (users.yaml) to copy users from.")]) -> None:
+    """Copy the users of a users file here, passwords and all (into the shared database with MITRA_DATABASE_URL)."""
+    from mitra.access.users import LocalUsers, UsersError
+
+    if not file.is_file():
+        raise UsersError(f"no users file {file}")
+    users = _users()
+    names = users.import_from(LocalUsers(file))
+    console.print(f"{len(names)} users from {file} saved in {users.where}: {', '.join(names) or 'none'}")
 
 
 @app.command("list")

@@ -83,6 +83,20 @@ def test_users_round_trip(state):
         users.set_admin("alice", True)
 
 
+def test_a_users_file_is_imported_with_its_password_hashes(cli, monkeypatch, database_url, tmp_path):
+    from mitra.access.users import LocalUsers
+
+    if database_url is not None:
+        monkeypatch.setenv("MITRA_DATABASE_URL", database_url)
+    LocalUsers(tmp_path / "old-users.yaml").add("carol", "correct horse", ["cms-top"], admin=True)
+    imported = cli("users", "import", str(tmp_path / "old-users.yaml"))
+    assert imported.exit_code == 0 and "1 users" in imported.output, imported.output
+    assert json.loads(cli("users", "list", "--json").stdout) == [{"user": "carol", "groups": ["cms-top"], "admin": True}]
+    state = Settings(_env_file=None, data_dir=tmp_path / "kb", database_url=database_url)
+    assert open_users(state).verify("carol", "correct horse") is not None
+    assert cli("users", "import", str(tmp_path / "missing.yaml")).exit_code == 2
+
+
 def test_policy_round_trip(state):
     assert AccessPolicy.in_force(state).unlisted == "members"  # none imported: every member reads everything
     policy = AccessPolicy(admins=["mitra-admins"], analyses=[Rule(match="EXO-*", groups=["cms-exo"])])
