@@ -31,6 +31,7 @@ from ingest.pipeline import (
     K, IngestSummary, PageProgress, PreparedVersion, VersionJob, admit_version, prepare_version, write_version,
 )
 from ingest.sources.jsonl import LowCoverage
+from mitra.core.memory import release_freed
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Chunk, Document
 from mitra.models.embedders import Embedder, load_embedder
@@ -40,7 +41,8 @@ from mitra.store.knowledge_base import KnowledgeBase
 @dataclass
 class StagedVersion:
     """One version through the stages: the job in, its chunks (or why it failed) and the
-    vectors of its ``passage_texts`` out."""
+    vectors of its ``passage_texts`` out. Stages pass it pickled, as Arrow bytes (Arrow has
+    no type for it, and Ray's own fallback to pickling warns on every batch)."""
 
     index: int
     job: VersionJob
@@ -112,6 +114,7 @@ class EmbedStage:
         for item in staged:
             if item.prepared is not None:
                 item.vectors = self.embedder.embed_passages(passage_texts(item.prepared.chunks, self.window_words))
+        release_freed()  # as the store's writer does: an actor lives for the whole run
         return {"item": [pickle.dumps(item) for item in staged]}
 
 
