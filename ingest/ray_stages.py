@@ -148,6 +148,7 @@ def run_stages(settings: Settings, jobs: list[VersionJob], *, force_ocr: bool = 
     # Written in the order given, as in one process: where no abstract was given, the
     # analysis keeps the one of the last version written.
     dataset.context.execution_options.preserve_order = True
+    dataset.context.enable_progress_bars = False  # the CLI shows its own, a file at a time
     dataset = dataset.map_batches(
         _prepare, batch_size=1, compute=ray.data.TaskPoolStrategy(size=extractors),
         fn_kwargs={"settings": settings, "force_ocr": force_ocr, "allow_low_coverage": allow_low_coverage},
