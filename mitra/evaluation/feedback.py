@@ -9,18 +9,14 @@ can add the right evidence before using it for retrieval metrics).
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Engine, insert, select, update
+from sqlalchemy import insert, select, update
 
 from mitra.evaluation.retrieval import GoldQuery
 from mitra.store.schema import feedback as ratings
-from mitra.store.state import database, now, open_engine
-
-if TYPE_CHECKING:
-    from mitra.core.settings import Settings
+from mitra.store.state import SqlStore, now
 
 
 class Feedback(BaseModel):
@@ -35,15 +31,10 @@ class Feedback(BaseModel):
     created_at: str = ""
 
 
-class FeedbackStore:
-    """The ratings in ``engine`` (or the SQLite file at a path, created or upgraded on open)."""
+class FeedbackStore(SqlStore):
+    """The ratings (see ``SqlStore``)."""
 
-    def __init__(self, engine: Engine | Path):
-        self.engine = engine if isinstance(engine, Engine) else open_engine(engine, "feedback@head")
-
-    @classmethod
-    def open(cls, settings: "Settings") -> "FeedbackStore":
-        return cls(database(settings, "feedback"))
+    branch = "feedback"
 
     def add(self, feedback: Feedback) -> int:
         f = feedback

@@ -9,19 +9,15 @@ readers over to them.
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import TYPE_CHECKING, ContextManager
+from typing import ContextManager
 
 from pydantic import BaseModel
-from sqlalchemy import Engine, Integer, Text, case, cast, delete, select, update
+from sqlalchemy import Integer, Text, case, cast, delete, select, update
 from sqlalchemy.engine import Connection, RowMapping
 
 from mitra.core.types import Analysis, Document
 from mitra.store.schema import analyses, documents, meta
-from mitra.store.state import database, now, open_engine, upsert
-
-if TYPE_CHECKING:
-    from mitra.core.settings import Settings
+from mitra.store.state import SqlStore, now, upsert
 
 
 class DocumentRecord(BaseModel):
@@ -37,15 +33,10 @@ class AnalysisRecord(BaseModel):
     updated_at: str
 
 
-class Catalog:
-    """The catalog in ``engine`` (or the SQLite file at a path, created or upgraded on open)."""
+class Catalog(SqlStore):
+    """The catalog (see ``SqlStore``)."""
 
-    def __init__(self, engine: Engine | Path):
-        self.engine = engine if isinstance(engine, Engine) else open_engine(engine, "catalog@head")
-
-    @classmethod
-    def open(cls, settings: "Settings") -> "Catalog":
-        return cls(database(settings, "catalog"))
+    branch = "catalog"
 
     def transaction(self) -> ContextManager[Connection]:
         """One transaction: commits on success, rolls back on error."""

@@ -10,18 +10,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Engine, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 
 from mitra.core.errors import MitraError
 from mitra.store.schema import conversations, turns
-from mitra.store.state import database, now, open_engine
-
-if TYPE_CHECKING:
-    from mitra.core.settings import Settings
+from mitra.store.state import SqlStore, now
 
 
 class UnknownConversation(MitraError):
@@ -54,15 +49,10 @@ class ConversationSummary(BaseModel):
     updated_at: str
 
 
-class ConversationStore:
-    """The conversations in ``engine`` (or the SQLite file at a path, created or upgraded on open)."""
+class ConversationStore(SqlStore):
+    """The conversations (see ``SqlStore``)."""
 
-    def __init__(self, engine: Engine | Path):
-        self.engine = engine if isinstance(engine, Engine) else open_engine(engine, "conversations@head")
-
-    @classmethod
-    def open(cls, settings: "Settings") -> "ConversationStore":
-        return cls(database(settings, "conversations"))
+    branch = "conversations"
 
     def start(self, owner: str, title: str) -> str:
         """A new, empty conversation of ``owner``'s; its id."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal, Self
 from weakref import WeakKeyDictionary, WeakValueDictionary
 
 from alembic import command
@@ -33,7 +33,7 @@ from mitra.core.errors import MitraError
 if TYPE_CHECKING:
     from mitra.core.settings import Settings
 
-Branch = Literal["catalog", "feedback", "conversations", "members"]
+Branch = Literal["catalog", "feedback", "conversations", "members", "index"]
 _MIGRATIONS = Path(__file__).with_name("migrations")
 _engines: WeakValueDictionary[str, Engine] = WeakValueDictionary()  # by URL
 _upgraded: WeakKeyDictionary[Engine, set[str]] = WeakKeyDictionary()  # the revisions each engine was upgraded to
@@ -62,6 +62,20 @@ def database(settings: "Settings", branch: Branch) -> Engine:
     if settings.database_url is not None:
         return open_engine(settings.database_url.get_secret_value(), "heads")
     return open_engine(sqlite_path(settings, branch), f"{branch}@head")
+
+
+class SqlStore:
+    """The tables of one ``branch`` in ``engine`` (or the SQLite file at a path, created
+    or upgraded on open); ``open`` finds them where the settings keep that branch."""
+
+    branch: ClassVar[Branch]
+
+    def __init__(self, engine: Engine | Path):
+        self.engine = engine if isinstance(engine, Engine) else open_engine(engine, f"{self.branch}@head")
+
+    @classmethod
+    def open(cls, settings: "Settings") -> Self:
+        return cls(database(settings, cls.branch))
 
 
 def open_engine(target: str | Path, revision: str) -> Engine:
