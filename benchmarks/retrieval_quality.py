@@ -237,27 +237,26 @@ def self_tuned(built: dict[str, tuple[BenchmarkSet, Pipeline]], variants: list[d
     return out
 
 
-def self_tuned_markdown(rows: dict) -> str:
-    lines = ["", "| set | chosen on its own pseudo-questions | tier | self-tuned | default | BM25 |", "|---|---|---|---|---|---|"]
+def choice_table(rows: dict, header: str, chosen: str, scores: tuple[str, str, str]) -> list[str]:
+    """One Markdown row per (set, tier): the settings ``chosen`` there and three ``scores``."""
+    lines = [header, "|---|---|---|---|---|---|"]
     for name, row in rows.items():
         for tier in ("locked", "routing"):
             if tier in row:
-                r = row[tier]
-                lines.append(f"| {name} | {json.dumps(row['chosen'])} | {tier} | {r['self_tuned']:.3f} | "
-                             f"{r['default']:.3f} | {r['bm25']:.3f} |")
-    return "\n".join(lines)
+                cells = " | ".join(f"{row[tier][k]:.3f}" for k in scores)
+                lines.append(f"| {name} | {json.dumps(row[chosen])} | {tier} | {cells} |")
+    return lines
+
+
+def self_tuned_markdown(rows: dict) -> str:
+    return "\n".join(["", *choice_table(rows, "| set | chosen on its own pseudo-questions | tier | self-tuned | default | BM25 |",
+                                        "chosen", ("self_tuned", "default", "bm25"))])
 
 
 def grid_markdown(grid: dict) -> str:
-    lines = ["", f"Chosen on all sets: {json.dumps(grid['chosen'])}", "",
-             "| left out | chosen without it | tier | its score there | all-sets choice | BM25 |", "|---|---|---|---|---|---|"]
-    for name, row in grid["loso"].items():
-        for tier in ("locked", "routing"):
-            if tier in row:
-                r = row[tier]
-                lines.append(f"| {name} | {json.dumps(row['chosen_without'])} | {tier} | {r['score']:.3f} | "
-                             f"{r['all_sets_choice']:.3f} | {r['bm25']:.3f} |")
-    return "\n".join(lines)
+    return "\n".join(["", f"Chosen on all sets: {json.dumps(grid['chosen'])}", "",
+                      *choice_table(grid["loso"], "| left out | chosen without it | tier | its score there | all-sets choice | BM25 |",
+                                    "chosen_without", ("score", "all_sets_choice", "bm25"))])
 
 
 def macro_average(results: dict, systems: list[str]) -> dict:
