@@ -57,8 +57,8 @@ def _uncommented_vllm() -> dict:
 def test_compose_file_validates_against_the_compose_specification():
     compose = _compose()
     assert _validate(compose) == []
-    assert set(compose["services"]) == {"app", "chroma", "ollama"}
-    app = compose["services"]["app"]["environment"]
+    assert set(compose["services"]) == {"app1", "app2", "nginx", "postgres", "chroma", "ollama"}
+    app = compose["services"]["app1"]["environment"]
     assert app["MITRA_CHROMA_HOST"] == "chroma" and app["MITRA_CHROMA_PORT"] == "8000"
     assert app["MITRA_LLM_BACKEND"] == "ollama" and app["MITRA_OLLAMA_HOST"] == "http://ollama:11434"
     assert all(v.split(":")[0] in compose["volumes"] for s in compose["services"].values() for v in s["volumes"]
@@ -66,10 +66,33 @@ def test_compose_file_validates_against_the_compose_specification():
     assert "MITRA_AUTH" in COMPOSE.read_text()  # the sign-in choice is spelled out
 
 
+def test_compose_runs_two_replicas_that_share_no_disk_behind_a_sticky_front():
+    """The cluster form: two app replicas with the same settings, each with a cache volume
+    of its own (shared state in the postgres service, vectors in chroma), and an nginx
+    front that keeps each client on one replica and passes Streamlit's websocket."""
+    from sqlalchemy.engine import make_url
+
+    services = _compose()["services"]
+    app1, app2 = services["app1"], services["app2"]
+    assert app1["environment"] == app2["environment"] and app1["build"] == app2["build"] == "."
+    caches = [{v.split(":")[0] for v in app["volumes"] if v.endswith(":/data")} for app in (app1, app2)]
+    assert all(len(c) == 1 for c in caches) and not caches[0] & caches[1]
+    url = make_url(app1["environment"]["MITRA_DATABASE_URL"])
+    postgres = services["postgres"]["environment"]
+    assert (url.host, url.username, url.password, url.database) == (
+        "postgres", postgres["POSTGRES_USER"], postgres["POSTGRES_PASSWORD"], postgres["POSTGRES_DB"])
+    assert {"postgres", "chroma"} <= set(app1["depends_on"]) and "pg_isready" in services["postgres"]["healthcheck"]["test"]
+    mount = next(v for v in services["nginx"]["volumes"] if v.endswith("/etc/nginx/conf.d/default.conf:ro"))
+    conf = (REPO / mount.split(":")[0]).read_text()
+    upstream = re.search(r"upstream mitra \{(.*?)\}", conf, re.S).group(1)
+    assert "ip_hash;" in upstream and re.findall(r"server (\S+);", upstream) == ["app1:8501", "app2:8501"]
+    assert "proxy_set_header Upgrade $http_upgrade;" in conf and "proxy_http_version 1.1;" in conf
+
+
 def test_compose_settings_are_real_settings_fields():
     from mitra.core.settings import Settings
 
-    env = _compose()["services"]["app"]["environment"]
+    env = _compose()["services"]["app1"]["environment"]
     fields = {f"MITRA_{name.upper()}" for name in Settings.model_fields}
     assert {k for k in env if k.startswith("MITRA_")} <= fields
     commented = set(re.findall(r"#\s*(MITRA_[A-Z_]+):", COMPOSE.read_text()))
@@ -89,7 +112,7 @@ def test_commented_vllm_service_is_valid_compose_too():
 
 def test_schema_rejects_a_broken_compose_file():
     compose = _compose()
-    compose["services"]["app"]["port"] = ["8501:8501"]  # a typo the engine would reject
+    compose["services"]["app1"]["port"] = ["8501:8501"]  # a typo the engine would reject
     assert any("port" in error for error in _validate(compose))
 
 
