@@ -52,8 +52,7 @@ def stores(settings: Settings, embedder) -> dict:
     routing = kb.client.get_collection(ABSTRACTS).get(ids=[ANALYSIS.id], include=["embeddings"])["embeddings"][0]
     return {
         "analysis": kb.get_analysis(ANALYSIS.id).model_dump(),
-        "documents": sorted((d.document.model_dump_json(exclude={"source"}), d.n_chunks)
-                            for d in kb.documents(ANALYSIS.id)),
+        "documents": sorted((d.document.model_dump_json(), d.n_chunks) for d in kb.documents(ANALYSIS.id)),
         "chunks": {c.id: (c.model_dump(), vectors[c.id], windows[c.id]) for c in kb.chunks(ANALYSIS.id)},
         "routing": routing,
     }
