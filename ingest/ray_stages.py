@@ -19,6 +19,7 @@ filesystem) and runs the same MITRA install.
 from __future__ import annotations
 
 import pickle
+import socket
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ from ingest.pipeline import (
     K, IngestSummary, PageProgress, PreparedVersion, VersionJob, admit_version, prepare_version, write_version,
 )
 from ingest.sources.jsonl import LowCoverage
+from mitra.core.errors import MitraError
 from mitra.core.memory import release_freed
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Chunk, Document
@@ -118,6 +120,23 @@ class EmbedStage:
         return {"item": [pickle.dumps(item) for item in staged]}
 
 
+class RayUnreachable(MitraError):
+    """The Ray cluster named by ``--ray`` / ``MITRA_RAY_ADDRESS`` does not answer."""
+
+
+def check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """A ``host:port`` or ``ray://host:port`` address must accept a connection first:
+    ``ray.init`` retries an unreachable one for minutes before it fails."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # "auto", "local": Ray resolves those itself, and fails fast
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as error:
+        raise RayUnreachable(f"no Ray cluster answers at {address} ({error.strerror or error}): "
+                             "start it with `ray start --head`, or fix --ray / MITRA_RAY_ADDRESS") from None
+
+
 def connect(address: str) -> None:
     """Join the Ray cluster at ``address`` (``local``: start one on this machine's
     cores), unless this process has joined one already."""
@@ -128,6 +147,7 @@ def connect(address: str) -> None:
     if address == "local":
         ray.init(include_dashboard=False)
     else:
+        check_reachable(address)
         ray.init(address=address)
 
 

@@ -103,3 +103,18 @@ def test_ray_ingest_run_leaves_the_stores_of_the_single_process_run(ray_cluster,
     _, expected, state = reference
     assert summary.as_dict() == expected.as_dict()
     assert snapshot(data_dir, embedder) == state
+
+
+def test_an_unreachable_ray_address_is_one_line_at_once(pdfs, tmp_path, cli_in, monkeypatch):
+    """ray.init retries an address nobody listens on for minutes; the check before it says so in a second."""
+    import time
+
+    from tests.conftest import closed_port
+
+    monkeypatch.setenv("MITRA_DATA_DIR", str(tmp_path))
+    address = f"127.0.0.1:{closed_port()}"
+    start = time.monotonic()
+    result = cli_in("ingest", "pdf", str(pdfs[0]), "--analysis", ANALYSIS.id, "--ray", address)
+    assert result.exit_code == 2 and time.monotonic() - start < 30, result.output
+    assert f"no Ray cluster answers at {address}" in " ".join(result.output.split())
+    assert "Traceback" not in result.output
