@@ -176,9 +176,10 @@ class BM25Index:
                 for _ in range(n)]
 
     def save(self, directory: Path) -> None:
-        swap_in(directory, self._write)
+        swap_in(directory, self.write)
 
-    def _write(self, directory: Path) -> None:
+    def write(self, directory: Path) -> None:
+        """The index into the new directory ``directory`` (``save`` swaps it in)."""
         directory.mkdir(parents=True)
         (directory / "entries.json").write_text(json.dumps(
             {"ids": self.ids, "tags": self.tags, "stamp": self.stamp, "tokenizer": self.tokenizer}
@@ -189,7 +190,7 @@ class BM25Index:
             np.savez(directory / "terms.npz", indptr=self.terms.indptr, tokens=self.terms.tokens,
                      counts=self.terms.counts)
         if self.sections is not None:
-            self.sections._write(directory / "sections")
+            self.sections.write(directory / "sections")
 
     @classmethod
     def load(cls, directory: Path) -> "BM25Index | None":

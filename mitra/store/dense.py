@@ -89,9 +89,10 @@ class DenseIndex:
         return [(self.ids[top[j]], float(scores[j])) for j in order]
 
     def save(self, directory: Path) -> None:
-        swap_in(directory, self._write)
+        swap_in(directory, self.write)
 
-    def _write(self, directory: Path) -> None:
+    def write(self, directory: Path) -> None:
+        """The index into the new directory ``directory`` (``save`` swaps it in)."""
         directory.mkdir(parents=True)
         np.save(directory / "vectors.npy", self.vectors)
         np.save(directory / "windows.npy", self.windows)

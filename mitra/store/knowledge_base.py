@@ -21,18 +21,19 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shutil
 import time
-from pathlib import Path
 from typing import Callable, Iterable
 
 import numpy as np
 from chromadb.errors import ChromaError
+from sqlalchemy.engine import make_url
 
 from mitra.core import faults
 from mitra.store.filters import SearchFilter
 from mitra.store.bm25 import BM25Index
 from mitra.store.dense import DenseIndex
+from mitra.store.index_files import open_index_files
+from mitra.store.state import cluster_form
 from mitra.store.catalog import AnalysisRecord, Catalog, DocumentRecord
 from mitra.store.routing import AbstractVectors, EvidenceSearch, build_evidence, current_rows
 from mitra.models.embedders import Embedder
@@ -165,7 +166,9 @@ def connect_chroma(settings: Settings):
 class KnowledgeBase:
     """The two-tier store of one data dir, and the only writer of it: the abstracts
     collection (tier 1), one full-text collection and BM25 index per analysis generation
-    (tier 2), and the catalog that says which generation is current. Reads need no
+    (tier 2), and the catalog that says which generation is current. The index files live
+    where ``mitra.store.index_files`` says: the data dir, or PostgreSQL in the cluster form,
+    where every replica reaches them and caches them by stamp. Reads need no
     embedder; writes do, and refuse one that differs from the one the stores were built with."""
 
     def __init__(self, settings: Settings, embedder: Embedder | None = None):
@@ -175,8 +178,9 @@ class KnowledgeBase:
         self.catalog = Catalog.open(settings)
         self.client = connect_chroma(settings)
         self._filled = 0  # full-text collections written through this client
-        self._bm25: dict[tuple[str, int], BM25Index] = {}
-        self._dense: dict[str, tuple[int, BM25Index, DenseIndex, np.ndarray]] = {}
+        self.files = open_index_files(settings)  # the data dir's, or (cluster form) PostgreSQL's
+        self._bm25: dict[tuple[str, str | int], BM25Index] = {}
+        self._dense: dict[str, tuple[str, BM25Index, DenseIndex, np.ndarray]] = {}
         self._handles: dict[str, object] = {}  # full-text collections read through this client
         # Tier 1's read caches, each valid for one routing version (see ``_routing_view``).
         self._current: tuple[str, dict[str, str]] | None = None
@@ -241,16 +245,17 @@ class KnowledgeBase:
             raise UnknownAnalysis(analysis_id)
         return record
 
-    def _bm25_dir(self, name: str) -> Path:
-        return self.settings.bm25_dir / name
+    def _saved_bm25(self, name: str) -> BM25Index | None:
+        return BM25Index.load(self.files.directory("bm25", name))
+
+    def _save_bm25(self, name: str, index: BM25Index) -> None:
+        self.files.save("bm25", name, index.write)
 
     def _load_bm25(self, name: str) -> BM25Index:
-        entries = self._bm25_dir(name) / "entries.json"
-        stamp = entries.stat().st_mtime_ns if entries.exists() else 0
-        key = (name, stamp)
+        key = (name, self.files.stamp("bm25", name))
         if key not in self._bm25:
             self._bm25 = {k: v for k, v in self._bm25.items() if k[0] != name}
-            index = BM25Index.load(self._bm25_dir(name)) or BM25Index.build([], [])
+            index = self._saved_bm25(name) or BM25Index.build([], [])
             if (index.tokenizer != TOKENIZER or index.terms is None) and name not in (ABSTRACTS, EVIDENCE):
                 # Saved by an older tokenizer, or without term counts: rebuilt from the
                 # collection (in memory; the next write of the analysis saves a current one).
@@ -279,7 +284,6 @@ class KnowledgeBase:
         windows' into the generation's dense index (``mitra.store.dense``), merged into what
         it held: upsert semantics, as Chroma's."""
         words = self.settings.dense_window_words
-        dim = self._require_embedder().dim
         parts = self._dense_index(collection.name).parts()
         for start in range(0, len(chunks), _CHROMA_BATCH):
             batch = chunks[start : start + _CHROMA_BATCH]
@@ -298,19 +302,22 @@ class KnowledgeBase:
             if progress:
                 progress(len(batch))
         ids = list(parts)
-        DenseIndex.build(ids, np.array([parts[i][0] for i in ids]), [parts[i][1] for i in ids], dim).save(
-            self._dense_dir(collection.name)
-        )
+        self._save_dense(collection.name, parts, ids)
 
     def _rebuild_bm25(self, name: str, collection) -> None:
         """BM25 from the collection's chunks, and the dense index cut to them (chunks deleted
         from the collection leave it too)."""
         chunks = self._all_chunks(collection)
-        chunk_index(chunks).save(self._bm25_dir(name))
+        self._save_bm25(name, chunk_index(chunks))
         parts = self._dense_index(name).parts()
         ids = [c.id for c in chunks if c.id in parts]
-        DenseIndex.build(ids, np.array([parts[i][0] for i in ids]), [parts[i][1] for i in ids],
-                         self._require_embedder().dim).save(self._dense_dir(name))
+        self._save_dense(name, parts, ids)
+
+    def _save_dense(self, name: str, parts: dict[str, tuple[np.ndarray, np.ndarray]], ids: list[str]) -> None:
+        """The dense index of generation ``name``: the vectors ``parts`` holds for ``ids``."""
+        dense = DenseIndex.build(ids, np.array([parts[i][0] for i in ids]), [parts[i][1] for i in ids],
+                                 self._require_embedder().dim)
+        self.files.save("dense", name, dense.write)
 
     @staticmethod
     def _all_chunks(collection, where: dict | None = None) -> list[Chunk]:
@@ -339,7 +346,7 @@ class KnowledgeBase:
         self._drop_collection(name)  # leftovers of an interrupted attempt at this generation
         if chunks:  # abstract-only analyses get their collection lazily, on first use
             self._write_chunks(self._to_fill(name), chunks, progress)
-        chunk_index(chunks).save(self._bm25_dir(name))
+        self._save_bm25(name, chunk_index(chunks))
         self._route([analysis])
         faults.reached("index.written")
         counts: dict[tuple[str, str], int] = {}
@@ -402,8 +409,8 @@ class KnowledgeBase:
             if collection in present:
                 self.client.delete_collection(collection)
         self._handles.pop(name, None)
-        shutil.rmtree(self._bm25_dir(name), ignore_errors=True)
-        shutil.rmtree(self._dense_dir(name), ignore_errors=True)
+        self.files.delete("bm25", name)
+        self.files.delete("dense", name)
 
     def collect_garbage(self) -> list[str]:
         """Delete full-text collections no catalog entry points to (an interrupted re-index)."""
@@ -439,7 +446,7 @@ class KnowledgeBase:
         if removed:
             collection.delete(ids=removed)
         self._route([a for a in analyses if have_hash.get(a.id) != _routing_hash(a)])
-        self._routing_bm25().save(self._bm25_dir(ABSTRACTS))
+        self._save_bm25(ABSTRACTS, self._routing_bm25())
         self._sync_evidence()
 
     def _sync_evidence(self) -> None:
@@ -448,16 +455,16 @@ class KnowledgeBase:
         loaded one at a time and not kept: a writer's memory stays flat."""
         unit = self.settings.route_evidence_unit
         stamp = f"{self.catalog.get_meta('routing_version') or '0'}:{unit}"
-        saved = BM25Index.load(self._bm25_dir(EVIDENCE))
+        saved = self._saved_bm25(EVIDENCE)
         if saved is not None and saved.stamp == stamp and saved.tokenizer == TOKENIZER:
             return
         generations = {}
         for record in self.catalog.analyses():
-            index = BM25Index.load(self._bm25_dir(record.collection))
+            index = self._saved_bm25(record.collection)
             if index is not None and (index.terms is None or index.tokenizer != TOKENIZER):
                 index = self._load_bm25(record.collection)  # an older index: rebuilt from its collection
             generations[record.analysis.id] = (record.collection, current_rows(index) if index else [])
-        build_evidence(generations, unit, stamp).save(self._bm25_dir(EVIDENCE))
+        self._save_bm25(EVIDENCE, build_evidence(generations, unit, stamp))
 
     def _routing_bm25(self) -> BM25Index:
         """BM25 over the analyses' routing texts, current with the catalog: the saved one
@@ -519,14 +526,11 @@ class KnowledgeBase:
             admitted &= mask[rows] > 0
         return dense.search(query_vector, k, None if admitted.all() else admitted, self.settings.dense_window_words > 0)
 
-    def _dense_dir(self, name: str) -> Path:
-        return self.settings.data_dir / "dense" / name
-
     def _dense_index(self, name: str) -> DenseIndex:
         """The generation's dense index as saved, or, for one indexed before it existed, built
         from the collection's paragraph vectors and its windows collection (in memory; the
         next write of the analysis saves it)."""
-        saved = DenseIndex.load(self._dense_dir(name))
+        saved = DenseIndex.load(self.files.directory("dense", name))
         if saved is not None:
             return saved
         dim = int(self.catalog.get_meta("dim") or (self.embedder.dim if self.embedder else 0))
@@ -544,8 +548,7 @@ class KnowledgeBase:
     def _loaded_dense(self, name: str, bm25: BM25Index) -> tuple[DenseIndex, np.ndarray]:
         """The dense index of generation ``name``, loaded once per save, and each of its rows'
         row in the BM25 index ``bm25`` (-1 where it has none)."""
-        ids_file = self._dense_dir(name) / "ids.json"
-        stamp = ids_file.stat().st_mtime_ns if ids_file.exists() else 0
+        stamp = self.files.stamp("dense", name)
         cached = self._dense.get(name)
         if cached is None or cached[0] != stamp or cached[1] is not bm25:
             dense = cached[2] if cached is not None and cached[0] == stamp else self._dense_index(name)
@@ -618,7 +621,9 @@ class KnowledgeBase:
         analyses = [r for r in self.catalog.analyses() if only is None or r.analysis.id in only]
         docs = [d for r in analyses for d in self.catalog.documents(r.analysis.id)]
         return {
-            "data_dir": str(self.settings.data_dir),
+            # The cluster form's data dir is a replica's own cache: the knowledge base is the database's.
+            **({"database": make_url(self.settings.database_url.get_secret_value()).render_as_string(hide_password=True)}
+               if cluster_form(self.settings) else {"data_dir": str(self.settings.data_dir)}),
             "chroma": f"http://{self.settings.chroma_host}:{self.settings.chroma_port}"
             if self.settings.chroma_host
             else str(self.settings.chroma_dir),

@@ -1,5 +1,6 @@
 """The shared state's tables, on one SQLAlchemy ``MetaData``: the catalog, feedback,
-conversations, and (in PostgreSQL only) users, the access policy and the audit trail.
+conversations, and (in PostgreSQL only) users, the access policy, the audit trail and the
+index blobs of the cluster form.
 
 Timestamps are ISO-8601 UTC text wherever the embedded SQLite form keeps the table too,
 so one query serves both back ends and the text sorts as the time does; the audit
@@ -10,8 +11,8 @@ creates and upgrades these tables: a change here needs a migration there.
 from __future__ import annotations
 
 from sqlalchemy import (
-    BigInteger, Boolean, CheckConstraint, Column, DateTime, Float, ForeignKey, Identity, Integer, MetaData, Table,
-    Text,
+    BigInteger, Boolean, CheckConstraint, Column, DateTime, Float, ForeignKey, Identity, Integer, LargeBinary, MetaData,
+    Table, Text,
 )
 
 metadata = MetaData()
@@ -106,4 +107,14 @@ audit = Table(
     Column("user", Text, nullable=False, index=True),
     Column("analysis", Text),
     Column("record", Text, nullable=False),  # the whole event as JSON, as the file trail writes it
+)
+
+# ---------------------------------------------------------------- index blobs (mitra.store.index_files; cluster form)
+index_blobs = Table(
+    "index_blobs", metadata,
+    Column("kind", Text, primary_key=True),  # bm25 | dense
+    Column("name", Text, primary_key=True),  # the generation's collection, or abstracts / evidence
+    Column("stamp", Text, nullable=False),  # new on every save: what replicas cache by
+    Column("data", LargeBinary, nullable=False),  # the index directory as an uncompressed tar
+    Column("created_at", Text, nullable=False),
 )

@@ -49,6 +49,13 @@ def uses_database(settings: "Settings") -> bool:
     return settings.database_url is not None
 
 
+def cluster_form(settings: "Settings") -> bool:
+    """Replicas sharing no disk: the state in PostgreSQL and the vectors in a Chroma server, so
+    the indexes (``mitra.store.index_files``) and the writer lock (``mitra.store.lock``) move
+    to PostgreSQL too."""
+    return settings.database_url is not None and settings.chroma_host is not None
+
+
 def sqlite_path(settings: "Settings", branch: Branch) -> Path:
     paths = {"catalog": settings.catalog_path, "feedback": settings.feedback_path,
              "conversations": settings.conversations_path}

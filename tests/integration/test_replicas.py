@@ -1,0 +1,119 @@
+"""Replicas that share no disk (the cluster form): a real PostgreSQL and a real ``chroma run``
+server; one writer indexes with its own data dir, and ``mitra`` processes with other, empty
+data dirs serve the same knowledge base (``pytest -k replica``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ingest.sources.jsonl import index_jsonl
+from mitra.core.settings import Settings
+from mitra.retrieval.pipeline import build_pipeline
+from mitra.retrieval.search import SearchRequest, run_search
+from mitra.store.lock import WriterBusy, writer_lock
+from tests.conftest import OLLAMA_MODEL, REPO
+from tests.fixtures.samples import ANALYSES, write_jsonl
+from tests.integration.test_deploy import chroma_server  # noqa: F401 (fixture)
+
+MITRA = [str(REPO / ".venv" / "bin" / "mitra")]
+QUESTION = "What is the dominant background in the dimuon Higgs search?"
+
+@pytest.fixture
+def cluster(postgres_url, chroma_server, ollama_stub) -> dict[str, str]:
+    """The environment of the cluster form, less the data dir; the LLM is the Ollama stand-in."""
+    return {**os.environ, "MITRA_DATABASE_URL": postgres_url, "MITRA_CHROMA_HOST": "127.0.0.1",
+            "MITRA_CHROMA_PORT": str(chroma_server), "MITRA_RERANKER": "none", "OMP_NUM_THREADS": "1",
+            "MITRA_LLM_BACKEND": "ollama", "MITRA_OLLAMA_HOST": ollama_stub.url, "MITRA_OLLAMA_MODEL": OLLAMA_MODEL}
+
+
+def _settings(cluster: dict[str, str], data_dir: Path, **overrides) -> Settings:
+    return Settings(_env_file=None, data_dir=data_dir, database_url=cluster["MITRA_DATABASE_URL"],
+                    chroma_host="127.0.0.1", chroma_port=int(cluster["MITRA_CHROMA_PORT"]), reranker="none",
+                    **overrides)
+
+
+def _mitra(env: dict[str, str], data_dir: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([*MITRA, *args], env={**env, "MITRA_DATA_DIR": str(data_dir)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def _output(run: subprocess.Popen) -> str:
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    return out
+
+
+def _hybrid(pipeline, query: str) -> list[str]:
+    row = run_search(pipeline, SearchRequest(qid="q", query=query, analysis_id="HIG-24-001"), system="hybrid", k=3)
+    return [hit["text"] for hit in row["hits"]]
+
+
+def test_replicas_with_empty_data_dirs_serve_what_one_writer_indexed(cluster, tmp_path, embedder, ollama_stub):
+    # The writer (this process, data dir A) indexes; it keeps no index files of its own.
+    writer = build_pipeline(_settings(cluster, tmp_path / "A"), embedder=embedder, with_reranker=False)
+    index_jsonl(writer.kb, write_jsonl(tmp_path / "analyses.jsonl", ANALYSES))
+    assert not list((tmp_path / "A").glob("bm25/*")) and not list((tmp_path / "A").glob("dense/*"))
+
+    commands = [("route", QUESTION, "--json"),
+                ("search", QUESTION, "--analysis", "HIG-24-001", "--system", "hybrid", "--json"),
+                ("stats", "--json"),
+                ("ask", QUESTION, "--analysis", "HIG-24-001", "--json")]
+    runs = {replica: [_mitra(cluster, tmp_path / replica, *c) for c in commands] for replica in ("B", "C")}
+    seen = {replica: [json.loads(_output(run)) for run in replica_runs] for replica, replica_runs in runs.items()}
+    for answers in seen.values():
+        answers[1].pop("timings_ms")  # how long this process took
+        answers[3].pop("timings_ms")
+    assert seen["B"] == seen["C"]
+    route, search, stats, answer = seen["B"]
+    assert route["candidates"][0]["analysis_id"] == "HIG-24-001"
+    assert any("Drell-Yan" in hit["text"] for hit in search["hits"])
+    assert stats["analyses"] == len(ANALYSES) and "data_dir" not in stats
+    assert len(ollama_stub.chats) == 2 and ollama_stub.chats[0] == ollama_stub.chats[1]  # the same prompt
+    assert "Drell-Yan" in json.dumps(ollama_stub.chats[0])
+
+    # A reader that stays up (data dir D) serves the writer's next generation within seconds.
+    reader = build_pipeline(_settings(cluster, tmp_path / "D"), embedder=embedder, with_reranker=False)
+    assert not any("quasar" in text for text in _hybrid(reader, "quasar background"))
+    changed = json.loads(json.dumps(ANALYSES))
+    changed[0]["documents"][0]["text"] += "\n\n# Cross-checks\nA quasar background was ruled out by timing."
+    changed[0]["documents"][0]["version"] = "2"
+    index_jsonl(writer.kb, write_jsonl(tmp_path / "changed.jsonl", changed))
+    published = time.monotonic()
+    while not any("quasar" in text for text in _hybrid(reader, "quasar background")):
+        assert time.monotonic() - published < 5, "the reader still serves the old generation"
+        time.sleep(0.2)
+
+
+_HOLDER = """
+import sys
+from mitra.core.settings import get_settings
+from mitra.store.lock import writer_lock
+with writer_lock(get_settings(), "replica-holder"):
+    print("held", flush=True)
+    sys.stdin.readline()
+"""
+
+
+def test_replica_writers_exclude_each_other_through_the_database(cluster, tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER], env={**cluster, "MITRA_DATA_DIR": str(tmp_path / "A")},
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        settings = _settings(cluster, tmp_path / "B", lock_timeout_s=1)
+        told = []
+        with pytest.raises(WriterBusy, match=rf"replica-holder run started at .* by PID {holder.pid} on "):
+            with writer_lock(settings, "index-jsonl", told.append):
+                pass
+        assert told and "waiting for the replica-holder run started at" in told[0]
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    with writer_lock(settings, "index-jsonl"):  # released with its holder
+        pass
