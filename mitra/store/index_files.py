@@ -97,11 +97,22 @@ class BlobIndexFiles:
         if row is None:  # deleted since
             return place
         place = self.cache / kind / name / row.stamp
-        # Older versions go: a reader still holding one memory-mapped keeps its pages.
+        # Older versions go, and so do generations the writer has collected since, so the
+        # cache holds what the database does (a reader holding one memory-mapped keeps its pages).
         shutil.rmtree(place.parent, ignore_errors=True)
+        self._prune(kind)
         place.parent.mkdir(parents=True, exist_ok=True)
         swap_in(place, lambda tmp: _unpack(row.data, tmp))
         return place
+
+    def _prune(self, kind: Kind) -> None:
+        if not (self.cache / kind).exists():
+            return
+        with self.engine.connect() as db:
+            live = set(db.scalars(select(schema.index_blobs.c.name).where(schema.index_blobs.c.kind == kind)))
+        for cached in (self.cache / kind).iterdir():
+            if cached.name not in live:
+                shutil.rmtree(cached, ignore_errors=True)
 
     def save(self, kind: Kind, name: str, write: Callable[[Path], None]) -> None:
         with tempfile.TemporaryDirectory(prefix="mitra-index-") as tmp:

@@ -17,6 +17,8 @@ from ingest.sources.jsonl import index_jsonl
 from mitra.core.settings import Settings
 from mitra.retrieval.pipeline import build_pipeline
 from mitra.retrieval.search import SearchRequest, run_search
+from mitra.store.bm25 import BM25Index
+from mitra.store.index_files import BlobIndexFiles
 from mitra.store.lock import WriterBusy, writer_lock
 from tests.conftest import OLLAMA_MODEL, REPO
 from tests.fixtures.samples import ANALYSES, write_jsonl
@@ -89,6 +91,25 @@ def test_replicas_with_empty_data_dirs_serve_what_one_writer_indexed(cluster, tm
     while not any("quasar" in text for text in _hybrid(reader, "quasar background")):
         assert time.monotonic() - published < 5, "the reader still serves the old generation"
         time.sleep(0.2)
+
+
+def test_replica_cache_follows_the_blobs(postgres_url, tmp_path):
+    writer = BlobIndexFiles(Settings(_env_file=None, data_dir=tmp_path / "A", database_url=postgres_url))
+    reader = BlobIndexFiles(Settings(_env_file=None, data_dir=tmp_path / "B", database_url=postgres_url))
+
+    def save(name: str, text: str) -> None:
+        writer.save("bm25", name, BM25Index.build(["c1"], [text]).write)
+
+    save("ft-x-g1", "muon")
+    first = reader.directory("bm25", "ft-x-g1")
+    assert BM25Index.load(first).search("muon", 1)[0][0] == "c1"
+    assert reader.directory("bm25", "ft-x-g1") == first  # cached: unpacked once per stamp
+    save("ft-x-g1", "photon")  # saved again: a new stamp
+    assert BM25Index.load(reader.directory("bm25", "ft-x-g1")).search("photon", 1) and not first.exists()
+    writer.delete("bm25", "ft-x-g1")  # the writer collected the generation
+    save("ft-x-g2", "tau")
+    reader.directory("bm25", "ft-x-g2")
+    assert [p.name for p in (tmp_path / "B" / "index-cache" / "bm25").iterdir()] == ["ft-x-g2"]
 
 
 _HOLDER = """
