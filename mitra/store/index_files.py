@@ -26,6 +26,7 @@ import uuid
 from pathlib import Path
 from typing import Callable, Literal, Protocol
 
+from filelock import FileLock
 from sqlalchemy import delete, select
 
 from mitra.core.settings import Settings
@@ -97,12 +98,16 @@ class BlobIndexFiles:
         if row is None:  # deleted since
             return place
         place = self.cache / kind / name / row.stamp
-        # Older versions go, and so do generations the writer has collected since, so the
-        # cache holds what the database does (a reader holding one memory-mapped keeps its pages).
-        shutil.rmtree(place.parent, ignore_errors=True)
-        self._prune(kind)
-        place.parent.mkdir(parents=True, exist_ok=True)
-        swap_in(place, lambda tmp: _unpack(row.data, tmp))
+        self.cache.mkdir(parents=True, exist_ok=True)
+        # One unpacker at a time: the app's sessions are threads that meet a new generation together.
+        with FileLock(self.cache / "unpack.lock"):
+            if not place.exists():
+                # Older versions go, and so do generations the writer has collected since, so the
+                # cache holds what the database does (a reader holding one memory-mapped keeps its pages).
+                shutil.rmtree(place.parent, ignore_errors=True)
+                self._prune(kind)
+                place.parent.mkdir(parents=True)
+                swap_in(place, lambda tmp: _unpack(row.data, tmp))
         return place
 
     def _prune(self, kind: Kind) -> None:

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,12 @@ def test_replica_cache_follows_the_blobs(postgres_url, tmp_path):
     save("ft-x-g2", "tau")
     reader.directory("bm25", "ft-x-g2")
     assert [p.name for p in (tmp_path / "B" / "index-cache" / "bm25").iterdir()] == ["ft-x-g2"]
+
+    # The app's sessions (threads) meeting a new generation together each get it whole.
+    save("ft-x-g2", "kaon")
+    with ThreadPoolExecutor(8) as pool:
+        places = list(pool.map(lambda _: reader.directory("bm25", "ft-x-g2"), range(8)))
+    assert len(set(places)) == 1 and BM25Index.load(places[0]).search("kaon", 1)
 
 
 _HOLDER = """
