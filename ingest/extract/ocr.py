@@ -118,7 +118,7 @@ def _hocr_title(title: str) -> dict[str, list[float]]:
 # Tesseract's misreadings of physics notation, each undone only where the misread text
 # cannot be what was printed: "+ 2.4 (stat)" and "80 353 + 6 MeV" (± read as +: prose
 # does not add two measured values; "a + b (stat)" is left, b not being a number),
-# "fb-!" (fb⁻¹), "Vs =" (√s), "W - pv" (W → μν: "pv" is no word).
+# "fb-!" (fb⁻¹), "Vs =" (√s), "W - pv" (W → μν: "pv" is no word), "4€" (4ℓ).
 _UNIT = re.compile(r"^(?:[kMGT]?eV|%|[afpn]b|[fpn]s|[mcμ]m)[.,;:)]?$")
 _UNCERTAINTY = re.compile(r"\((?:stat|syst?|theo|theory|lumi|exp|model|scale|pdf)\.?\)[.,;:]?$", re.I)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?[.,;:]?$")
@@ -127,6 +127,11 @@ _INVERSE_BARN = re.compile(r"^(\(?)([afpn]b)(?:[-−–~\"]\s?[1!lI|?*'‘’]|[
 # √s: "Vs", "vs", "ys", "Ys", "/s", "-/s", "+s", "\/s", always before "= <number>".
 _ROOT_S = re.compile(r"^(\(?)(?:[VvYy]|\\/|-/|/|\+|V/)s$")
 _ARROW = re.compile(r"^(?:-|—|–|->|—>|-->|>|→)$")
+# ℓ read as a currency sign: after a count ("4€" for 4ℓ, "2€2v"), before "= e" ("(€ = e,
+# μ)"), or doubled before γ ("€€y"). A lone "€" elsewhere may be ∈ ("m € [105, 160]").
+_ELL_COUNT = re.compile(r"(?<=\d)[€£¢]{1,2}")
+_ELL_NAMED = re.compile(r"^(\(?)[€£]$")
+_ELL_PAIR = re.compile(r"^[€£]{2}y([.,;:)]?)$")
 _DECAY = {"W": re.compile(r"^(p|u|µ|μ)v([.,;:)]?)$"), "Z": re.compile(r"^(?:pp|yp|py|uu|up|pu|µµ|μμ)([.,;:)]?)$")}
 _DECAY_TO = {"W": "μν", "Z": "μμ"}
 
@@ -154,6 +159,12 @@ def physics_fixes(words: list[Word]) -> list[Word]:
             texts[i] = f"{barn.group(1)}${barn.group(2)}^{{-1}}${barn.group(3)}"
         elif _ROOT_S.match(text) and _equals_number(following):
             texts[i] = _ROOT_S.sub(r"\1√s", text)
+        elif _ELL_COUNT.search(text):
+            texts[i] = _ELL_COUNT.sub("ℓ", text)
+        elif _ELL_NAMED.match(text) and following[:1] == ["="]:
+            texts[i] = _ELL_NAMED.sub(r"\1ℓ", text)
+        elif pair := _ELL_PAIR.match(text):
+            texts[i] = "ℓℓγ" + pair.group(1)
         elif text in _DECAY and following:
             arrow = bool(_ARROW.match(following[0]))
             products = following[1] if arrow and len(following) == 2 else following[0]

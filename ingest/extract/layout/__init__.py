@@ -29,7 +29,7 @@ from ingest.extract.layout.line_numbers import split_line_numbers
 from ingest.extract.layout.figures import figure_regions
 from ingest.extract.layout.columns import find_gutter
 from ingest.extract.layout.blocks import join_lines
-from ingest.extract.layout.page import layout_page
+from ingest.extract.layout.page import layout_page, nfkc
 from ingest.extract.layout.document import layout_document
 
 
@@ -49,5 +49,6 @@ __all__ = [
     "join_lines",
     "layout_document",
     "layout_page",
+    "nfkc",
     "split_line_numbers",
 ]

@@ -18,7 +18,7 @@ def layout_page(page: PageWords) -> PageLayout:
     """One page's words -> blocks in reading order, with the kinds that can be told
     from the page alone (caption, table, equation, footnote, page number, figure
     text, line numbers). Headings and document furniture come from ``layout_document``."""
-    # NFKC folds math alphanumerics and ligatures ("𝑯" -> "H", "ﬁ" -> "fi").
+    # NFKC folds math alphanumerics and ligatures ("𝑯" -> "H", "ﬁ" -> "fi"), but not ℓ.
     glyphs = (replace(w, text=_clean_glyphs(w.text)) for w in page.words)
     words, numbers = split_line_numbers([w for w in glyphs if w.text])
     regions = figure_regions(page.graphics, page.width, page.height)
@@ -60,12 +60,16 @@ def _clean_glyphs(text: str) -> str:
     # NFKC would make "fb⁻¹" "fb−1": the scripts are written as the layout writes them.
     if not re.search(r"[\\{}$^_]", text):
         text = _UNICODE_SCRIPT.sub(_unicode_scripts, text)
-    # NFKC would fold the script ℓ (lepton) into a plain "l": it is kept as it is.
-    text = "ℓ".join(unicodedata.normalize("NFKC", part) for part in text.split("ℓ"))
-    text = UNMAPPED.sub("", text)
+    text = UNMAPPED.sub("", nfkc(text))
     text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text)
     # NFKC turns a spacing accent ("t¯") into space + combining mark: keep the letter only.
     return re.sub(r"\s[\u0300-\u036f]", "", text).strip()
+
+
+def nfkc(text: str) -> str:
+    """NFKC (math italic 𝑯 -> H, ligatures), except the script ℓ (lepton), which NFKC
+    would fold into a plain "l"."""
+    return "ℓ".join(unicodedata.normalize("NFKC", part) for part in text.split("ℓ"))
 
 
 def _unicode_scripts(match: re.Match) -> str:

@@ -36,6 +36,8 @@ def ocr_words(text: str) -> list[Word]:
         ("118 million W - pv candidates", "118 million W → μν candidates"),
         ("Signal W — pv and Z — yp events", "Signal W → μν and Z → μμ events"),
         ("Z > pp with one muon", "Z → μμ with one muon"),
+        ("H > ZZ* — 4€ (€ = e, μ) and 2£2v", "H > ZZ* — 4ℓ (ℓ = e, μ) and 2ℓ2v"),
+        ("the H — €€y process", "the H — ℓℓγ process"),
     ],
 )
 def test_tesseract_misreadings_of_notation_are_undone(read, meant):
@@ -54,6 +56,7 @@ def test_tesseract_misreadings_of_notation_are_undone(read, meant):
         "J/y —> pp events",  # J/ψ → pp̄ exists: left alone
         "W - boson",
         "the fb of",
+        "the range myy € [105, 160]",  # ∈, not ℓ
     ],
 )
 def test_text_that_only_looks_misread_is_left_alone(text):
