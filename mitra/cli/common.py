@@ -14,7 +14,7 @@ import typer
 from rich.console import Console
 from typer.exceptions import TyperException
 
-from mitra.core.errors import MitraError
+from mitra.core.errors import MitraError, unavailable_service
 from mitra.core.settings import SYSTEMS
 
 SystemChoice = Enum("SystemChoice", {name: name for name in SYSTEMS}, type=str)
@@ -50,6 +50,9 @@ def user_errors(command: Callable) -> Callable:
         except Exception as error:
             if debug["on"]:
                 raise
+            if (down := unavailable_service(error)) is not None:
+                console.print(f"[bold red]error:[/] {down}", highlight=False, soft_wrap=True)
+                raise typer.Exit(2) from None
             console.print(
                 f"[bold red]internal error:[/] {type(error).__name__}: {error} "
                 "(run again with --debug or MITRA_DEBUG=1 for the traceback)",

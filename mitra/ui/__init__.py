@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 import streamlit as st
 
 from mitra.store.catalog import DocumentRecord
-from mitra.core.errors import MitraError
+from mitra.core.errors import MitraError, unavailable_service
 from mitra.ui.render import inert_markdown
 from mitra.chat.session import source_label
 from mitra.core.settings import Settings, get_settings
@@ -70,7 +70,13 @@ def member() -> "Principal":
     principal = signed_in(settings(), audit)
     sidebar_account(principal, settings(), audit)
     if st.session_state.get("reader_for") != principal:
-        st.session_state.reader = pipeline().for_principal(principal)
+        try:
+            st.session_state.reader = pipeline().for_principal(principal)
+        except Exception as error:  # not cached: the next rerun tries again, so the page recovers
+            if (down := unavailable_service(error)) is None:
+                raise
+            st.error(str(down), icon=":material/cloud_off:")
+            st.stop()
         st.session_state.reader_for = principal
     return principal
 
@@ -92,6 +98,9 @@ def user_errors() -> Iterator[None]:
     except MitraError as error:
         st.error(str(error), icon=":material/error:")
     except Exception as error:  # the UI must survive any bug; the log keeps the traceback
+        if (down := unavailable_service(error)) is not None:
+            st.error(str(down), icon=":material/cloud_off:")
+            return
         log.exception("unexpected error in the UI")
         st.error(f"Something went wrong ({type(error).__name__}: {error}). The details are in the server log.", icon=":material/bug_report:")
 
