@@ -457,3 +457,7 @@ def browser():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     yield driver
     driver.quit()
+
+
+# Last: it imports REPO and closed_port from this module.
+from tests.fixtures.chroma import chroma_server  # noqa: E402, F401 (fixture)

@@ -19,11 +19,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.conftest import REPO, closed_port
-from tests.fixtures.browser import wait_healthy
 
 SCHEMA = Path(__file__).resolve().parents[1] / "fixtures" / "compose-spec.json"
 COMPOSE = REPO / "docker-compose.yml"
@@ -143,31 +141,6 @@ def test_dockerfile_healthcheck_answers_on_a_running_app(app_url):
 
 
 # ---------------------------------------------------------------- the chroma service as a plain process
-@pytest.fixture(scope="module")
-def chroma_server(tmp_path_factory):
-    """The chroma service's command (the image's entrypoint is ``chroma``), run by the venv's
-    ``chroma`` on 127.0.0.1, a free port and a temporary path."""
-    command = list(_compose()["services"]["chroma"]["command"])
-    assert command[0] == "run"
-    tmp = tmp_path_factory.mktemp("chroma")
-    port = closed_port()
-    values = {"--host": "127.0.0.1", "--port": str(port), "--path": str(tmp / "data")}
-    for i, part in enumerate(command[:-1]):
-        if part in values:
-            command[i + 1] = values.pop(part)
-    assert not values, f"the compose command lacks {values}"
-    log = tmp / "chroma.log"
-    with log.open("w") as out:
-        server = subprocess.Popen([str(REPO / ".venv" / "bin" / "chroma"), *command], stdout=out,
-                                  stderr=subprocess.STDOUT)
-    try:
-        wait_healthy(f"http://127.0.0.1:{port}", server, log, path="/api/v2/heartbeat")
-        yield port
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-
-
 def test_chroma_server_answers_and_stores_explicit_embeddings(chroma_server):
     import chromadb
     import httpx

@@ -23,7 +23,6 @@ from mitra.store.index_files import BlobIndexFiles
 from mitra.store.lock import WriterBusy, writer_lock
 from tests.conftest import OLLAMA_MODEL, REPO
 from tests.fixtures.samples import ANALYSES, write_jsonl
-from tests.integration.test_deploy import chroma_server  # noqa: F401 (fixture)
 
 MITRA = [str(REPO / ".venv" / "bin" / "mitra")]
 QUESTION = "What is the dominant background in the dimuon Higgs search?"
