@@ -142,12 +142,13 @@ def connect(address: str) -> None:
     cores), unless this process has joined one already."""
     import ray
 
+    if address != "local":
+        check_reachable(address)  # also when joined already: a wrong address is still wrong
     if ray.is_initialized():
         return
     if address == "local":
         ray.init(include_dashboard=False)
     else:
-        check_reachable(address)
         ray.init(address=address)
 
 

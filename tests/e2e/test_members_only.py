@@ -96,8 +96,9 @@ def test_sso_member_sees_only_the_sign_in_then_only_their_groups(browser, app_da
         tab._wait(lambda d: [e for e in _audit(tmp) if e["event"] in ("answer", "refusal")], "the answer's audit line")
 
         browser.get(f"{url}/Library")  # a new Streamlit session: the OIDC sign-in is a cookie
-        tab.find("[data-testid=stExpander]")
-        library = tab.text("[data-testid=stMain]")
+        # The page draws its analyses one by one: read it once the last of hers is there.
+        library = tab._wait(lambda d: [e.text for e in d.find_elements(By.CSS_SELECTOR, "[data-testid=stMain]")
+                                       if "SMP-24-003" in e.text], "both of alice's analyses")[0]
         assert "EXO-24-002" in library and "SMP-24-003" in library and "HIG-24-001" not in library
         browser.get(f"{url}/Evaluation")
         assert "for admins only" in tab.text("[data-testid=stAlert]")
