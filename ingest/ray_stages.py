@@ -37,7 +37,7 @@ from mitra.core.memory import release_freed
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Chunk, Document
 from mitra.models.embedders import Embedder, load_embedder
-from mitra.store.knowledge_base import KnowledgeBase
+from mitra.store.knowledge_base import KnowledgeBase, embedded_texts
 
 
 @dataclass
@@ -54,10 +54,9 @@ class StagedVersion:
 
 
 def passage_texts(chunks: list[Chunk], window_words: int) -> list[str]:
-    """What the store embeds for these chunks (``KnowledgeBase._write_chunks``): each
-    chunk's ``index_text`` and its sentence windows."""
-    windows = [t for c in chunks for t in c.index_windows(window_words)] if window_words else []
-    return [c.index_text for c in chunks] + windows
+    """What the store embeds for these chunks (``embedded_texts``), in one list."""
+    texts, runs = embedded_texts(chunks, window_words)
+    return texts + [t for run in runs for t in run]
 
 
 class PrecomputedEmbedder:

@@ -152,6 +152,12 @@ def chunk_index(chunks: list[Chunk]) -> BM25Index:
     return index
 
 
+def embedded_texts(chunks: list[Chunk], window_words: int) -> tuple[list[str], list[list[str]]]:
+    """What a writer embeds for ``chunks``: each one's ``index_text``, and its sentence
+    windows (none where ``window_words`` is 0). Ray's embedding stage embeds the same."""
+    return [c.index_text for c in chunks], [c.index_windows(window_words) if window_words else [] for c in chunks]
+
+
 def connect_chroma(settings: Settings):
     import chromadb
     from chromadb.config import Settings as ChromaSettings
@@ -287,14 +293,14 @@ class KnowledgeBase:
         parts = self._dense_index(collection.name).parts()
         for start in range(0, len(chunks), _CHROMA_BATCH):
             batch = chunks[start : start + _CHROMA_BATCH]
-            vectors = self._embed([c.index_text for c in batch])
+            texts, runs = embedded_texts(batch, words)
+            vectors = self._embed(texts)
             collection.upsert(
                 ids=[c.id for c in batch],
                 embeddings=vectors,
                 documents=[c.text for c in batch],
                 metadatas=[_metadata(c) for c in batch],
             )
-            runs = [c.index_windows(words) if words else [] for c in batch]
             windows = self._embed([t for texts in runs for t in texts])
             ends = np.cumsum([len(texts) for texts in runs])
             for c, vector, end, texts in zip(batch, vectors, ends, runs):

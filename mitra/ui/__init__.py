@@ -73,9 +73,8 @@ def member() -> "Principal":
         try:
             st.session_state.reader = pipeline().for_principal(principal)
         except Exception as error:  # not cached: the next rerun tries again, so the page recovers
-            if (down := unavailable_service(error)) is None:
+            if not show_unavailable(error):
                 raise
-            st.error(str(down), icon=":material/cloud_off:")
             st.stop()
         st.session_state.reader_for = principal
     return principal
@@ -90,6 +89,14 @@ def kb():
     return reader().kb
 
 
+def show_unavailable(error: Exception) -> bool:
+    """Whether ``error`` is a server that does not answer, said on the page in one line."""
+    down = unavailable_service(error)
+    if down is not None:
+        st.error(str(down), icon=":material/cloud_off:")
+    return down is not None
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """A MitraError is shown as its message; anything else as one line, never a traceback."""
@@ -98,8 +105,7 @@ def user_errors() -> Iterator[None]:
     except MitraError as error:
         st.error(str(error), icon=":material/error:")
     except Exception as error:  # the UI must survive any bug; the log keeps the traceback
-        if (down := unavailable_service(error)) is not None:
-            st.error(str(down), icon=":material/cloud_off:")
+        if show_unavailable(error):
             return
         log.exception("unexpected error in the UI")
         st.error(f"Something went wrong ({type(error).__name__}: {error}). The details are in the server log.", icon=":material/bug_report:")
