@@ -63,6 +63,8 @@ class Chunk(BaseModel):
     kind: ChunkKind = ChunkKind.body
     text: str
     superseded: bool = False
+    unit: Literal["page", "slide"] = "page"  # what page_start and page_end count
+    anchor: str = ""  # the section's anchor in an HTML source ("event-selection"), where it has one
 
     @property
     def section_path(self) -> str:
@@ -70,17 +72,19 @@ class Chunk(BaseModel):
 
     @property
     def citation_label(self) -> str:
-        """How the passage is named everywhere: "AN-2024-001 v3 · Backgrounds > Fakes · p. 12"."""
+        """How the passage is named everywhere: "AN-2024-001 v3 · Backgrounds > Fakes · p. 12";
+        a talk's passage says "slide 3", a web page's names its section anchor ("#fakes")."""
         return " · ".join(p for p in (f"{self.doc_id} {version_label(self.version)}", self.section_path,
-                                      self.page_label) if p)
+                                      f"#{self.anchor}" if self.anchor else "", self.page_label) if p)
 
     @property
     def page_label(self) -> str:
         if self.page_start is None:
             return ""
+        one, many = ("slide", "slides") if self.unit == "slide" else ("p.", "pp.")
         if self.page_end in (None, self.page_start):
-            return f"p. {self.page_start}"
-        return f"pp. {self.page_start}-{self.page_end}"
+            return f"{one} {self.page_start}"
+        return f"{many} {self.page_start}-{self.page_end}"
 
     @property
     def index_text(self) -> str:

@@ -91,7 +91,10 @@ def current_versions(documents: Iterable[Document]) -> dict[str, str]:
 
 
 def _metadata(chunk: Chunk) -> dict:
+    # unit and anchor only where they differ from a PDF page's: most chunks carry neither
     return {
+        **({"unit": chunk.unit} if chunk.unit != "page" else {}),
+        **({"anchor": chunk.anchor} if chunk.anchor else {}),
         "analysis_id": chunk.analysis_id,
         "doc_id": chunk.doc_id,
         "version": chunk.version,
@@ -117,6 +120,8 @@ def _chunk(chunk_id: str, text: str, meta: dict) -> Chunk:
         page_end=None if meta["page_end"] < 0 else meta["page_end"],
         text=text,
         superseded=meta["superseded"],
+        unit=meta.get("unit", "page"),
+        anchor=meta.get("anchor", ""),
     )
 
 

@@ -34,3 +34,12 @@ def test_a_long_paragraph_is_cut_into_sentence_windows_under_its_section():
     assert all(len(w.split()) - 1 <= 30 for w in windows)
     # A paragraph that is one window already has none: its own vector is that window's.
     assert chunk.index_windows(200) == []
+
+
+def test_a_slide_is_cited_by_its_number_and_a_web_page_by_its_anchor():
+    slide = Chunk(id="t#1", analysis_id="A", doc_id="talk", version="1", position=0, section=["Yields"],
+                  page_start=3, page_end=3, unit="slide", text="Signal yield 120")
+    assert slide.citation_label == "talk v1 · Yields · slide 3"
+    wiki = Chunk(id="w#1", analysis_id="A", doc_id="wiki", version="1", position=0, section=["Event selection"],
+                 anchor="event-selection", text="Two muons")
+    assert wiki.citation_label == "wiki v1 · Event selection · #event-selection"
