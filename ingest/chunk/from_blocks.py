@@ -41,6 +41,7 @@ def chunk_document(extracted: ExtractedDocument, document: Document, settings: S
     """Chunks of one extracted PDF, with the document's analysis, id and version, and the
     share of the page text (furniture, figure text and references left out) they hold."""
     parsed = paragraphs_from_blocks(extracted.blocks)
+    parsed.unit = extracted.unit
     source = word_counts(b.text for b in extracted.blocks)
     return chunk_parsed(document, parsed, source, settings.chunk_min_chars, settings.chunk_max_chars)
 
@@ -48,12 +49,14 @@ def chunk_document(extracted: ExtractedDocument, document: Document, settings: S
 def paragraphs_from_blocks(blocks: list[Block]) -> ParsedText:
     out = ParsedText(format="pdf")
     path: list[str] = []
+    anchor = ""  # the innermost heading's
     open_at: int | None = None  # the body paragraph a later block may continue
     for block in blocks:
         if block.kind is BlockKind.heading:
             if block.text.lower() != "abstract":  # the abstract has its own section below
                 level = block.level or 1
                 path = path[: level - 1] + [block.text]
+                anchor = block.anchor
                 open_at = None
             if dropped_path(path):
                 out.drop(dropped_path(path), block.text)
@@ -77,7 +80,8 @@ def paragraphs_from_blocks(blocks: list[Block]) -> ParsedText:
             previous = paragraphs[open_at]
             paragraphs[open_at] = replace(previous, text=join_lines([previous.text, block.text]), page_end=block.page)
             continue
-        paragraphs.append(Paragraph(block.text, section, kind, block.page, block.page))
+        paragraphs.append(Paragraph(block.text, section, kind, block.page, block.page,
+                                    anchor="" if section == ABSTRACT_SECTION else anchor))
         if block.kind in (BlockKind.body, BlockKind.abstract, BlockKind.equation):
             open_at = len(paragraphs) - 1
     return out

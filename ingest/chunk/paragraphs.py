@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Iterable
+from typing import Iterable, Literal
 
 from mitra.core.text import clean_latex, escape_percent, math_to_words, split_sentences, tokenize
 from ingest.chunk.shapes import ACKNOWLEDGEMENTS, AUTHORS, REFERENCES
@@ -28,6 +28,7 @@ class Paragraph:
     kind: ChunkKind = ChunkKind.body
     page_start: int | None = None
     page_end: int | None = None
+    anchor: str = ""  # the section's anchor where the source has one (an HTML heading's id)
 
 
 MARKUP = "markup"  # preamble, front matter, comments, image addresses, figure graphics
@@ -43,6 +44,7 @@ class ParsedText:
     headings: list[str] = field(default_factory=list)
     dropped: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
     format: str = "text"
+    unit: Literal["page", "slide"] = "page"  # what the paragraphs' page numbers count
 
     def drop(self, kind: str, *texts: str) -> None:
         self.dropped.extend((kind, text) for text in texts)
@@ -125,7 +127,7 @@ def _hard_wrap(sentence: str, max_chars: int) -> list[str]:
     return out
 
 
-def make_chunks(document: Document, paragraphs: list[Paragraph]) -> list[Chunk]:
+def make_chunks(document: Document, paragraphs: list[Paragraph], unit: Literal["page", "slide"] = "page") -> list[Chunk]:
     return [
         Chunk(
             id=chunk_id(document.doc_id, document.version, i, p.text),
@@ -138,6 +140,8 @@ def make_chunks(document: Document, paragraphs: list[Paragraph]) -> list[Chunk]:
             page_end=p.page_end,
             kind=p.kind,
             text=p.text,
+            unit=unit,
+            anchor=p.anchor,
         )
         for i, p in enumerate(paragraphs)
     ]
@@ -170,7 +174,7 @@ def coverage(source: Counter, dropped: Counter, chunks: list[Chunk], headings: I
 def chunk_parsed(document: Document, parsed: ParsedText, source: Counter, min_chars: int, max_chars: int,
                  latex: bool = False) -> ChunkedText:
     """The shared back end of every front end: pack, give ids, measure coverage."""
-    chunks = make_chunks(document, pack_paragraphs(parsed.paragraphs, min_chars, max_chars))
+    chunks = make_chunks(document, pack_paragraphs(parsed.paragraphs, min_chars, max_chars), parsed.unit)
     by_kind: dict[str, Counter] = {}
     for kind, text in parsed.dropped:
         by_kind.setdefault(kind, Counter()).update(word_counts([text], latex=latex))

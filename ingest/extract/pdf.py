@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import pdfplumber
 import pypdfium2 as pdfium
@@ -93,6 +94,7 @@ class ExtractedDocument:
     title: str
     abstract: str
     warnings: list[str] = field(default_factory=list)
+    unit: Literal["page", "slide"] = "page"  # slides: a talk, each page one slide
 
 
 _PDF_MAGIC = b"%PDF-"

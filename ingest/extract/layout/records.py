@@ -91,6 +91,7 @@ class Block:
     font_size: float = 0.0
     bold: bool = False
     lines: int = 1
+    anchor: str = ""  # headings only: where a link lands in the source (an HTML heading's id)
 
 
 @dataclass
