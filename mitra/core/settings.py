@@ -59,6 +59,10 @@ class StorageSettings(BaseModel):
         8, ge=1, description="full-text collections a writer fills before it reopens its Chroma client (embedded "
         "Chroma keeps every index it opened in memory until then: this bounds an indexing run's memory)"
     )
+    reader_cache_analyses: int = Field(
+        64, ge=1, description="analyses whose indexes (BM25, dense, Chroma handle) a reader keeps loaded, most "
+        "recently used first: a long-running app's memory is bounded by this, not by how many analyses it served"
+    )
 
 
 class EmbedderSettings(BaseModel):

@@ -21,7 +21,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import threading
 import time
+from collections import OrderedDict
 from typing import Callable, Iterable
 
 import numpy as np
@@ -190,9 +192,14 @@ class KnowledgeBase:
         self.client = connect_chroma(settings)
         self._filled = 0  # full-text collections written through this client
         self.files = open_index_files(settings)  # the data dir's, or (cluster form) PostgreSQL's
+        # What reads keep loaded, per full-text collection, for the reader_cache_analyses
+        # most recently read ones (tier 1's indexes are kept always): a long-running app
+        # serves thousands of analyses. Changed under _cache_lock only, by threads of one app.
         self._bm25: dict[tuple[str, str | int], BM25Index] = {}
         self._dense: dict[str, tuple[str, BM25Index, DenseIndex, np.ndarray]] = {}
         self._handles: dict[str, object] = {}  # full-text collections read through this client
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._cache_lock = threading.Lock()
         # Tier 1's read caches, each valid for one routing version (see ``_routing_view``).
         self._current: tuple[str, dict[str, str]] | None = None
         self._abstracts: tuple[str, AbstractVectors] | None = None
@@ -231,9 +238,27 @@ class KnowledgeBase:
     def _read(self, name: str):
         """A full-text collection to read from, opened once per client: opening one costs
         Chroma ~1 ms idle and 30+ ms on busy cores, and every query reads texts."""
-        if name not in self._handles:
-            self._handles[name] = self._collection(name)
-        return self._handles[name]
+        handle = self._handles.get(name)
+        if handle is None:
+            handle = self._collection(name)
+            self._keep(name, lambda: self._handles.__setitem__(name, handle))
+        return handle
+
+    def _keep(self, name: str, store: Callable[[], None]) -> None:
+        """Run ``store`` (which caches something of collection ``name``) under the cache lock,
+        mark ``name`` most recently used, and forget everything of the least recently used
+        collections beyond ``reader_cache_analyses``."""
+        with self._cache_lock:
+            store()
+            if name in (ABSTRACTS, EVIDENCE, f"{ABSTRACTS}@catalog"):
+                return
+            self._recent[name] = None
+            self._recent.move_to_end(name)
+            while len(self._recent) > self.settings.reader_cache_analyses:
+                old, _ = self._recent.popitem(last=False)
+                self._bm25 = {k: v for k, v in self._bm25.items() if k[0] != old}
+                self._dense.pop(old, None)
+                self._handles.pop(old, None)
 
     def _to_fill(self, name: str):
         """A full-text collection about to be written. Every ``chroma_reopen_every`` of
@@ -243,7 +268,8 @@ class KnowledgeBase:
         runs, so no other thread holds the old client."""
         if self._filled >= self.settings.chroma_reopen_every:
             self.client.close()
-            self._handles.clear()
+            with self._cache_lock:
+                self._handles.clear()
             release_freed()
             self.client = connect_chroma(self.settings)
             self._filled = 0
@@ -264,15 +290,21 @@ class KnowledgeBase:
 
     def _load_bm25(self, name: str) -> BM25Index:
         key = (name, self.files.stamp("bm25", name))
-        if key not in self._bm25:
-            self._bm25 = {k: v for k, v in self._bm25.items() if k[0] != name}
+        index = self._bm25.get(key)
+        if index is None:
             index = self._saved_bm25(name) or BM25Index.build([], [])
             if (index.tokenizer != TOKENIZER or index.terms is None) and name not in (ABSTRACTS, EVIDENCE):
                 # Saved by an older tokenizer, or without term counts: rebuilt from the
                 # collection (in memory; the next write of the analysis saves a current one).
                 index = chunk_index(self._all_chunks(self._collection(name)))
-            self._bm25[key] = index
-        return self._bm25[key]
+            self._keep(name, lambda: self._cache_bm25(key, index))
+        else:
+            self._keep(name, lambda: None)
+        return index
+
+    def _cache_bm25(self, key: tuple[str, str | int], index: BM25Index) -> None:
+        """The one BM25 index kept for ``key``'s collection (its older stamps dropped)."""
+        self._bm25 = {**{k: v for k, v in self._bm25.items() if k[0] != key[0]}, key: index}
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Passage vectors, ``embed_batch_size`` at a time, longest first (the batches the
@@ -419,7 +451,8 @@ class KnowledgeBase:
         for collection in (name, windows_name(name)):
             if collection in present:
                 self.client.delete_collection(collection)
-        self._handles.pop(name, None)
+        with self._cache_lock:
+            self._handles.pop(name, None)
         self.files.delete("bm25", name)
         self.files.delete("dense", name)
 
@@ -486,13 +519,13 @@ class KnowledgeBase:
         if saved.stamp == version and saved.tokenizer == TOKENIZER:
             return saved
         key = (f"{ABSTRACTS}@catalog", int(version))
-        if key not in self._bm25:
+        index = self._bm25.get(key)
+        if index is None:
             analyses = [r.analysis for r in self.catalog.analyses()]
             index = BM25Index.build([a.id for a in analyses], [f"{a.id} {a.routing_text}" for a in analyses])
             index.stamp = version
-            self._bm25 = {k: v for k, v in self._bm25.items() if k[0] != key[0]}
-            self._bm25[key] = index
-        return self._bm25[key]
+            self._keep(key[0], lambda: self._cache_bm25(key, index))
+        return index
 
     # ---------------------------------------------------------------- reads
     def analyses(self) -> list[Analysis]:
@@ -564,8 +597,9 @@ class KnowledgeBase:
         if cached is None or cached[0] != stamp or cached[1] is not bm25:
             dense = cached[2] if cached is not None and cached[0] == stamp else self._dense_index(name)
             position = {item: i for i, item in enumerate(bm25.ids)}
-            self._dense[name] = (stamp, bm25, dense, np.array([position.get(i, -1) for i in dense.ids], np.int64))
-        return self._dense[name][2], self._dense[name][3]
+            cached = (stamp, bm25, dense, np.array([position.get(i, -1) for i in dense.ids], np.int64))
+            self._keep(name, lambda: self._dense.__setitem__(name, cached))
+        return cached[2], cached[3]
 
     def bm25_index(self, analysis_id: str) -> BM25Index:
         """The analysis's BM25 index (chunks, and their sections), loaded once per generation."""

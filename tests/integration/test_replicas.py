@@ -144,3 +144,29 @@ def test_replica_writers_exclude_each_other_through_the_database(cluster, tmp_pa
         holder.wait(timeout=30)
     with writer_lock(settings, "index-jsonl"):  # released with its holder
         pass
+
+
+def test_an_indexer_killed_mid_run_leaves_the_replicas_on_the_previous_generation(cluster, tmp_path, embedder):
+    writer = build_pipeline(_settings(cluster, tmp_path / "A"), embedder=embedder, with_reranker=False)
+    index_jsonl(writer.kb, write_jsonl(tmp_path / "analyses.jsonl", ANALYSES))
+    reader = build_pipeline(_settings(cluster, tmp_path / "D"), embedder=embedder, with_reranker=False)
+    served = _hybrid(reader, "quasar background")
+    changed = json.loads(json.dumps(ANALYSES))
+    changed[0]["documents"][0]["text"] += "\n\n# Cross-checks\nA quasar background was ruled out by timing."
+    changed[0]["documents"][0]["version"] = "2"
+    update = write_jsonl(tmp_path / "changed.jsonl", changed)
+
+    # Killed once the new generation's passages and index blobs are written, before the commit.
+    killed = _mitra({**cluster, "MITRA_KILL_AT": "index.written"}, tmp_path / "A", "index-jsonl", str(update))
+    assert killed.wait(timeout=300) == -9
+    assert _hybrid(reader, "quasar background") == served  # the reader that stayed up
+    fresh = json.loads(_output(_mitra(cluster, tmp_path / "E", "search", "quasar background", "--analysis",
+                                      "HIG-24-001", "--system", "hybrid", "--json")))
+    assert [hit["text"] for hit in fresh["hits"]][:3] == served  # a replica started since
+
+    # The killed run's advisory lock went with its connection: the next run publishes.
+    _output(_mitra(cluster, tmp_path / "A", "index-jsonl", str(update)))
+    published = time.monotonic()
+    while not any("quasar" in text for text in _hybrid(reader, "quasar background")):
+        assert time.monotonic() - published < 5, "the reader still serves the old generation"
+        time.sleep(0.2)

@@ -343,3 +343,19 @@ def test_routing_says_how_strong_its_first_candidate_is(pipeline):
     vague = pipeline.router.route("What is the result?", top_n=3)
     assert not vague.stands_out and all(c.confidence == "weak" for c in vague.candidates)
     assert pipeline.router.route("SMP-24-003 uncertainties").stands_out  # named by its id
+
+
+def test_a_reader_keeps_the_indexes_of_its_most_recently_read_analyses_only(pipeline):
+    """A long-running app serves thousands of analyses: what it keeps loaded is bounded by
+    reader_cache_analyses, and an analysis forgotten is loaded again when asked."""
+    kb = pipeline.kb
+    kb.settings.reader_cache_analyses = 2
+    ids = [a.id for a in kb.analyses()]
+    assert len(ids) >= 3
+    for analysis_id in ids:
+        assert pipeline.retriever.search(analysis_id, "background estimate", system="hybrid").hits
+    kept = {name for name, _ in kb._bm25} | set(kb._dense) | set(kb._handles)
+    collections = {kb._record(i).collection for i in ids}
+    assert kept & collections == {kb._record(i).collection for i in ids[-2:]}
+    assert pipeline.retriever.search(ids[0], "background estimate", system="hybrid").hits
+    assert kb._record(ids[0]).collection in kb._dense
