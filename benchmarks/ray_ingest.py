@@ -1,7 +1,7 @@
 """Ingestion on Ray against the single-process path, on real ATLAS/CMS PDFs; prints JSON.
 
 The same PDFs (text layer) are ingested into a fresh data dir each time by
-``ingest_pdfs``: in this process, then through a local Ray with 1 and 2 workers
+``ingest_files``: in this process, then through a local Ray with 1 and 2 workers
 (``ray_workers``). Per run: wall time and pages/s, and the time the writer (this
 process) spent writing (``add_document_version`` + ``sync_abstracts``: Chroma upserts,
 BM25, dense index, the routing vector), the part that does not scale with workers.
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import ingest.pipeline
 from benchmarks.corpora import shared_dir
-from ingest.pipeline import VersionJob, ingest_pdfs
+from ingest.pipeline import VersionJob, ingest_files
 from ingest.ray_stages import EmbedStage, StagedVersion
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Document
@@ -77,7 +77,7 @@ def timed_prepare() -> dict[str, float]:
 def run(settings: Settings, embedder, files: list[Path]) -> dict:
     kb = TimedKnowledgeBase(settings, embedder)
     start = time.perf_counter()
-    summary = ingest_pdfs(kb, settings, files, ANALYSIS)
+    summary = ingest_files(kb, settings, files, ANALYSIS)
     wall = time.perf_counter() - start
     if summary.failed:
         raise SystemExit(f"failed: {summary.failed}")

@@ -1,9 +1,10 @@
 """``mitra ingest ...``: the offline ingestion commands.
 
-``crawl`` downloads, ``pdf`` indexes local files, ``run`` does crawl -> extract ->
-chunk -> index, ``status`` reads the manifest. Exit codes: 0 everything done or
-unchanged, 1 some files failed (see the summary), 2 nothing could start (login
-rejected, no credentials, bad profile, bad arguments).
+``crawl`` downloads, ``files`` indexes local documents of any supported type (``pdf``:
+local PDFs), ``run`` does crawl -> extract -> chunk -> index, ``status`` reads the
+manifest. Exit codes: 0 everything done or unchanged, 1 some files failed (see the
+summary), 2 nothing could start (login rejected, no credentials, bad profile, bad
+arguments).
 """
 
 from __future__ import annotations
@@ -159,10 +160,11 @@ def _print_ingest_summary(summary) -> None:
 
     data = summary.as_dict()
     console = Console(stderr=True)
+    hidden = f"; {data['hidden']} hidden files or folders left out" if data["hidden"] else ""
     console.print(
         f"{data['analyses']} analyses, {data['documents']} documents, {data['versions']} versions indexed "
         f"({data['pages']} pages, {data['ocr_pages']} by OCR, {data['chunks']} chunks); "
-        f"{data['skipped']} unchanged and skipped, {len(data['failed'])} failed"
+        f"{data['skipped']} unchanged and skipped, {len(data['failed'])} failed{hidden}"
     )
     if data["failed"]:
         table = Table("file", "reason", title="Failed files")
@@ -171,7 +173,7 @@ def _print_ingest_summary(summary) -> None:
         console.print(table)
 
 
-def _pdf_files(paths: list[Path]) -> list[Path]:
+def _pdf_files(paths: list[Path]) -> tuple[list[Path], int]:
     """Each directory replaced by the PDFs in it; other paths as given (a missing file is
     reported in the summary with the others)."""
     from mitra.core.jsonl import InputError
@@ -185,29 +187,49 @@ def _pdf_files(paths: list[Path]) -> list[Path]:
             files += found
         else:
             files.append(path)
-    return files
+    return files, 0
 
 
-@app.command()
-@user_errors
-def pdf(
-    files: list[Path] = typer.Argument(..., help="PDF files, or directories of them; each file becomes a document"),
-    analysis: str = typer.Option(..., "--analysis", help="the analysis id the documents belong to"),
-    title: str | None = typer.Option(None, "--title", help="the analysis title (default: kept, or the id)"),
-    abstract: str | None = typer.Option(None, "--abstract", help="default: kept, or the first document's Abstract"),
-    version: str = typer.Option("1", "--version", help="the documents' version label"),
-    force_ocr: bool = typer.Option(False, "--force-ocr", help="OCR every page even where the text layer is good"),
-    allow_low_coverage: AllowLowCoverage = False,
-    groups: Groups = None,
-    ray: RayAddress = None,
-    as_json: JsonOption = False,
-) -> None:
-    """Extract, chunk and index local PDF files into one analysis."""
-    from ingest.pipeline import ingest_pdfs
+def _walked_files(paths: list[Path]) -> tuple[list[Path], int]:
+    """Each folder replaced by every file under it, in name order, and how many hidden
+    files and folders (a leading dot: .git, .DS_Store) were left out; files as given."""
+    import os
+
+    from mitra.core.jsonl import InputError
+
+    files: list[Path] = []
+    hidden = 0
+    for path in paths:
+        if not path.is_dir():
+            files.append(path)
+            continue
+        found: list[Path] = []
+        for root, folders, names in os.walk(path):
+            hidden += sum(name.startswith(".") for name in (*folders, *names))
+            folders[:] = sorted(f for f in folders if not f.startswith("."))
+            found += [Path(root) / name for name in sorted(names) if not name.startswith(".")]
+        if not found:
+            raise InputError(f"{path}: is a folder with no files in it")
+        files += found
+    return files, hidden
+
+
+AnalysisId = Annotated[str, typer.Option("--analysis", help="the analysis id the documents belong to")]
+Title = Annotated[str | None, typer.Option("--title", help="the analysis title (default: kept, or the id)")]
+Abstract = Annotated[str | None, typer.Option(
+    "--abstract", help="default: kept, or the first document's Abstract")]
+Version = Annotated[str, typer.Option("--version", help="the documents' version label")]
+ForceOcr = Annotated[bool, typer.Option("--force-ocr", help="OCR every PDF page even where the text layer is good")]
+
+
+def _ingest_local(files: list[Path], hidden: int, analysis: str, title: str | None, abstract: str | None,
+                  version: str, force_ocr: bool, allow_low_coverage: bool, groups: str | None, ray: str | None,
+                  as_json: bool) -> None:
+    """`ingest files` and `ingest pdf`: each file one document of the analysis."""
+    from ingest.pipeline import ingest_files
     from mitra.access.policy import attach_groups
     from mitra.core.types import Analysis
 
-    files = _pdf_files(files)
     kb = _indexing_kb()
     known = kb.get_analysis(analysis)
     target = attach_groups(Analysis(
@@ -218,12 +240,58 @@ def pdf(
     ), split_groups(groups))
     progress = _PageProgress(len(files))
     with progress.bar:
-        summary = ingest_pdfs(kb, _on_ray(kb.settings, ray), files, target, version=version, force_ocr=force_ocr,
-                              progress=lambda path: progress.file(path.name), allow_low_coverage=allow_low_coverage)
+        summary = ingest_files(kb, _on_ray(kb.settings, ray), files, target,
+                               version=version, force_ocr=force_ocr, progress=lambda path: progress.file(path.name),
+                               allow_low_coverage=allow_low_coverage)
+    summary.hidden = hidden
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), indent=2))
     _print_ingest_summary(summary)
     raise typer.Exit(1 if summary.failed else 0)
+
+
+@app.command()
+@user_errors
+def files(
+    paths: list[Path] = typer.Argument(..., help="files, or folders walked recursively; each file becomes a document"),
+    analysis: AnalysisId = ...,
+    title: Title = None,
+    abstract: Abstract = None,
+    version: Version = "1",
+    force_ocr: ForceOcr = False,
+    allow_low_coverage: AllowLowCoverage = False,
+    groups: Groups = None,
+    ray: RayAddress = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Read, chunk and index local documents of any supported type into one analysis.
+
+    The reader is chosen by each file's content: PDF (a talk exported as PDF is read slide by
+    slide), PowerPoint .pptx, Word .docx, a saved web page (HTML: main content only), Markdown
+    or plain text. An unsupported, damaged or password-protected file is named in the summary
+    and the others are indexed (exit 1). Hidden files and folders are left out and counted."""
+    _ingest_local(*_walked_files(paths), analysis, title, abstract, version, force_ocr, allow_low_coverage, groups,
+                  ray, as_json)
+
+
+@app.command()
+@user_errors
+def pdf(
+    files: list[Path] = typer.Argument(..., help="PDF files, or directories of them; each file becomes a document"),
+    analysis: AnalysisId = ...,
+    title: Title = None,
+    abstract: Abstract = None,
+    version: Version = "1",
+    force_ocr: ForceOcr = False,
+    allow_low_coverage: AllowLowCoverage = False,
+    groups: Groups = None,
+    ray: RayAddress = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Extract, chunk and index local PDF files into one analysis (`ingest files`, with a
+    directory meaning the PDFs in it)."""
+    _ingest_local(*_pdf_files(files), analysis, title, abstract, version, force_ocr, allow_low_coverage, groups,
+                  ray, as_json)
 
 
 @app.command()

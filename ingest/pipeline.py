@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, TypeVar
 
 from ingest.chunk.from_blocks import abstract_of, chunk_document
-from ingest.extract.pdf import ExtractionError, NotAPdfError, TooLargeError, extract_pdf
+from ingest.chunk.from_text import chunk_text
+from ingest.extract.pdf import ExtractionError, NotAPdfError, TooLargeError
+from ingest.extract.readers import TEXT_FORMATS, detect_format, read_document, read_text
 from ingest.sources.manifest import Manifest, Stage, VersionRecord, file_sha256
 from ingest.sources.jsonl import LowCoverage, PreparedAnalysis, check_intake, intake_problems
 from mitra.access.policy import attach_groups
@@ -37,6 +39,7 @@ class IngestSummary:
     chunks: int = 0
     skipped: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    hidden: int = 0  # hidden files and folders a folder walk left out
 
     def as_dict(self) -> dict:
         return {
@@ -48,6 +51,7 @@ class IngestSummary:
             "chunks": self.chunks,
             "skipped": self.skipped,
             "failed": [{"file": f, "reason": r} for f, r in self.failed],
+            "hidden": self.hidden,
         }
 
 
@@ -94,20 +98,28 @@ def prepare_version(
     settings: Settings, job: VersionJob, *, force_ocr: bool = False, progress: PageProgress | None = None,
     allow_low_coverage: bool = False,
 ) -> PreparedVersion:
-    """Extract and chunk one version; needs no store, so it runs anywhere. Raises
-    ``ExtractionError`` for a file that cannot be read and ``LowCoverage`` for one whose
-    chunks would lose its text."""
-    extracted = extract_pdf(job.path, settings, force_ocr=force_ocr, progress=progress)
+    """Read and chunk one version of any supported type, the reader chosen by the file's
+    content; needs no store, so it runs anywhere. Raises ``ExtractionError`` for a file
+    that cannot be read and ``LowCoverage`` for one whose chunks would lose its text."""
     analysis, document = job.analysis, job.document
-    document = document.model_copy(update={"pages": extracted.pages, "title": document.title or extracted.title})
-    if not analysis.abstract:
-        analysis = analysis.model_copy(update={"abstract": abstract_of(extracted)})
-    chunked = chunk_document(extracted, document, settings)
-    document = document.model_copy(
-        update={"format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped})
+    fmt = detect_format(job.path)
+    if fmt in TEXT_FORMATS:
+        chunked = chunk_text(document, read_text(job.path), settings.chunk_min_chars, settings.chunk_max_chars, fmt)
+        pages, ocr_pages = 0, 0
+        if progress is not None:
+            progress(1, 1)
+    else:
+        extracted = read_document(job.path, settings, force_ocr=force_ocr, progress=progress, fmt=fmt)
+        document = document.model_copy(update={"title": document.title or extracted.title})
+        if not analysis.abstract:
+            analysis = analysis.model_copy(update={"abstract": abstract_of(extracted)})
+        chunked = chunk_document(extracted, document, settings)
+        pages, ocr_pages = extracted.pages, len(extracted.ocr_pages)
+    document = document.model_copy(update={
+        "pages": pages or None, "format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped})
     if not allow_low_coverage:
         check_intake(intake_problems(PreparedAnalysis(analysis, [document], chunked.chunks), settings))
-    return PreparedVersion(analysis, document, chunked.chunks, extracted.pages, len(extracted.ocr_pages))
+    return PreparedVersion(analysis, document, chunked.chunks, pages, ocr_pages)
 
 
 def write_version(kb: KnowledgeBase, prepared: PreparedVersion, summary: IngestSummary) -> None:
@@ -152,7 +164,7 @@ def index_versions(
         yield key, None
 
 
-def ingest_pdfs(
+def ingest_files(
     kb: KnowledgeBase,
     settings: Settings,
     paths: list[Path],
@@ -163,14 +175,22 @@ def ingest_pdfs(
     progress: Callable[[Path], PageProgress | None] | None = None,
     allow_low_coverage: bool = False,
 ) -> IngestSummary:
-    """``mitra ingest pdf``: each file is a document (id = file name) of one analysis.
-    A bad file is reported in the summary and the batch goes on."""
+    """``mitra ingest files`` and ``mitra ingest pdf``: each file is a document (id = file name
+    without its extension) of one analysis, read by the reader its content calls for; the
+    file stays where it is and is what the app offers for download. A bad file is reported
+    in the summary and the batch goes on."""
     summary = IngestSummary()
-    with writer_lock(settings, "ingest pdf"):
+    owners: dict[str, Path] = {}  # doc_id -> the file that has it
+    for path in paths:
+        owner = owners.setdefault(path.stem, path)
+        if owner.resolve() != path.resolve():
+            summary.failed.append((str(path), f"it would be document '{path.stem}', as {owner} is: rename one"))
+    with writer_lock(settings, "ingest files"):
         kb.collect_garbage()
         versions = ((path, path, analysis,
-                     Document(analysis_id=analysis.id, doc_id=path.stem, version=version, source=str(path.resolve())))
-                    for path in paths)
+                     Document(analysis_id=analysis.id, doc_id=doc_id, version=version, source=str(path.resolve()),
+                              kept=str(path.resolve())))
+                    for doc_id, path in owners.items())
         for path, error in index_versions(kb, settings, versions, summary, force_ocr=force_ocr, progress=progress,
                                           allow_low_coverage=allow_low_coverage):
             if error is not None:

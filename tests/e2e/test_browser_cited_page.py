@@ -15,14 +15,14 @@ from tests.fixtures.browser import open_tab, serve_app
 @pytest.fixture(scope="module")
 def pdf_app(note_pdf, tmp_path_factory, embedder):
     """The app on a knowledge base holding one analysis indexed from a real PDF."""
-    from ingest.pipeline import ingest_pdfs
+    from ingest.pipeline import ingest_files
     from mitra.core.settings import Settings
     from mitra.core.types import Analysis
     from mitra.retrieval.pipeline import build_pipeline
 
     data_dir = tmp_path_factory.mktemp("pdf-app") / "kb"
     kb = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False).kb
-    summary = ingest_pdfs(kb, kb.settings, [note_pdf], Analysis(id="TEST-01", title=NOTE_TITLE))
+    summary = ingest_files(kb, kb.settings, [note_pdf], Analysis(id="TEST-01", title=NOTE_TITLE))
     assert summary.chunks and not summary.failed
     with serve_app(app_environment(data_dir), tmp_path_factory.mktemp("streamlit")) as url:
         yield url

@@ -1,0 +1,145 @@
+"""Read a saved web page (TWiki, Confluence, Indico) into blocks: main content only.
+
+trafilatura decides what the page's main content is; its output cannot be used as the
+page's structure, because on wiki pages (whose content frame it does not recognise)
+it drops the headings and lists and never keeps a heading's ``id``. So the two are
+combined: the passages trafilatura keeps are found in the page's own tree (lxml), the
+smallest element holding most of them is the content frame, and that frame is read
+in document order: h1-h6 become sections with their anchor (the heading's ``id``, or
+the ``name``/``id`` of an anchor inside or just before it, as TWiki writes them),
+tables stay tables (a row a line), lists one item a line. Navigation, breadcrumbs,
+menus, sidebars and footers sit outside the frame and are gone; inside it, ``nav``,
+forms and link-only lists (a table of contents) are left out too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import lxml.html
+from lxml import etree
+
+from ingest.extract.layout import Block, BlockKind
+from ingest.extract.pdf import ExtractedDocument, NoTextFoundError
+from ingest.extract.readers import CorruptFileError, Progress, finished, table_block, text_block
+
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_LEFT_OUT = {"script", "style", "noscript", "template", "nav", "aside", "form", "button", "select", "input",
+             "textarea", "iframe", "svg", "object", "embed", "map"}
+_INLINE = {"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "del", "dfn", "em", "font", "i", "img", "ins",
+           "kbd", "label", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt",
+           "u", "var", "wbr", "br", "math"}
+_LISTS = {"ul", "ol", "dl"}
+# trafilatura's elements that hold a passage, and the page's elements they come from
+_KEPT = ("p", "head", "item", "cell", "quote", "code")
+_PASSAGES = ("p", "li", "td", "th", "dd", "dt", "pre", "blockquote", "div", "h1", "h2", "h3", "h4", "h5", "h6")
+_FRAME_SHARE = 0.8  # the content frame holds at least this share of the kept text
+_LINK_LIST = 0.9  # a list whose text is links by this share is navigation (a table of contents)
+
+
+def read_html(path: Path, progress: Progress | None = None) -> ExtractedDocument:
+    import trafilatura
+
+    raw = path.read_bytes()
+    try:
+        page = lxml.html.document_fromstring(raw)
+    except (etree.ParserError, ValueError) as exc:
+        raise CorruptFileError(path, f"the HTML cannot be parsed ({exc})") from exc
+    kept = trafilatura.extract(raw, output_format="xml", include_tables=True, include_comments=False)
+    frame = _content_frame(page, _passages(kept)) if kept else None
+    if frame is None:
+        raise NoTextFoundError(path, "the page has no main content (a login or error page?)")
+    blocks = list(_blocks(frame))
+    headings = [b.text for b in blocks if b.kind is BlockKind.heading]
+    title = next((b.text for b in blocks if b.kind is BlockKind.heading and b.level == 1), "") \
+        or _text(page.find(".//title")) or (headings[0] if headings else "")
+    return finished(path, blocks, pages=0, title=title, fmt="html", progress=progress)
+
+
+def _text(element) -> str:
+    return " ".join(element.text_content().split()) if element is not None else ""
+
+
+def _passages(kept_xml: str) -> set[str]:
+    tree = etree.fromstring(kept_xml.encode("utf-8"))
+    return {t for t in (" ".join("".join(e.itertext()).split()) for tag in _KEPT for e in tree.iter(tag)) if t}
+
+
+def _content_frame(page, passages: set[str]):
+    """The deepest element holding ``_FRAME_SHARE`` of the kept passages' text."""
+    weight: Counter = Counter()
+    for element in page.iter(*_PASSAGES):
+        text = _text(element)
+        if text in passages:
+            for node in (element, *element.iterancestors()):
+                weight[node] += len(text)
+    body = page.find("body")
+    node = body if body is not None else page
+    total = weight[node]
+    if not total:
+        return None
+    while True:
+        heavy = next((c for c in node if isinstance(c.tag, str) and weight[c] >= _FRAME_SHARE * total), None)
+        if heavy is None:
+            return node
+        node = heavy
+
+
+def _blocks(element) -> Iterator[Block]:
+    """The element's blocks in document order; running text between block elements (the
+    inline runs) is a paragraph of its own."""
+    run: list[str] = [element.text or ""]
+    for child in element:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if tag in _INLINE:
+            run.append("\n" if tag == "br" else child.text_content())
+        elif tag and tag not in _LEFT_OUT:
+            yield from _paragraph(run)
+            run = []
+            yield from _block(child, tag)
+        run.append(child.tail or "")
+    yield from _paragraph(run)
+
+
+def _paragraph(run: list[str]) -> Iterator[Block]:
+    text = "".join(run)
+    if text.strip():
+        yield text_block(text, None)
+
+
+def _block(element, tag: str) -> Iterator[Block]:
+    if tag in _HEADINGS:
+        yield text_block(" ".join(element.text_content().split()), None, BlockKind.heading, level=_HEADINGS[tag],
+                         anchor=_anchor(element))
+    elif tag == "table" and element.find(".//table") is None:
+        rows = [[_text(cell) for cell in row if cell.tag in ("td", "th")] for row in element.iter("tr")]
+        yield table_block(rows, None)
+    elif tag in _LISTS:
+        if not _link_list(element):
+            yield text_block("\n".join(_text(item) for item in element if item.tag in ("li", "dt", "dd")), None)
+    elif tag == "pre":
+        yield text_block(element.text_content(), None)
+    else:  # a container: a paragraph, a division, a layout table
+        yield from _blocks(element)
+
+
+def _anchor(heading) -> str:
+    """Where a link to this heading lands: its id, an anchor's inside it, or an empty
+    ``<a name>`` just before it."""
+    if heading.get("id"):
+        return heading.get("id")
+    inner = next((e for e in heading.iter() if e.get("id") or (e.tag == "a" and e.get("name"))), None)
+    if inner is not None:
+        return inner.get("id") or inner.get("name")
+    before = heading.getprevious()
+    if before is not None and before.tag == "a" and before.get("name") and not before.text_content().strip():
+        return before.get("name")
+    return ""
+
+
+def _link_list(element) -> bool:
+    text = len(_text(element))
+    links = sum(len(_text(a)) for a in element.iter("a"))
+    return text > 0 and links >= _LINK_LIST * text

@@ -1,0 +1,139 @@
+"""Read PowerPoint and Word files (Office Open XML) into blocks in reading order.
+
+* PowerPoint (python-pptx): each slide is a section named by its title (the title
+  placeholder, else the slide's first line of text), the slide number is every block's
+  page; text frames, table cells (one table block) and group shapes are read, top to
+  bottom then left to right; the speaker notes are a sub-section "Speaker notes" of
+  their slide, so a hit in them is cited as such.
+* Word (python-docx): the Title and "Heading n" styles are sections of level 1 and n;
+  paragraphs and tables are read where they sit in the body. Word files carry no page
+  numbers, so their blocks have none.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from lxml.etree import XMLSyntaxError
+
+from ingest.extract.layout import Block, BlockKind
+from ingest.extract.pdf import ExtractedDocument
+from ingest.extract.readers import CorruptFileError, Progress, finished, table_block, text_block
+
+SPEAKER_NOTES = "Speaker notes"
+_BROKEN = (KeyError, ValueError, XMLSyntaxError, zipfile.BadZipFile)  # what a damaged package raises
+
+
+# ---------------------------------------------------------------- PowerPoint
+def read_pptx(path: Path, progress: Progress | None = None) -> ExtractedDocument:
+    from pptx import Presentation
+    from pptx.exc import PythonPptxError
+
+    try:
+        deck = Presentation(str(path))
+        slides = list(deck.slides)
+    except (PythonPptxError, *_BROKEN) as exc:
+        raise CorruptFileError(path, f"the PowerPoint file is damaged ({exc})") from exc
+    blocks: list[Block] = []
+    for number, slide in enumerate(slides, 1):
+        blocks += _slide_blocks(slide, number)
+        if progress is not None:
+            progress(number, len(slides))
+    titles = [b.text for b in blocks if b.kind is BlockKind.heading and b.level == 1]
+    title = deck.core_properties.title or (titles[0] if titles else "")
+    return finished(path, blocks, pages=len(slides), title=title, unit="slide", fmt="pptx")
+
+
+def _slide_blocks(slide, number: int) -> list[Block]:
+    title_shape = slide.shapes.title
+    title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
+    body = [b for b in _shape_blocks(slide.shapes, number, skip=title_shape) if b.text]
+    if not title and body and body[0].kind is BlockKind.body:
+        # no title placeholder: the first line of text names the slide
+        first, _, rest = body[0].text.partition("\n")
+        title = first
+        body = ([text_block(rest, number)] if rest else []) + body[1:]
+    notes = _notes(slide)
+    if not (title or body or notes):
+        return []
+    blocks = [text_block(title or f"Slide {number}", number, BlockKind.heading, level=1), *body]
+    if notes:
+        blocks += [text_block(SPEAKER_NOTES, number, BlockKind.heading, level=2), text_block(notes, number)]
+    return blocks
+
+
+def _shape_blocks(shapes, number: int, skip=None) -> Iterator[Block]:
+    """Blocks of the shapes, top to bottom then left to right (a slide lists its shapes
+    in drawing order); a group's shapes in place of the group."""
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    def position(shape) -> tuple[int, int]:
+        return (shape.top or 0, shape.left or 0)
+
+    for shape in sorted(shapes, key=position):
+        if skip is not None and shape.shape_id == skip.shape_id:
+            continue
+        if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
+            yield from _shape_blocks(shape.shapes, number)
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            yield table_block([[cell.text for cell in row.cells] for row in shape.table.rows], number)
+        elif shape.has_text_frame:
+            yield text_block("\n".join(p.text for p in shape.text_frame.paragraphs), number)
+
+
+def _notes(slide) -> str:
+    if not slide.has_notes_slide:
+        return ""
+    frame = slide.notes_slide.notes_text_frame
+    return frame.text.strip() if frame is not None else ""
+
+
+# ---------------------------------------------------------------- Word
+def read_docx(path: Path, progress: Progress | None = None) -> ExtractedDocument:
+    import docx
+    from docx.opc.exceptions import OpcError
+    from docx.table import Table
+
+    try:
+        document = docx.Document(str(path))
+        items = list(document.iter_inner_content())
+    except (OpcError, *_BROKEN) as exc:
+        raise CorruptFileError(path, f"the Word file is damaged ({exc})") from exc
+    blocks: list[Block] = []
+    title = document.core_properties.title or ""
+    for item in items:
+        if isinstance(item, Table):
+            blocks.append(table_block(_table_rows(item), None))
+            continue
+        level = _heading_level(item.style.name if item.style is not None else "")
+        if level is None:
+            blocks.append(text_block(item.text, None))
+            continue
+        text = " ".join(item.text.split())
+        blocks.append(text_block(text, None, BlockKind.heading, level=level))
+        if level == 1 and not title:
+            title = text
+    return finished(path, blocks, pages=0, title=title, fmt="docx", progress=progress)
+
+
+def _heading_level(style: str) -> int | None:
+    """1 for the Title style, n for "Heading n", None for any other paragraph."""
+    if style == "Title":
+        return 1
+    name, _, number = style.rpartition(" ")
+    return int(number) if name == "Heading" and number.isdigit() else None
+
+
+def _table_rows(table) -> list[list[str]]:
+    """Each row's cells, a merged cell once (python-docx repeats it in every grid column it spans)."""
+    rows = []
+    for row in table.rows:
+        cells, seen = [], set()
+        for cell in row.cells:
+            if id(cell._tc) not in seen:
+                seen.add(id(cell._tc))
+                cells.append(cell.text)
+        rows.append(cells)
+    return rows

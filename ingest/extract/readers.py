@@ -1,0 +1,235 @@
+"""Read any supported file: the reader is chosen by the file's content, not its name.
+
+``detect_format`` looks at the bytes: the PDF signature, an Office Open XML package
+(a ZIP whose ``[Content_Types].xml`` names a presentation or a Word document), an
+OLE compound file (a password-protected Office file, or a legacy .doc/.ppt), an HTML
+page, or UTF-8 text (Markdown, LaTeX or plain, told apart by the structure the text
+chunker recognises; a ``.md`` name decides only when the text shows no structure).
+Anything else is refused in one line that says what the file looks like.
+
+Block formats (pdf, pptx, docx, html) are read by ``read_document`` into an
+``ExtractedDocument`` for ``ingest.chunk.from_blocks``; text formats are handed whole
+to ``ingest.chunk.from_text`` (``read_text``).
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from ingest.chunk.from_text import detect_format as text_structure
+from ingest.extract.pdf import EmptyFileError, ExtractedDocument, ExtractionError, extract_pdf
+from ingest.extract.layout import Block, BlockKind
+from mitra.core.settings import Settings
+
+Progress = Callable[[int, int], None]
+
+BLOCK_FORMATS = ("pdf", "pptx", "docx", "html")
+TEXT_FORMATS = ("markdown", "latex", "text")
+
+
+class UnsupportedFileError(ExtractionError):
+    """A file of a type MITRA does not read (an image, a spreadsheet, a legacy .doc)."""
+
+
+class EncryptedOfficeError(ExtractionError):
+    """An Office file that needs a password to be opened."""
+
+
+class CorruptFileError(ExtractionError):
+    """A file of a supported type whose structure cannot be read (a truncated .docx)."""
+
+
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ZIP_MAGIC = b"PK\x03\x04"
+# What a binary file we do not read looks like, for the one-line refusal.
+_SIGNATURES = (
+    (b"\x89PNG\r\n\x1a\n", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"II*\x00", "a TIFF image"),
+    (b"MM\x00*", "a TIFF image"),
+    (b"\x1f\x8b", "a gzip archive"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!", "a RAR archive"),
+    (b"%!PS", "a PostScript file"),
+    (b"{\\rtf", "an RTF document (save it as .docx)"),
+    (b"\x7fELF", "an executable"),
+)
+# OOXML main parts, by the content type [Content_Types].xml gives them.
+_OOXML = (
+    ("presentationml.", "pptx"),
+    ("wordprocessingml.", "docx"),
+    ("spreadsheetml.", "an Excel workbook: not supported (export the sheet as a table in a .docx, or as CSV text)"),
+)
+# Legacy binary Office files, by the stream that holds their content.
+_OLE_STREAMS = (
+    ("WordDocument", "a Word 97-2003 .doc file: not supported, save it as .docx"),
+    ("PowerPoint Document", "a PowerPoint 97-2003 .ppt file: not supported, save it as .pptx"),
+    ("Workbook", "an Excel 97-2003 .xls file: not supported"),
+)
+_HTML_START = re.compile(
+    rb"\A(?:\xef\xbb\xbf)?\s*(?:<\?xml[^>]*>\s*)?(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)[\s>]",
+    re.I | re.S,
+)
+_MARKDOWN_NAMES = (".md", ".markdown", ".mdown")
+_BINARY_NAMES = (".pdf", ".pptx", ".docx", ".ppt", ".doc", ".xlsx", ".xls")
+_TEXT_SAMPLE = 1 << 20  # the structure of a text file shows in its first megabyte
+
+
+def detect_format(path: Path) -> str:
+    """The file's format by its content: one of ``BLOCK_FORMATS`` or ``TEXT_FORMATS``.
+    Raises an ``ExtractionError`` with a one-line reason for anything else."""
+    path = Path(path)
+    if not path.is_file():
+        raise ExtractionError(path, "no such file" if not path.exists() else "not a file")
+    with path.open("rb") as fh:
+        head = fh.read(_TEXT_SAMPLE)
+    if not head:
+        raise EmptyFileError(path, "the file is empty (0 bytes)")
+    if b"%PDF-" in head[:1024]:  # the PDF spec lets the header sit anywhere in the first 1024 bytes
+        return "pdf"
+    if head.startswith(_ZIP_MAGIC):
+        return _ooxml_format(path)
+    if head.startswith(_OLE_MAGIC):
+        _refuse_ole(path)
+    for magic, kind in _SIGNATURES:
+        if head.startswith(magic):
+            raise UnsupportedFileError(path, f"the file is {kind}: not a document MITRA reads")
+    if _HTML_START.match(head[:4096]):
+        _check_name(path, "HTML")
+        return "html"
+    text = _decoded(path, head, complete=len(head) < _TEXT_SAMPLE)
+    _check_name(path, "text")
+    structure = text_structure(text)
+    if structure == "text" and path.suffix.lower() in _MARKDOWN_NAMES:
+        return "markdown"
+    return structure
+
+
+def _check_name(path: Path, kind: str) -> None:
+    """Text under a binary document's name is a failed download (the portal's login or
+    error page saved in its place), not a page to index."""
+    if path.suffix.lower() in _BINARY_NAMES:
+        raise UnsupportedFileError(path, f"the file is {kind}, though named {path.suffix}: "
+                                         "an error or login page saved in its place?")
+
+
+def _ooxml_format(path: Path) -> str:
+    try:
+        with zipfile.ZipFile(path) as package:
+            names = set(package.namelist())
+            types = package.read("[Content_Types].xml").decode("utf-8", "replace") \
+                if "[Content_Types].xml" in names else ""
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise CorruptFileError(path, f"the ZIP container is damaged ({exc}): a truncated .docx/.pptx?") from exc
+    if "mimetype" in names and "opendocument" in _read_mimetype(path):
+        raise UnsupportedFileError(path, "the file is an OpenDocument file: not supported, save it as .docx or .pptx")
+    for marker, fmt in _OOXML:
+        if marker in types:
+            if fmt in BLOCK_FORMATS:
+                return fmt
+            raise UnsupportedFileError(path, f"the file is {fmt}")
+    raise UnsupportedFileError(path, "the file is a ZIP archive, not a Word or PowerPoint file: unpack it first")
+
+
+def _read_mimetype(path: Path) -> str:
+    with zipfile.ZipFile(path) as package:
+        return package.read("mimetype").decode("ascii", "replace")
+
+
+def _refuse_ole(path: Path) -> None:
+    """An OLE compound file is never read: say whether it is password-protected (Office
+    wraps an encrypted .docx/.pptx in one, whatever its name) or a legacy format."""
+    import olefile
+
+    try:
+        with olefile.OleFileIO(str(path)) as ole:
+            streams = {"/".join(entry) for entry in ole.listdir()}
+    except OSError as exc:
+        raise CorruptFileError(path, f"the Office file is damaged ({exc})") from exc
+    if "EncryptedPackage" in streams:
+        raise EncryptedOfficeError(path, "the Office file is password-protected: save a copy without the password "
+                                         "and ingest that")
+    kind = next((kind for stream, kind in _OLE_STREAMS if stream in streams),
+                "a legacy Office (OLE) file: not supported, save it as .docx or .pptx")
+    raise UnsupportedFileError(path, f"the file is {kind}")
+
+
+def _decoded(path: Path, data: bytes, *, complete: bool) -> str:
+    """UTF-8 text (a byte-order mark allowed), or the refusal of a binary file. A sample
+    cut inside a character is still text."""
+    if b"\x00" in data:
+        raise UnsupportedFileError(path, "the file is binary data of an unknown type: not a document MITRA reads")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if not complete and exc.start >= len(data) - 3:
+            return data[: exc.start].decode("utf-8-sig")
+        raise UnsupportedFileError(
+            path, f"the file is neither a known document type nor UTF-8 text (byte {exc.start}): "
+                  "save text files as UTF-8") from exc
+
+
+def read_text(path: Path) -> str:
+    """A text file's content (``detect_format`` said it is UTF-8 text)."""
+    return _decoded(path, Path(path).read_bytes(), complete=True)
+
+
+def read_document(
+    path: Path, settings: Settings, *, force_ocr: bool = False, progress: Progress | None = None,
+    fmt: str | None = None,
+) -> ExtractedDocument:
+    """The blocks of a PDF, PowerPoint, Word or HTML file, in reading order (``fmt``: the
+    format ``detect_format`` gave, when the caller has it already)."""
+    path = Path(path)
+    fmt = fmt or detect_format(path)
+    if fmt == "pdf":
+        return extract_pdf(path, settings, force_ocr=force_ocr, progress=progress)
+    if fmt == "pptx":
+        from ingest.extract.office import read_pptx
+
+        return read_pptx(path, progress)
+    if fmt == "docx":
+        from ingest.extract.office import read_docx
+
+        return read_docx(path, progress)
+    if fmt == "html":
+        from ingest.extract.html import read_html
+
+        return read_html(path, progress)
+    raise ExtractionError(path, f"a {fmt} file is chunked as text, not read as blocks")
+
+
+def table_block(rows: list[list[str]], page: int | None) -> Block:
+    """A table as one block, a line per row and cells apart by " | ", as the PDF layout
+    writes the tables it finds."""
+    text = "\n".join(" | ".join(" ".join(cell.split()) for cell in row) for row in rows if any(c.strip() for c in row))
+    return Block(page=page, bbox=(0.0, 0.0, 0.0, 0.0), text=text, kind=BlockKind.table)
+
+
+def text_block(text: str, page: int | None, kind: BlockKind = BlockKind.body, level: int | None = None,
+               anchor: str = "") -> Block:
+    """A block of a file without page geometry: no box, its text with spaces normalised
+    (line breaks kept: a list stays one item a line)."""
+    lines = (" ".join(line.split()) for line in text.splitlines())
+    return Block(page=page, bbox=(0.0, 0.0, 0.0, 0.0), text="\n".join(line for line in lines if line),
+                 kind=kind, level=level, anchor=anchor)
+
+
+def finished(path: Path, blocks: list[Block], *, pages: int, title: str, fmt: str, unit: str = "page",
+             progress: Progress | None = None) -> ExtractedDocument:
+    """The ``ExtractedDocument`` of a block reader (``pages`` 0: the format has none), or
+    why the file holds nothing to index. ``progress`` hears of the file as one step."""
+    from ingest.extract.pdf import NoTextFoundError
+    from ingest.sources.manifest import file_sha256
+
+    blocks = [b for b in blocks if b.text.strip()]
+    if not any(b.kind is not BlockKind.heading for b in blocks):
+        raise NoTextFoundError(path, "the file holds no text to index")
+    if progress is not None:
+        progress(1, 1)
+    return ExtractedDocument(path=path, sha256=file_sha256(path), pages=pages, ocr_pages=[], blocks=blocks,
+                             title=title, abstract="", unit=unit, format=fmt)
