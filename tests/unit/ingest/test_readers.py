@@ -1,0 +1,130 @@
+"""The reader is chosen by the file's content, and each reader's blocks: sections named by
+a slide's title or a heading (with its anchor), tables kept as rows, notes marked, the
+chrome of a web page left out. Files are built here with the real libraries."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from ingest.extract.layout import BlockKind
+from ingest.extract.pdf import EmptyFileError
+from ingest.extract.readers import (
+    CorruptFileError, EncryptedOfficeError, UnsupportedFileError, detect_format, read_document,
+)
+from mitra.core.settings import Settings
+from tests.fixtures.documents import (
+    CHROME, PHRASES, TALK_TABLE_SLIDE, wiki_page, write_docx, write_encrypted_docx, write_legacy_doc, write_pptx,
+)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("readers")
+    pptx, docx = write_pptx(root / "talk.pptx"), write_docx(root / "note.docx")
+    encrypted = write_encrypted_docx(root / "locked.docx", docx)
+    made = {
+        "pptx": pptx, "docx": docx, "encrypted": encrypted, "legacy": write_legacy_doc(root / "old.doc", encrypted),
+        "html": root / "page.html", "markdown": root / "notes.txt", "markdown-by-name": root / "plain.md",
+        "text": root / "minutes.txt", "latex": root / "paper.tex", "png-as-pptx": root / "slides.pptx",
+        "truncated": root / "cut.docx", "zip": root / "bundle.zip", "xlsx": root / "sheet.xlsx",
+        "html-as-pdf": root / "download.pdf", "empty": root / "empty.md", "latin-1": root / "old.txt",
+        "pdf": root / "note.pdf",
+    }
+    made["html"].write_text(wiki_page(), encoding="utf-8")
+    made["markdown"].write_text("# Selection\n\nEvents with one jet.\n\n- a list item\n- another\n")
+    made["markdown-by-name"].write_text("Just a sentence, no structure at all.\n")
+    made["text"].write_text("Minutes of the meeting.\nThe timing offset was discussed.\n")
+    made["latex"].write_text("\\documentclass{article}\n\\begin{document}\n\\section{Intro}\nText.\n\\end{document}\n")
+    made["png-as-pptx"].write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
+    made["truncated"].write_bytes(docx.read_bytes()[:2000])
+    with zipfile.ZipFile(made["zip"], "w") as archive:
+        archive.writestr("notes.txt", "hello")
+    with zipfile.ZipFile(made["xlsx"], "w") as archive:
+        archive.writestr("[Content_Types].xml", '<Types><Override ContentType="application/'
+                         'vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/></Types>')
+    made["html-as-pdf"].write_bytes(b"<!DOCTYPE html><html><body>Session expired, please log in</body></html>")
+    made["empty"].write_bytes(b"")
+    made["latin-1"].write_bytes("Caf\xe9 des physiciens".encode("latin-1"))
+    made["pdf"].write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    return made
+
+
+@pytest.mark.parametrize("kind", ["pdf", "pptx", "docx", "html", "markdown", "text", "latex"])
+def test_each_format_is_told_by_its_content(files, kind):
+    assert detect_format(files[kind]) == kind
+
+
+def test_the_name_only_breaks_a_tie_between_markdown_and_text(files):
+    assert detect_format(files["markdown-by-name"]) == "markdown"  # no structure, a .md name
+    assert detect_format(files["markdown"]) == "markdown"  # structure, a .txt name
+
+
+@pytest.mark.parametrize(("kind", "error", "says"), [
+    ("encrypted", EncryptedOfficeError, "password-protected"),
+    ("legacy", UnsupportedFileError, "save it as .docx"),
+    ("png-as-pptx", UnsupportedFileError, "PNG image"),
+    ("truncated", CorruptFileError, "damaged"),
+    ("zip", UnsupportedFileError, "ZIP archive"),
+    ("xlsx", UnsupportedFileError, "Excel"),
+    ("html-as-pdf", UnsupportedFileError, "the file is HTML"),
+    ("empty", EmptyFileError, "empty"),
+    ("latin-1", UnsupportedFileError, "UTF-8"),
+])
+def test_what_cannot_be_read_is_said_in_one_line(files, kind, error, says):
+    with pytest.raises(error, match=says) as raised:
+        detect_format(files[kind])
+    message = str(raised.value)
+    assert "\n" not in message and message.startswith(str(files[kind]))
+
+
+def test_a_slide_is_a_section_named_by_its_title(files):
+    deck = read_document(files["pptx"], Settings())
+    assert (deck.unit, deck.format, deck.pages, deck.title) == ("slide", "pptx", 4, "Monojet search: status report")
+    titles = {b.page: b.text for b in deck.blocks if b.kind is BlockKind.heading and b.level == 1}
+    assert titles == {1: "Monojet search: status report", 2: "Event selection", 3: "Yields per region",
+                      4: "Backup"}  # slide 4 has no title placeholder: its first line names it
+    table = next(b for b in deck.blocks if b.kind is BlockKind.table)
+    assert table.page == TALK_TABLE_SLIDE and table.text.splitlines()[2] == f"the {PHRASES['talk.pptx']['table']} | 9210"
+    on_slide_3 = [(b.kind, b.text) for b in deck.blocks if b.page == TALK_TABLE_SLIDE]
+    assert on_slide_3[-2:] == [(BlockKind.heading, "Speaker notes"),
+                               (BlockKind.body, f"Say that the {PHRASES['talk.pptx']['notes']} agrees within 2%.")]
+    assert any(PHRASES["talk.pptx"]["group"] in b.text and b.page == 2 for b in deck.blocks)  # inside a group shape
+
+
+def test_word_headings_are_sections_and_tables_sit_where_they_are(files):
+    note = read_document(files["docx"], Settings())
+    assert (note.format, note.title) == ("docx", "Monojet analysis note")
+    assert all(b.page is None for b in note.blocks)  # Word files carry no page numbers
+    shape = [(b.kind, b.level) for b in note.blocks]
+    assert shape == [(BlockKind.heading, 1), (BlockKind.body, None), (BlockKind.heading, 1), (BlockKind.body, None),
+                     (BlockKind.table, None), (BlockKind.body, None), (BlockKind.heading, 2), (BlockKind.body, None)]
+    assert note.blocks[4].text == f"Trigger | Prescale\nHLT_PFMET120 | {PHRASES['note.docx']['table']}"
+
+
+def test_a_wiki_page_keeps_its_topic_and_heading_anchors_and_loses_its_chrome(files):
+    page = read_document(files["html"], Settings())
+    assert (page.format, page.title) == ("html", "Monojet dark matter search 2024")
+    headings = [(b.level, b.text, b.anchor) for b in page.blocks if b.kind is BlockKind.heading]
+    assert headings == [(1, "Monojet dark matter search 2024", "MonojetSearch2024"),
+                        (2, "Event selection", "EventSelection"), (3, "Signal regions", "SignalRegions"),
+                        (2, "Backgrounds", "Backgrounds")]  # the last from an <a name> inside the heading
+    text = "\n".join(b.text for b in page.blocks)
+    assert all(phrase in text for phrase in PHRASES["page.html"].values())
+    assert not [chrome for chrome in CHROME if chrome in text]
+    table = next(b for b in page.blocks if b.kind is BlockKind.table)
+    assert table.text.splitlines()[0] == "Region | MET range [GeV] | Expected events"
+    # the table of contents (a list of links) is navigation too: "Event selection" only as a heading
+    assert sum(b.text == "Event selection" for b in page.blocks) == 1
+
+
+def test_a_page_without_main_content_is_refused(tmp_path):
+    from ingest.extract.pdf import NoTextFoundError
+
+    login = tmp_path / "login.html"
+    login.write_text('<!DOCTYPE html><html><body><nav><a href="/">Home</a></nav>'
+                     '<form><input name="user"><button>Sign in</button></form></body></html>')
+    with pytest.raises(NoTextFoundError, match="no main content"):
+        read_document(login, Settings())
