@@ -34,14 +34,13 @@ from sqlalchemy import text
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.concurrency import chroma_server  # noqa: E402
 from mitra.core.settings import Settings  # noqa: E402
 from mitra.core.types import Chunk  # noqa: E402
 from mitra.store.bm25 import BM25Index  # noqa: E402
 from mitra.store.dense import DenseIndex  # noqa: E402
 from mitra.store.index_files import BlobIndexFiles  # noqa: E402
 from mitra.store.knowledge_base import KnowledgeBase, _metadata, chunk_index, connect_chroma  # noqa: E402
-from tests.fixtures.postgres import PostgresServer  # noqa: E402
+from tests.fixtures.servers import PostgresServer, running_chroma  # noqa: E402
 
 DIM = 384
 NAME = "ft-bench-00000000-g1"
@@ -69,9 +68,9 @@ def main() -> None:
     pg = PostgresServer()  # the tests' throwaway server: this repo's only way to start one
     pg.start()
     try:
-        with chroma_server(tmp / "chroma") as port:
+        with running_chroma(tmp / "chroma") as chroma:
             settings = Settings(_env_file=None, data_dir=tmp / "writer", database_url=pg.url(),
-                                chroma_host="127.0.0.1", chroma_port=port)
+                                chroma_host="127.0.0.1", chroma_port=chroma.port)
             print(json.dumps(measure(settings, tmp, args), indent=2))
     finally:
         pg.stop()
