@@ -4,6 +4,7 @@ Blocks arrive in reading order. Headings set the section path; page furniture,
 figure text, references and author lists are left out; a body paragraph cut by a
 column or page break (it does not end a sentence) is joined with its continuation,
 even when a caption or footnote was set in between, and then spans both pages.
+A deck's slides (``unit`` "slide") are read one by one instead.
 Display equations stay in the paragraph around them, as in the LaTeX front end.
 Captions and tables are chunks of their own. The shared back end in
 ``ingest.chunk.from_text`` packs the paragraphs and gives the chunks their ids.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Literal
 
 from ingest.extract.pdf import ExtractedDocument
 from ingest.extract.layout import FURNITURE, Block, BlockKind, join_lines
@@ -40,18 +42,23 @@ _DROPPED_KIND = {BlockKind.references: REFERENCES, BlockKind.author_list: AUTHOR
 def chunk_document(extracted: ExtractedDocument, document: Document, settings: Settings) -> ChunkedText:
     """Chunks of one extracted PDF, with the document's analysis, id and version, and the
     share of the page text (furniture, figure text and references left out) they hold."""
-    parsed = paragraphs_from_blocks(extracted.blocks)
-    parsed.unit = extracted.unit
+    parsed = paragraphs_from_blocks(extracted.blocks, extracted.unit)
+    parsed.format = extracted.format
     source = word_counts(b.text for b in extracted.blocks)
     return chunk_parsed(document, parsed, source, settings.chunk_min_chars, settings.chunk_max_chars)
 
 
-def paragraphs_from_blocks(blocks: list[Block]) -> ParsedText:
-    out = ParsedText(format="pdf")
+def paragraphs_from_blocks(blocks: list[Block], unit: Literal["page", "slide"] = "page") -> ParsedText:
+    """``unit`` "slide": each page stands alone, its section its own title (none when it
+    has no title) and no paragraph continued from the slide before."""
+    out = ParsedText(format="pdf", unit=unit)
     path: list[str] = []
     anchor = ""  # the innermost heading's
     open_at: int | None = None  # the body paragraph a later block may continue
+    page: int | None = None
     for block in blocks:
+        if unit == "slide" and block.page != page:
+            path, anchor, open_at, page = [], "", None, block.page
         if block.kind is BlockKind.heading:
             if block.text.lower() != "abstract":  # the abstract has its own section below
                 level = block.level or 1

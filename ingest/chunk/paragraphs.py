@@ -76,9 +76,11 @@ def dropped_path(path: Iterable[str]) -> str | None:
 
 
 # ---------------------------------------------------------------- packing
-def pack_paragraphs(paragraphs: list[Paragraph], min_chars: int, max_chars: int) -> list[Paragraph]:
-    """Merge consecutive small body paragraphs of one section; split paragraphs
-    longer than ``max_chars`` at sentence boundaries. Captions and tables stay alone."""
+def pack_paragraphs(paragraphs: list[Paragraph], min_chars: int, max_chars: int,
+                    unit: Literal["page", "slide"] = "page") -> list[Paragraph]:
+    """Merge consecutive small body paragraphs of one section (of one slide, in a talk:
+    a chunk is cited by its slide); split paragraphs longer than ``max_chars`` at
+    sentence boundaries. Captions and tables stay alone."""
     pieces = [piece for p in paragraphs for piece in _split_long(p, max_chars)]
     packed: list[Paragraph] = []
     for p in pieces:
@@ -88,6 +90,7 @@ def pack_paragraphs(paragraphs: list[Paragraph], min_chars: int, max_chars: int)
             and p.kind is ChunkKind.body
             and last.kind is ChunkKind.body
             and last.section == p.section
+            and (unit == "page" or last.page_end == p.page_start)
             and (len(last.text) < min_chars or len(p.text) < min_chars)
             and len(last.text) + len(p.text) + 1 <= max_chars
         ):
@@ -174,7 +177,7 @@ def coverage(source: Counter, dropped: Counter, chunks: list[Chunk], headings: I
 def chunk_parsed(document: Document, parsed: ParsedText, source: Counter, min_chars: int, max_chars: int,
                  latex: bool = False) -> ChunkedText:
     """The shared back end of every front end: pack, give ids, measure coverage."""
-    chunks = make_chunks(document, pack_paragraphs(parsed.paragraphs, min_chars, max_chars), parsed.unit)
+    chunks = make_chunks(document, pack_paragraphs(parsed.paragraphs, min_chars, max_chars, parsed.unit), parsed.unit)
     by_kind: dict[str, Counter] = {}
     for kind, text in parsed.dropped:
         by_kind.setdefault(kind, Counter()).update(word_counts([text], latex=latex))

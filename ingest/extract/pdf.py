@@ -32,7 +32,9 @@ from pdfminer.pdfdocument import PDFEncryptionError
 from pdfminer.psexceptions import PSException
 from pdfplumber.utils.exceptions import PdfminerException
 
-from ingest.extract.layout import UNMAPPED, Block, Graphic, PageLayout, PageWords, Word, layout_document, layout_page
+from ingest.extract.layout import (
+    UNMAPPED, Block, Graphic, PageLayout, PageWords, Word, is_slide_deck, layout_document, layout_page, layout_slides,
+)
 from ingest.sources.manifest import file_sha256
 from ingest.extract.ocr import OcrBackend, OcrUnavailableError, ocr_backend, physics_fixes
 from mitra.core.errors import MitraError
@@ -95,6 +97,7 @@ class ExtractedDocument:
     abstract: str
     warnings: list[str] = field(default_factory=list)
     unit: Literal["page", "slide"] = "page"  # slides: a talk, each page one slide
+    format: str = "pdf"  # the reader, recorded as Document.format ("pdf-slides": a PDF read as a deck)
 
 
 _PDF_MAGIC = b"%PDF-"
@@ -147,7 +150,8 @@ def extract_pdf(
     if not any(b.text.strip() for p in layouts for b in p.blocks):
         how = "OCR found no text on its image-only pages" if ocr.pages else "its pages carry no text"
         raise NoTextFoundError(path, how)
-    document = layout_document(layouts)
+    deck = is_slide_deck(layouts)
+    document = layout_slides(layouts) if deck else layout_document(layouts)
     lost = {n: k for n, k in unmapped.items() if k}
     if lost:
         pages_list = ", ".join(f"p.{n}" for n in lost)
@@ -162,6 +166,8 @@ def extract_pdf(
         title=document.title,
         abstract=document.abstract,
         warnings=ocr.warnings,
+        unit="slide" if deck else "page",
+        format="pdf-slides" if deck else "pdf",
     )
 
 

@@ -1,7 +1,7 @@
 """Page layout analysis: positioned words -> typed blocks in reading order.
 
 One module per part (``records``, ``patterns``, ``rows``, ``line_numbers``,
-``figures``, ``columns``, ``blocks``, ``page``, ``document``). The rules work on words with boxes from either source — the PDF text layer or OCR —
+``figures``, ``columns``, ``blocks``, ``page``, ``document``, ``slides``). The rules work on words with boxes from either source — the PDF text layer or OCR —
 so born-digital and scanned pages go through the same analysis:
 
 1. ``layout_page``: margin line numbers (a column of consecutive integers at an edge)
@@ -15,6 +15,9 @@ so born-digital and scanned pages go through the same analysis:
    footers (text repeated at the same height), heading levels (numbering, then
    font size), title, abstract and title-page front matter, the references
    section and author lists.
+3. ``is_slide_deck`` / ``layout_slides``: a talk exported as PDF (landscape pages of
+   few words under a large title) is read slide by slide instead: each page one
+   section named by its title.
 
 Coordinates are PDF points with the origin at the top left of the page.
 """
@@ -31,6 +34,7 @@ from ingest.extract.layout.columns import find_gutter
 from ingest.extract.layout.blocks import join_lines
 from ingest.extract.layout.page import layout_page, nfkc
 from ingest.extract.layout.document import layout_document
+from ingest.extract.layout.slides import is_slide_deck, layout_slides
 
 
 __all__ = [
@@ -45,10 +49,12 @@ __all__ = [
     "UNMAPPED",
     "Word",
     "figure_regions",
+    "is_slide_deck",
     "find_gutter",
     "join_lines",
     "layout_document",
     "layout_page",
+    "layout_slides",
     "nfkc",
     "split_line_numbers",
 ]
