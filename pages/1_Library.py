@@ -31,7 +31,7 @@ def document_table(analysis_id: str) -> None:
                 "passages": r.n_chunks,
                 "pages": r.document.pages,
                 "indexed": r.indexed_at,
-                "PDF": "on this machine" if ui.local_pdf(r.document) else "—",
+                "original": "on this machine" if (path := ui.original_file(r.document)) and path.is_file() else "—",
             }
             for r in records
         ),
@@ -42,15 +42,13 @@ def document_table(analysis_id: str) -> None:
     chosen = st.selectbox("Read a document", list(labels), key=f"read-{analysis_id}", index=None, placeholder="choose a version…")
     if chosen:
         document = labels[chosen].document
-        pdf = ui.local_pdf(document)
-        if pdf is not None:  # the kept copy, not the portal's address: the portal may be gone
-            st.download_button("Download the PDF", data=pdf.read_bytes(), file_name=f"{document.doc_id}-{document.version}.pdf",
-                               mime="application/pdf", icon=":material/download:", key=f"pdf-{analysis_id}")
+        ui.offer_original(document, analysis_id)  # the kept copy, not the portal's address: the portal may be gone
         chunks = [
             c for c in ui.kb().chunks(analysis_id) if c.doc_id == document.doc_id and c.version == document.version
         ]
         for c in chunks:
-            head = " · ".join(p for p in (c.section_path, c.page_label, c.kind.value if c.kind.value != "body" else "") if p)
+            head = " · ".join(p for p in (c.section_path, f"#{c.anchor}" if c.anchor else "", c.page_label,
+                                          c.kind.value if c.kind.value != "body" else "") if p)
             if head:
                 st.caption(inert_markdown(head))
             st.markdown(inert_markdown(c.text))

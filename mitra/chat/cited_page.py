@@ -7,6 +7,10 @@ texts reduced to lower-case letters and digits, so hyphenation, ligatures and sp
 not matter) and the boxes of the matched characters, merged line by line, are painted
 over the page. A scanned page has no text layer to align with: it is shown unmarked,
 and says so.
+
+A source without a page to draw (a PowerPoint talk, a web page, a Word or Markdown
+file) is shown as text: the passage among the other passages of its slide, or of its
+section, as they were indexed (``cited_text``), marked in the same yellow.
 """
 
 from __future__ import annotations
@@ -16,14 +20,16 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from pathlib import Path
+from typing import Iterable
 
 from mitra.core.errors import MitraError
 from mitra.core.text import math_to_words
+from mitra.core.types import Chunk
 
 _KEEP = re.compile(r"[a-z0-9]")
 _MIN_RUN = 12  # shorter common runs are coincidences (a word or two), not the passage
 _MIN_FOUND = 60  # letters of the passage that must be found on the page (or all of a shorter one)
-_HIGHLIGHT = (255, 214, 0, 96)  # translucent yellow
+HIGHLIGHT = (255, 214, 0, 96)  # translucent yellow, on a drawn page and around a passage shown as text
 
 
 class PageUnavailable(MitraError):
@@ -36,11 +42,46 @@ class CitedPage:
     page: int  # 1-based
     pages: int
     highlighted: int  # line boxes painted; 0 when the passage was not found on the page
+    unit: str = "page"  # "slide" for a PDF slide deck
 
     @property
     def caption(self) -> str:
         mark = "the cited passage highlighted" if self.highlighted else "the passage could not be located on it"
-        return f"Page {self.page} of {self.pages}, {mark}."
+        return f"{self.unit.capitalize()} {self.page} of {self.pages}, {mark}."
+
+
+@dataclass
+class CitedText:
+    """A passage shown among the text it was cited from: its slide, or its section."""
+
+    title: str  # "slide 3 · Results", or the section and its anchor
+    passages: list[tuple[str, bool]]  # in reading order; True for the cited passage
+
+
+def cited_text(chunks: Iterable[Chunk], cited: Chunk) -> CitedText:
+    """The slide (for a talk's passage) or else the section ``cited`` is from: the passages
+    of ``chunks`` (its analysis's) of the same document version that share its slides or
+    its section, in reading order, the cited one marked. These are the indexed passages,
+    so the text is exactly what was cited from, without re-reading the original file."""
+    on_slide = cited.unit == "slide" and cited.page_start is not None
+
+    def beside(c: Chunk) -> bool:
+        if (c.doc_id, c.version) != (cited.doc_id, cited.version):
+            return False
+        if on_slide:  # any overlap: a passage may run over two slides
+            return c.page_start is not None and c.page_start <= (cited.page_end or cited.page_start) \
+                and (c.page_end or c.page_start) >= cited.page_start
+        return c.section == cited.section
+
+    around = {c.id: c for c in chunks if beside(c)}
+    around[cited.id] = cited  # shown even when the store has been re-indexed since the answer
+    passages = [(c.text, c.id == cited.id) for c in sorted(around.values(), key=lambda c: c.position)]
+    if on_slide:
+        title = " · ".join(p for p in (cited.page_label, cited.section_path) if p)
+    else:
+        title = " · ".join(p for p in (f"section {cited.section_path}" if cited.section else "before the first heading",
+                                       f"#{cited.anchor}" if cited.anchor else "") if p)
+    return CitedText(title=title, passages=passages)
 
 
 def _letters(text: str) -> tuple[str, list[int]]:
@@ -76,8 +117,9 @@ def _line_boxes(boxes: list[tuple[float, float, float, float]]) -> list[tuple[fl
     return [tuple(ln) for ln in lines]
 
 
-def render_cited_page(pdf: Path, page: int, passage: str, dpi: int = 110) -> CitedPage:
-    """``pdf``'s page ``page`` (1-based) as a PNG with ``passage`` highlighted."""
+def render_cited_page(pdf: Path, page: int, passage: str, dpi: int = 110, unit: str = "page") -> CitedPage:
+    """``pdf``'s page ``page`` (1-based) as a PNG with ``passage`` highlighted; ``unit``
+    names the page in the caption ("slide" for a PDF slide deck)."""
     import pypdfium2 as pdfium
     from PIL import Image, ImageDraw
 
@@ -101,9 +143,9 @@ def render_cited_page(pdf: Path, page: int, passage: str, dpi: int = 110) -> Cit
         draw = ImageDraw.Draw(overlay)
         for left, bottom, right, top in boxes:
             draw.rectangle([left * scale - 2, (height - top) * scale - 2, right * scale + 2, (height - bottom) * scale + 2],
-                           fill=_HIGHLIGHT)
+                           fill=HIGHLIGHT)
         out = io.BytesIO()
         Image.alpha_composite(image, overlay).convert("RGB").save(out, format="PNG")
-        return CitedPage(png=out.getvalue(), page=page, pages=len(document), highlighted=len(boxes))
+        return CitedPage(png=out.getvalue(), page=page, pages=len(document), highlighted=len(boxes), unit=unit)
     finally:
         document.close()

@@ -7,13 +7,15 @@ that belongs to one user lives in ``st.session_state`` (see app.py).
 from __future__ import annotations
 
 import logging
+import mimetypes
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 import streamlit as st
 
+from mitra.chat.cited_page import HIGHLIGHT
 from mitra.store.catalog import DocumentRecord
 from mitra.core.errors import MitraError, unavailable_service
 from mitra.ui.render import inert_markdown
@@ -35,8 +37,9 @@ CSS = """
 .mitra-sub {color: #6b7280; margin-top: .1rem;}
 .st-key-lock-banner {border-left: 4px solid #4f46e5; background: rgba(79,70,229,.07);
                      padding: .55rem .9rem; border-radius: .5rem; gap: .1rem;}
+[class*="st-key-passage-"] {background: rgba(%d, %d, %d, %.2f); padding: .4rem .7rem .1rem; border-radius: .3rem;}
 </style>
-"""
+""" % (*HIGHLIGHT[:3], HIGHLIGHT[3] / 255)  # the cited passage among its slide's or section's text, as on a drawn page
 
 
 @st.cache_resource(show_spinner="Loading settings…")
@@ -111,60 +114,129 @@ def user_errors() -> Iterator[None]:
         st.error(f"Something went wrong ({type(error).__name__}: {error}). The details are in the server log.", icon=":material/bug_report:")
 
 
-def page_link(document: Document, page: int | None) -> str | None:
-    """The source's address at the page, when it is on a web server (the portal a crawl
-    read it from): a secondary link, since that server may be gone (browsers also block
-    file:// links, so a local file gets none)."""
+PDF_FORMATS = ("pdf", "pdf-slides")
+
+
+def page_link(document: Document, page: int | None, anchor: str = "") -> str | None:
+    """The source's address at the page or at the section's anchor, when it is on a web
+    server (the portal a crawl read it from): a secondary link, since that server may be
+    gone (browsers also block file:// links, so a local file gets none)."""
     source = document.source
     if not source or urlparse(source).scheme not in ("http", "https"):
         return None
+    if anchor:
+        return f"{source}#{anchor}"
     return f"{source}#page={page}" if page else source
 
 
-def local_pdf(document: Document) -> Path | None:
-    """The PDF on this machine the app draws cited pages from and offers for download: the
-    crawler's kept copy of a downloaded version, else the indexed file itself."""
-    if document.kept and Path(document.kept).is_file():
+def original_file(document: Document) -> Path | None:
+    """Where the original file is on this machine (whether or not it is still there): the
+    crawler's kept copy of a downloaded version, else the indexed file itself; None for a
+    document that never had one here (pre-extracted JSONL, a web address)."""
+    # A kept copy that went leaves the indexed file, where that was on this machine.
+    if document.kept and (Path(document.kept).is_file() or not _local(document.source)):
         return Path(document.kept)
-    source = document.source
-    if not source or urlparse(source).scheme not in ("", "file") or not source.lower().endswith(".pdf"):
+    return _local(document.source)
+
+
+def _local(source: str) -> Path | None:
+    scheme = urlparse(source).scheme
+    if scheme == "file":
+        return Path(unquote(urlparse(source).path))
+    return Path(source) if scheme == "" and Path(source).is_absolute() else None
+
+
+def local_pdf(document: Document) -> Path | None:
+    """The PDF on this machine the app draws cited pages from: the original when it is one."""
+    path = original_file(document)
+    if path is None or not (document.format in PDF_FORMATS or path.suffix.lower() == ".pdf"):
         return None
-    return Path(urlparse(source).path if source.startswith("file:") else source)
+    return path
+
+
+def original_name(document: Document, path: Path) -> str:
+    """The original's file name, for its download: the last part of its source (a portal's
+    page may lack a suffix; the kept copy's is added), else the kept copy's name."""
+    name = Path(unquote(urlparse(document.source).path)).name
+    if not name:
+        return path.name
+    return name if Path(name).suffix or not path.suffix else name + path.suffix
+
+
+def offer_original(document: Document, key: str) -> None:
+    """The original file to download, or one line saying it is not here. ``document`` comes
+    from the member's scoped view of the analysis (``kb().documents``), so only a member who
+    may read the analysis gets here; the bytes are read when the button is clicked."""
+    path = original_file(document)
+    if path is None or not path.is_file():
+        st.caption(":material/cloud_off: The original file is not on this machine"
+                   + (f" any more ({inert_markdown(path.name)})." if path else "."))
+        return
+    name = original_name(document, path)
+    is_pdf = local_pdf(document) is not None
+    st.download_button("Download the PDF" if is_pdf else "Download the original", data=path.read_bytes,
+                       file_name=name, mime=mimetypes.guess_type(name)[0] or "application/octet-stream",
+                       help=name, key=f"original-{key}", icon=":material/download:", on_click="ignore")
 
 
 @st.cache_data(max_entries=64, show_spinner="Drawing the cited page…")
-def cited_page(pdf: str, page: int, passage: str):
+def cited_page(pdf: str, page: int, passage: str, unit: str):
     from mitra.chat.cited_page import render_cited_page
 
-    return render_cited_page(Path(pdf), page, passage)
+    return render_cited_page(Path(pdf), page, passage, unit=unit)
 
 
 def show_cited_page(pdf: Path, hit: Hit, key: str) -> None:
-    """The cited page, drawn with the passage highlighted, and the PDF to download."""
+    """The cited page (a PDF slide deck's slide), drawn with the passage highlighted."""
     c = hit.chunk
-    if not st.toggle(f"Show page {c.page_start} with the passage", key=f"page-{key}"):
-        return
-    with user_errors():
-        shown = cited_page(str(pdf), c.page_start, c.text)
-        st.image(shown.png, caption=shown.caption, width="stretch")
-        st.download_button("Download the PDF", data=pdf.read_bytes(), file_name=pdf.name, mime="application/pdf",
-                           key=f"pdf-{key}", icon=":material/download:")
+    shown = cited_page(str(pdf), c.page_start, c.text, c.unit)
+    st.image(shown.png, caption=shown.caption, width="stretch")
 
 
-def show_in_section(hit: Hit, key: str) -> None:
-    """A passage without a PDF page: the passages of its section around it, it marked."""
-    c = hit.chunk
-    if not st.toggle("Show in its section", key=f"section-{key}"):
-        return
+def show_cited_text(hit: Hit, key: str) -> None:
+    """A passage without a PDF page: the text of its slide or of its section, it marked
+    (``CSS`` paints the ``passage-`` container in the PDF page's yellow). Inert, as every
+    passage: a web page's or a Markdown file's text never renders as live markup."""
+    from mitra.chat.cited_page import cited_text
     from mitra.store.filters import SearchFilter
 
-    siblings = [s for s in kb().chunks(c.analysis_id, SearchFilter(include_superseded=True))
-                if (s.doc_id, s.version, s.section) == (c.doc_id, c.version, c.section)]
-    for sibling in siblings:
-        if sibling.id == c.id:
-            st.success(inert_markdown(sibling.text), icon=":material/format_quote:")
+    c = hit.chunk
+    shown = cited_text(kb().chunks(c.analysis_id, SearchFilter(version=c.version)), c)
+    with st.container(key=f"cited-text-{key}"):
+        st.markdown(f"**{inert_markdown(shown.title)}**")
+        for text, cited in shown.passages:
+            if cited:
+                with st.container(key=f"passage-{key}"):
+                    st.markdown(inert_markdown(text))
+            else:
+                st.markdown(inert_markdown(text))
+
+
+def cited_view(document: Document | None, hit: Hit) -> tuple[str, bool]:
+    """How the cited source is shown: the switch's label, and whether a PDF page is drawn
+    (a PDF's, a PDF slide deck's) rather than the text of the passage's slide or section,
+    as indexed (also what a PDF no longer on this machine gets)."""
+    c = hit.chunk
+    pdf = document is not None and (path := local_pdf(document)) is not None and path.is_file() \
+        and c.page_start is not None
+    if pdf or (c.unit == "slide" and c.page_start is not None):
+        return f"Show {'slide' if c.unit == 'slide' else 'page'} {c.page_start} with the passage", pdf
+    return "Show in its section", False
+
+
+def show_cited_source(document: Document | None, hit: Hit, key: str) -> None:
+    """Behind a switch: the cited page drawn, or the text of its slide or section, and the
+    original file to download."""
+    label, drawn = cited_view(document, hit)
+    if not st.toggle(label, key=f"source-{key}"):
+        return
+    with user_errors():
+        if drawn:
+            show_cited_page(local_pdf(document), hit, key)
         else:
-            st.markdown(inert_markdown(sibling.text))
+            show_cited_text(hit, key)
+    if document is not None:  # also when the view failed: the original may still open
+        offer_original(document, key)
 
 
 def source_card(
@@ -172,8 +244,9 @@ def source_card(
     key: str = "", live: bool = False,
 ) -> None:
     """Passage [n]: where it is from, its text, and its page (drawn, passage highlighted) or
-    its section. ``key`` tells the cards of different answers apart. ``live`` (while the
-    answer streams): the text only, no toggles, since a click reruns the page and stops the answer."""
+    its slide's or section's text. ``key`` tells the cards of different answers apart. ``live``
+    (while the answer streams): the text only, no toggles, since a click reruns the page and
+    stops the answer."""
     c = hit.chunk
     icon = ":material/push_pin:" if cited else ":material/article:"
     with st.expander(inert_markdown(source_label(n, hit)) + (" · cited" if cited else ""), expanded=False, icon=icon):
@@ -181,6 +254,8 @@ def source_card(
         meta = [f"**{inert_markdown(c.doc_id)}** {version_label(c.version)}" + (" (superseded)" if c.superseded else "")]
         if c.section_path:
             meta.append(f"section *{inert_markdown(c.section_path)}*")
+        if c.anchor:
+            meta.append(f"#{inert_markdown(c.anchor)}")
         if c.page_label:
             meta.append(c.page_label)
         if c.kind.value != "body":
@@ -190,14 +265,14 @@ def source_card(
         st.markdown(inert_markdown(c.text))
         if live:
             return
-        link = page_link(record.document, c.page_start) if record else None
-        pdf = local_pdf(record.document) if record else None
-        if pdf is not None and c.page_start:
-            show_cited_page(pdf, hit, f"{key}-{n}")
-        else:
-            show_in_section(hit, f"{key}-{n}")
+        document = record.document if record else None
+        show_cited_source(document, hit, f"{key}-{n}")
+        pdf = document is not None and local_pdf(document) is not None
+        link = page_link(document, c.page_start if pdf else None, c.anchor) if document else None
         if link:
-            st.caption(f":material/open_in_new: [The PDF on its portal, at this page]({link}) (while the portal is up)")
+            where = ", at this section" if c.anchor else ", at this page" if pdf and c.page_start else ""
+            st.caption(f":material/open_in_new: [The {'PDF' if pdf else 'original'} on its portal{where}]({link}) "
+                       "(while the portal is up)")
         if expert:
             st.caption(" · ".join(f"{k} {v:.3g}" for k, v in hit.scores.items()))
 
