@@ -1,10 +1,12 @@
-"""Render the fictional ORION demo corpus to PDF.
+"""Render the fictional ORION demo corpus: PDF notes, an analysis wiki topic and a talk.
 
 The content is data: one YAML file per analysis in ``demo/corpus/``. Each document is
 rendered like a collaboration note (title page with authors and abstract, numbered
 sections, figures, tables, equations, line numbers in the margin, a running header and
 page numbers), optionally in two columns, optionally "scanned" (rasterised with noise
-and a slight rotation, no text layer), and once per version listed in the YAML.
+and a slight rotation, no text layer), and once per version listed in the YAML. An
+analysis may also have a wiki topic (its body as an HTML fragment: the portal wraps it in
+its navigation chrome) with a talk attached to it (a PowerPoint file, python-pptx).
 
 Usage: ``python demo/make_corpus.py OUT_DIR`` (or ``build_corpus(out_dir)``).
 The output is byte-for-byte deterministic: fixed dates, ``invariant`` PDFs, seeded noise.
@@ -14,10 +16,12 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import html
 import io
 import math
 import re
 import sys
+import zipfile
 import zlib
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
@@ -25,6 +29,8 @@ from typing import Annotated, Any, Literal, Union
 import numpy as np
 import pypdfium2 as pdfium
 import yaml
+from pptx import Presentation
+from pptx.util import Emu, Inches, Pt
 from PIL import Image, ImageFilter
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from reportlab.graphics.shapes import Drawing, Group, Line, PolyLine, Polygon, Rect, String
@@ -50,7 +56,7 @@ from reportlab.platypus import (
     TableStyle,
 )
 
-from demo.portal.corpus import CorpusDocument, CorpusIndex
+from demo.portal.corpus import CorpusDocument, CorpusIndex, WikiAttachment, WikiTopic
 from mitra.core.types import Analysis
 
 CONTENT_DIR = Path(__file__).resolve().parent / "corpus"
@@ -208,11 +214,47 @@ class DocumentSpec(_Strict):
     version: Version
 
 
+class WikiSpec(_Strict):
+    """The analysis's wiki topic: paragraphs and tables under headings (no figures or equations)."""
+
+    topic: str = Field(pattern=r"^[A-Za-z0-9]+$")  # a TWiki WikiWord: the page's URL
+    title: str
+    revision: str
+    date: dt.date
+    author: str
+    sections: list[Section]
+
+
+class SlideSpec(_Strict):
+    title: str
+    bullets: list[str] = []
+    table: TableSpec | None = None
+    notes: str = ""
+
+
+class TalkSpec(_Strict):
+    """A talk attached to the wiki topic; the first slide is its title slide."""
+
+    file: str = Field(pattern=r"^[A-Za-z0-9._-]+\.pptx$")
+    title: str
+    date: dt.date
+    version: str
+    slides: list[SlideSpec] = Field(min_length=1)
+
+
 class AnalysisSpec(_Strict):
     id: str
     title: str
     abstract: str
     documents: list[dict[str, Any]]  # raw: resolved per version by ``resolve_versions``
+    wiki: WikiSpec | None = None
+    talk: TalkSpec | None = None  # attached to the wiki topic
+
+    @model_validator(mode="after")
+    def _talk_needs_a_wiki(self) -> "AnalysisSpec":
+        if self.talk and not self.wiki:
+            raise ValueError(f"{self.id}: a talk is attached to the wiki topic, but there is no `wiki`")
+        return self
 
 
 def load_specs(content_dir: Path = CONTENT_DIR) -> list[AnalysisSpec]:
@@ -667,12 +709,128 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+# --------------------------------------------------------------------------- wiki topic and talk
+
+
+def anchor(title: str) -> str:
+    """TWiki's anchor of a heading: its words run together ("Analysis recipe" -> "AnalysisRecipe")."""
+    return "".join(w[:1].upper() + w[1:] for w in re.findall(r"[A-Za-z0-9]+", title))
+
+
+def _html(text: str) -> str:
+    """Escaped text keeping the content's few inline tags (<i>, <b>, <sub>; <super> is <sup>)."""
+    escaped = html.escape(" ".join(text.split()), quote=False)
+    escaped = re.sub(r"&lt;(/?)(i|b|sub)&gt;", r"<\1\2>", escaped)
+    return re.sub(r"&lt;(/?)super&gt;", r"<\1sup>", escaped)
+
+
+def wiki_body(wiki: WikiSpec) -> str:
+    """The topic's text as the wiki renders it: headings with anchors, paragraphs, tables."""
+    out = []
+
+    def walk(sections: list[Section], level: int) -> None:
+        for section in sections:
+            name = anchor(section.title)
+            out.append(f'<h{level} id="{name}"><a name="{name}"></a>{_html(section.title)}</h{level}>')
+            for block in section.blocks:
+                if isinstance(block, Para):
+                    out.append(f"<p>{_html(block.text)}</p>")
+                elif isinstance(block, TableBlock):
+                    head = "".join(f"<th>{_html(c)}</th>" for c in block.table.header)
+                    rows = "".join("<tr>" + "".join(f"<td>{_html(c)}</td>" for c in row) + "</tr>"
+                                   for row in block.table.rows)
+                    out.append(f'<table class="twikiTable"><caption>{_html(block.caption)}</caption>'
+                               f"<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+                else:
+                    raise ValueError(f"wiki topic {wiki.topic}: only paragraphs and tables, not {type(block).__name__}")
+            walk(section.subsections, level + 1)
+
+    walk(wiki.sections, 2)
+    return "\n".join(out) + "\n"
+
+
+def _fixed_zip(blob: bytes, date: dt.date) -> bytes:
+    """The same zip with every member stamped ``date``: python-pptx stamps the time of saving."""
+    out = io.BytesIO()
+    stamp = (date.year, date.month, date.day, 9, 0, 0)
+    with zipfile.ZipFile(io.BytesIO(blob)) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for member in source.infolist():
+            target.writestr(zipfile.ZipInfo(member.filename, stamp), source.read(member),
+                            compress_type=zipfile.ZIP_DEFLATED)
+    return out.getvalue()
+
+
+def render_talk(talk: TalkSpec, author: str) -> bytes:
+    """A 16:9 deck: a title slide, then title-and-content slides (a table below the bullets
+    where a slide has one) with their speaker notes."""
+    deck = Presentation()
+    deck.slide_width, deck.slide_height = Inches(13.333), Inches(7.5)
+    title_layout, content_layout, title_only = deck.slide_layouts[0], deck.slide_layouts[1], deck.slide_layouts[5]
+    width = deck.slide_width - Inches(1.2)
+    for number, spec in enumerate(talk.slides, 1):
+        layout = title_layout if number == 1 else title_only if spec.table else content_layout
+        slide = deck.slides.add_slide(layout)
+        slide.shapes.title.text = spec.title
+        if number == 1:
+            slide.placeholders[1].text = "\n".join(spec.bullets)
+        elif spec.table:
+            box = slide.shapes.add_textbox(Inches(0.6), Inches(1.5), width, Inches(0.8)).text_frame
+            box.text = "\n".join(spec.bullets)
+            rows, cols = len(spec.table.rows) + 1, len(spec.table.header)
+            table = slide.shapes.add_table(rows, cols, Inches(0.6), Inches(2.4), width, Inches(0.5) * rows).table
+            for r, row in enumerate([spec.table.header, *spec.table.rows]):
+                for c, value in enumerate(row):
+                    table.cell(r, c).text = value
+                    table.cell(r, c).text_frame.paragraphs[0].runs[0].font.size = Pt(20)
+        else:
+            body = slide.placeholders[1]
+            body.left, body.width = Emu(Inches(0.6)), Emu(width)
+            body.text = "\n".join(spec.bullets)
+        if spec.notes:
+            slide.notes_slide.notes_text_frame.text = " ".join(spec.notes.split())
+    stamp = dt.datetime.combine(talk.date, dt.time(9, 0))
+    props = deck.core_properties
+    props.title, props.author, props.last_modified_by = talk.title, author, author
+    props.created = props.modified = stamp
+    props.revision = 1
+    buffer = io.BytesIO()
+    deck.save(buffer)
+    return _fixed_zip(buffer.getvalue(), talk.date)
+
+
+def _write(out_dir: Path, relative: Path, data: bytes) -> None:
+    (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
+    (out_dir / relative).write_bytes(data)
+
+
+def build_wiki(spec: AnalysisSpec, wiki: WikiSpec, out_dir: Path) -> WikiTopic:
+    """The topic's body fragment and its attached talk, written under ``out_dir``."""
+    folder = Path(spec.id) / "wiki"
+    body = wiki_body(wiki).encode()
+    _write(out_dir, folder / f"{wiki.topic}.html", body)
+    attachments = []
+    if spec.talk:
+        talk = render_talk(spec.talk, author=wiki.author)
+        _write(out_dir, folder / spec.talk.file, talk)
+        attachments.append(WikiAttachment(
+            name=spec.talk.file, version=spec.talk.version, title=spec.talk.title, date=spec.talk.date,
+            source=(folder / spec.talk.file).as_posix(), sha256=_sha256(talk), size=len(talk),
+            slides=len(spec.talk.slides),
+        ))
+    return WikiTopic(analysis_id=spec.id, topic=wiki.topic, title=wiki.title, revision=wiki.revision,
+                     date=wiki.date, author=wiki.author, source=(folder / f"{wiki.topic}.html").as_posix(),
+                     sha256=_sha256(body), attachments=attachments)
+
+
 def build_corpus(out_dir: Path, content_dir: Path = CONTENT_DIR) -> CorpusIndex:
-    """Render every version of every document into ``out_dir`` and write ``index.json``."""
+    """Render every version of every document, and each wiki topic with its talk, into
+    ``out_dir`` and write ``index.json``."""
     _register_fonts()
     out_dir.mkdir(parents=True, exist_ok=True)
-    analyses, documents = [], []
+    analyses, documents, wiki = [], [], []
     for spec in load_specs(content_dir):
+        if spec.wiki:
+            wiki.append(build_wiki(spec, spec.wiki, out_dir))
         analyses.append(Analysis(id=spec.id, title=spec.title, abstract=" ".join(spec.abstract.split()), experiment=COLLABORATION))
         for raw in spec.documents:
             for doc in resolve_versions(raw):
@@ -680,14 +838,13 @@ def build_corpus(out_dir: Path, content_dir: Path = CONTENT_DIR) -> CorpusIndex:
                 if doc.scanned:
                     pdf, pages = scan(pdf, zlib.crc32(f"{doc.doc_id}/{doc.version.label}".encode()), doc.version.date)
                 relative = Path(spec.id) / f"{doc.doc_id}_{doc.version.label}.pdf"
-                (out_dir / relative).parent.mkdir(parents=True, exist_ok=True)
-                (out_dir / relative).write_bytes(pdf)
+                _write(out_dir, relative, pdf)
                 documents.append(CorpusDocument(
                     analysis_id=spec.id, doc_id=doc.doc_id, version=doc.version.label, title=doc.title,
                     source=relative.as_posix(), sha256=_sha256(pdf), pages=pages, kind=doc.kind,
                     date=doc.version.date, size=len(pdf), columns=doc.columns, scanned=doc.scanned,
                 ))
-    index = CorpusIndex(collaboration=COLLABORATION, analyses=analyses, documents=documents, root=out_dir)
+    index = CorpusIndex(collaboration=COLLABORATION, analyses=analyses, documents=documents, wiki=wiki, root=out_dir)
     index.save()
     return index
 
@@ -700,7 +857,10 @@ def main(argv: list[str]) -> int:
     for d in index.documents:
         flags = ", ".join(f for f, on in (("two-column", d.columns == 2), ("scanned", d.scanned)) if on)
         print(f"{d.analysis_id:12} {d.doc_id:18} {d.version:3} {d.pages} pages {d.size:>9,} B  {flags}")
-    print(f"{len(index.analyses)} analyses, {len(index.documents)} files -> {index.root}")
+    for topic in index.wiki:
+        print(f"{topic.analysis_id:12} wiki {topic.topic} {topic.revision}: "
+              + ", ".join(f"{a.name} ({a.slides} slides)" for a in topic.attachments))
+    print(f"{len(index.analyses)} analyses, {len(index.documents)} files, {len(index.wiki)} wiki topic(s) -> {index.root}")
     return 0
 
 

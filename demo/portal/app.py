@@ -4,8 +4,11 @@ It behaves like a collaboration's internal document database where that matters 
 crawler: a login form with a CSRF token, server-side sessions that expire, an analysis
 list whose rows are rendered by JavaScript from a JSON endpoint (so only a real browser
 sees them), per-analysis pages with versioned document links, and downloads that need the
-session. With ``faults`` on, the last analysis also links to documents that stall, fail
-with HTTP 500, are missing (404) or are HTML served as a PDF.
+session. An analysis may link its wiki topic (a TWiki page with the wiki's navigation
+chrome, edit and logout links, and a table of attached files). With ``faults`` on, the last
+analysis also links to documents that stall, fail with HTTP 500, are missing (404) or are
+HTML served as a PDF, and every wiki topic lists an attachment that is missing (404) and a
+talk whose upload was cut off (a truncated PowerPoint file).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
-from demo.portal.corpus import CorpusDocument, CorpusIndex
+from demo.portal.corpus import CorpusDocument, CorpusIndex, WikiAttachment
 
 HERE = Path(__file__).resolve().parent
 SESSION_COOKIE = "portal_session"
@@ -39,6 +42,12 @@ FAULT_DOCUMENTS = {
     "FAULT-500": "Analysis note (server error)",
     "FAULT-404": "Withdrawn note (missing file)",
     "FAULT-NOTPDF": "Analysis note (HTML served as PDF)",
+}
+
+# file name -> comment of the fault attachments every wiki topic lists with faults on.
+WIKI_FAULTS = {
+    "withdrawn_talk.pptx": "Talk withdrawn by its speaker (missing file)",
+    "truncated_talk.pptx": "Talk (upload interrupted)",
 }
 
 
@@ -61,6 +70,7 @@ class PortalState:
         self.logins = 0
         self.failed_logins = 0
         self.downloads = 0
+        self.edits = 0  # wiki edit pages opened: a crawler must never follow an edit link (it locks the topic)
         self._sessions: dict[str, float] = {}  # token -> expiry (monotonic clock)
         self._expire_at_download: int | None = None
         self._lock = threading.Lock()
@@ -199,9 +209,48 @@ def create_app(config: PortalConfig) -> Starlette:
         analysis = index.analysis(request.path_params["analysis_id"])
         if analysis is None:
             return message(request, "Not found", "No such analysis.", 404)
-        return templates.TemplateResponse(
-            request, "analysis.html", {"analysis": analysis, "documents": links(analysis.id), "logged_in": True}
-        )
+        return templates.TemplateResponse(request, "analysis.html", {
+            "analysis": analysis, "documents": links(analysis.id), "wiki": index.topics_of(analysis.id),
+            "logged_in": True,
+        })
+
+    def attachments(topic_name: str) -> list[WikiAttachment]:
+        topic = index.topic(topic_name)
+        listed = list(topic.attachments) if topic else []
+        if config.faults and listed:
+            listed += [listed[0].model_copy(update={"name": name, "title": title})
+                       for name, title in WIKI_FAULTS.items()]
+        return listed
+
+    async def wiki_page(request: Request) -> Response:
+        if not logged_in(request):
+            return login_redirect(request)
+        topic = index.topic(request.path_params["topic"])
+        if topic is None:
+            return message(request, "Not found", "No such topic in the ORION web.", 404)
+        return templates.TemplateResponse(request, "wiki.html", {
+            "topic": topic, "body": index.path(topic).read_text(), "attachments": attachments(topic.topic),
+            "user": config.username,
+        })
+
+    async def wiki_edit(request: Request) -> Response:
+        if not logged_in(request):
+            return login_redirect(request)
+        state.edits += 1
+        return message(request, "Topic locked", "You are now editing this topic; it is locked for others.", 200)
+
+    async def wiki_attachment(request: Request) -> Response:
+        if not logged_in(request):
+            return login_redirect(request)
+        topic_name, name = request.path_params["topic"], request.path_params["name"]
+        found = next((a for a in attachments(topic_name) if a.name == name), None)
+        if found is None or name == "withdrawn_talk.pptx":
+            return message(request, "Not found", "No such attachment.", 404)
+        state.count_download()
+        data = index.path(found).read_bytes()
+        if name == "truncated_talk.pptx":
+            return Response(data[: len(data) // 2], media_type=found.media_type)
+        return Response(data, media_type=found.media_type)
 
     def serve(document: CorpusDocument) -> Response:
         state.count_download()
@@ -242,6 +291,9 @@ def create_app(config: PortalConfig) -> Starlette:
         Route("/api/analyses", analyses_api),
         Route("/analysis/{analysis_id}", analysis_page),
         Route("/files/{analysis_id}/{doc_id}/{version}.pdf", download),
+        Route("/twiki/bin/view/ORION/{topic}", wiki_page),
+        Route("/twiki/bin/edit/ORION/{topic}", wiki_edit),
+        Route("/twiki/pub/ORION/{topic}/{name}", wiki_attachment),
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ])
     app.state.portal = state

@@ -1,4 +1,5 @@
-"""The catalogue of a document corpus the portal serves: ``index.json`` beside the PDFs.
+"""The catalogue of a document corpus the portal serves: ``index.json`` beside the PDFs,
+the wiki topics' bodies and their attachments.
 
 ``demo/make_corpus.py`` writes it; the portal reads it. It lives in the installed
 package (not in ``demo/``) because the portal must load it without the repo checkout.
@@ -7,6 +8,7 @@ package (not in ``demo/``) because the portal must load it without the repo chec
 from __future__ import annotations
 
 import datetime as dt
+import mimetypes
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -26,10 +28,43 @@ class CorpusDocument(Document):
     scanned: bool = False
 
 
+class WikiAttachment(BaseModel):
+    """A file attached to a wiki topic (a talk); ``source`` is relative to the corpus root."""
+
+    name: str  # its file name: the attachment's URL
+    version: str  # the wiki's attachment version, shown in the topic's attachment table
+    title: str
+    date: dt.date
+    source: str
+    sha256: str
+    size: int
+    slides: int
+
+    @property
+    def media_type(self) -> str:
+        return mimetypes.guess_type(self.name)[0] or "application/octet-stream"
+
+
+class WikiTopic(BaseModel):
+    """An analysis's wiki topic: ``source`` is its body, an HTML fragment the portal wraps in
+    the wiki's navigation chrome."""
+
+    analysis_id: str
+    topic: str
+    title: str
+    revision: str
+    date: dt.date
+    author: str
+    source: str
+    sha256: str
+    attachments: list[WikiAttachment] = []
+
+
 class CorpusIndex(BaseModel):
     collaboration: str
     analyses: list[Analysis]
     documents: list[CorpusDocument]
+    wiki: list[WikiTopic] = []
     root: Path = Field(Path("."), exclude=True)
 
     @classmethod
@@ -48,7 +83,7 @@ class CorpusIndex(BaseModel):
         path.write_text(self.model_dump_json(indent=2) + "\n")
         return path
 
-    def path(self, document: CorpusDocument) -> Path:
+    def path(self, document: CorpusDocument | WikiTopic | WikiAttachment) -> Path:
         return self.root / document.source
 
     def analysis(self, analysis_id: str) -> Analysis | None:
@@ -62,3 +97,9 @@ class CorpusIndex(BaseModel):
             (d for d in self.documents_of(analysis_id) if (d.doc_id, d.version) == (doc_id, version)),
             None,
         )
+
+    def topic(self, topic: str) -> WikiTopic | None:
+        return next((t for t in self.wiki if t.topic == topic), None)
+
+    def topics_of(self, analysis_id: str) -> list[WikiTopic]:
+        return [t for t in self.wiki if t.analysis_id == analysis_id]

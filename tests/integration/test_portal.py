@@ -142,3 +142,33 @@ def test_clean_portal_has_no_faults_and_sessions_time_out(demo_corpus):
         assert page.status_code == 200 and "FAULT-" not in page.text
         time.sleep(0.6)
         assert "/login?next=" in http.get(f"{clean.url}/analysis/{last}", timeout=5).url
+
+
+def test_the_wiki_topic_behind_the_login_with_its_chrome_and_attachments(portal, demo_corpus):
+    (topic,) = demo_corpus.wiki
+    view, pub = f"{portal.url}/twiki/bin/view/ORION/{topic.topic}", f"{portal.url}/twiki/pub/ORION/{topic.topic}"
+    assert requests.get(view, allow_redirects=False, timeout=5).status_code == 303
+    http, _ = login(portal)
+    analysis = http.get(f"{portal.url}/analysis/HIG-24-001", timeout=5).text
+    assert f'class="wiki-link" href="/twiki/bin/view/ORION/{topic.topic}"' in analysis
+    page = http.get(view, timeout=5).text
+    for chrome in ('id="twiki-top-bar"', 'id="twiki-breadcrumb"', 'id="twiki-left-bar"', 'id="twiki-footer"',
+                   'id="logout"', f'/twiki/bin/edit/ORION/{topic.topic}', "https://orion-collaboration.example.org/"):
+        assert chrome in page
+    assert '<h2 id="AnalysisRecipe">' in page and "Topic revision: r14" in page
+    (talk,) = topic.attachments
+    response = http.get(f"{pub}/{talk.name}", timeout=5)
+    assert response.headers["content-type"] == talk.media_type
+    assert hashlib.sha256(response.content).hexdigest() == talk.sha256
+    assert http.get(f"{pub}/withdrawn_talk.pptx", timeout=5).status_code == 404
+    assert http.get(f"{pub}/truncated_talk.pptx", timeout=5).content == response.content[: talk.size // 2]
+    edits = portal.state.edits
+    assert "locked" in http.get(f"{portal.url}/twiki/bin/edit/ORION/{topic.topic}", timeout=5).text
+    assert portal.state.edits == edits + 1
+
+
+def test_clean_portal_lists_no_fault_attachments(demo_corpus):
+    with serve_portal(PortalConfig(corpus_dir=demo_corpus.root)) as clean:
+        http, _ = login(clean)
+        page = http.get(f"{clean.url}/twiki/bin/view/ORION/{demo_corpus.wiki[0].topic}", timeout=5).text
+        assert page.count('class="attachment-link"') == 1 and "truncated_talk" not in page
