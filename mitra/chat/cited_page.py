@@ -51,11 +51,18 @@ class CitedPage:
 
 
 @dataclass
+class Passage:
+    text: str
+    cited: bool
+    heading: str = ""  # a part of the slide that starts here: "Speaker notes"
+
+
+@dataclass
 class CitedText:
     """A passage shown among the text it was cited from: its slide, or its section."""
 
     title: str  # "slide 3 · Results", or the section and its anchor
-    passages: list[tuple[str, bool]]  # in reading order; True for the cited passage
+    passages: list[Passage]  # in reading order
 
 
 def cited_text(chunks: Iterable[Chunk], cited: Chunk) -> CitedText:
@@ -75,9 +82,14 @@ def cited_text(chunks: Iterable[Chunk], cited: Chunk) -> CitedText:
 
     around = {c.id: c for c in chunks if beside(c)}
     around[cited.id] = cited  # shown even when the store has been re-indexed since the answer
-    passages = [(c.text, c.id == cited.id) for c in sorted(around.values(), key=lambda c: c.position)]
+    passages, part = [], ""
+    for c in sorted(around.values(), key=lambda c: c.position):
+        # On a slide, the section path below the slide's title names a part of it (its notes).
+        below = " > ".join(c.section[1:]) if on_slide else ""
+        passages.append(Passage(c.text, c.id == cited.id, below if below != part else ""))
+        part = below
     if on_slide:
-        title = " · ".join(p for p in (cited.page_label, cited.section_path) if p)
+        title = " · ".join(p for p in (cited.page_label, cited.section[0] if cited.section else "") if p)
     else:
         title = " · ".join(p for p in (f"section {cited.section_path}" if cited.section else "before the first heading",
                                        f"#{cited.anchor}" if cited.anchor else "") if p)

@@ -204,12 +204,14 @@ def show_cited_text(hit: Hit, key: str) -> None:
     shown = cited_text(kb().chunks(c.analysis_id, SearchFilter(version=c.version)), c)
     with st.container(key=f"cited-text-{key}"):
         st.markdown(f"**{inert_markdown(shown.title)}**")
-        for text, cited in shown.passages:
-            if cited:
+        for passage in shown.passages:
+            if passage.heading:
+                st.caption(inert_markdown(passage.heading))
+            if passage.cited:
                 with st.container(key=f"passage-{key}"):
-                    st.markdown(inert_markdown(text))
+                    st.markdown(inert_markdown(passage.text))
             else:
-                st.markdown(inert_markdown(text))
+                st.markdown(inert_markdown(passage.text))
 
 
 def cited_view(document: Document | None, hit: Hit) -> tuple[str, bool]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mitra.chat.cited_page import cited_text
+from mitra.chat.cited_page import Passage, cited_text
 from mitra.core.types import Chunk, Document, Hit
 
 
@@ -20,21 +20,27 @@ def chunk(position: int, text: str, doc: str = "TALK", page: int | None = None, 
 def test_a_slides_passage_is_shown_among_its_slides_text_in_reading_order():
     slide = dict(unit="slide", section=("Fake leptons",))
     cited = chunk(4, "Fakes are estimated from a tight-to-loose ratio.", page=3, **slide)
+    notes = chunk(7, "Say the closure is good.", page=3, unit="slide", section=("Fake leptons", "Speaker notes"))
     store = [
         chunk(5, "Closure within 20 % in the control region.", page=3, **slide),
         chunk(2, "Motivation and samples.", page=2, unit="slide", section=("Samples",)),
         cited,
         chunk(3, "The fake rate is measured in multijet events.", page=3, **slide),
         chunk(6, "Across two slides.", page=3, end=4, **slide),
+        notes,
         chunk(4, "Another talk's slide 3.", doc="OTHER", page=3, **slide),
         chunk(4, "The previous version's slide 3.", page=3, version="0", **slide),
     ]
     shown = cited_text(store, cited)
     assert shown.title == "slide 3 · Fake leptons"
-    assert shown.passages == [("The fake rate is measured in multijet events.", False),
-                              ("Fakes are estimated from a tight-to-loose ratio.", True),
-                              ("Closure within 20 % in the control region.", False),
-                              ("Across two slides.", False)]
+    assert shown.passages == [Passage("The fake rate is measured in multijet events.", False),
+                              Passage("Fakes are estimated from a tight-to-loose ratio.", True),
+                              Passage("Closure within 20 % in the control region.", False),
+                              Passage("Across two slides.", False),
+                              Passage("Say the closure is good.", False, heading="Speaker notes")]
+    from_notes = cited_text(store, notes)  # the slide's title, not the notes' section path
+    assert from_notes.title == "slide 3 · Fake leptons"
+    assert from_notes.passages[-1] == Passage("Say the closure is good.", True, "Speaker notes")
 
 
 def test_a_web_pages_passage_is_shown_in_its_section_named_by_its_anchor():
@@ -44,12 +50,12 @@ def test_a_web_pages_passage_is_shown_in_its_section_named_by_its_anchor():
              chunk(3, "Jets are clustered with anti-kt.", section=("Jets",), anchor="jets")]
     shown = cited_text(store, cited)
     assert shown.title == "section Event selection · #event-selection"
-    assert shown.passages == [("Events are triggered on one muon.", False), ("Muons need pT above 20 GeV.", True)]
+    assert shown.passages == [Passage("Events are triggered on one muon.", False), Passage("Muons need pT above 20 GeV.", True)]
 
 
 def test_a_passage_the_store_no_longer_holds_is_still_shown():
     cited = chunk(1, "Re-indexed since.", page=1, unit="slide")
-    assert cited_text([], cited).passages == [("Re-indexed since.", True)]
+    assert cited_text([], cited).passages == [Passage("Re-indexed since.", True)]
     assert cited_text([], chunk(1, "Text before any heading.")).title == "before the first heading"
 
 
