@@ -4,18 +4,22 @@ trafilatura decides what the page's main content is; its output cannot be used a
 page's structure, because on wiki pages (whose content frame it does not recognise)
 it drops the headings and lists and never keeps a heading's ``id``. So the two are
 combined: the passages trafilatura keeps are found in the page's own tree (lxml), the
-smallest element holding most of them is the content frame, and that frame is read
-in document order: h1-h6 become sections with their anchor (the heading's ``id``, or
-the ``name``/``id`` of an anchor inside or just before it, as TWiki writes them),
-tables stay tables (a row a line), lists one item a line. Navigation, breadcrumbs,
-menus, sidebars and footers sit outside the frame and are gone; inside it, ``nav``,
-forms and link-only lists (a table of contents) are left out too.
+deepest element holding most of them (in more than one passage) is the content frame,
+and that frame is read in document order: h1-h6 become sections with their anchor
+(the heading's ``id``, or the ``name``/``id`` of an anchor inside or just before it, as
+TWiki writes them), tables stay tables (a row a line), lists one item a line.
+Navigation, breadcrumbs, menus, sidebars and footers sit outside the frame and are
+gone; inside it, ``nav``, forms, the page's own header and footer, and lists or
+paragraphs that are (almost) only links (a table of contents, a menu bar) are left
+out too.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import lxml.html
@@ -35,8 +39,9 @@ _LISTS = {"ul", "ol", "dl"}
 # trafilatura's elements that hold a passage, and the page's elements they come from
 _KEPT = ("p", "head", "item", "cell", "quote", "code")
 _PASSAGES = ("p", "li", "td", "th", "dd", "dt", "pre", "blockquote", "div", "h1", "h2", "h3", "h4", "h5", "h6")
+_CHARSET = re.compile(rb"<meta[^>]+charset", re.I)
 _FRAME_SHARE = 0.8  # the content frame holds at least this share of the kept text
-_LINK_LIST = 0.9  # a list whose text is links by this share is navigation (a table of contents)
+_LINK_SHARE = 0.8  # a list or paragraph whose letters are links by this share is navigation (a table of contents)
 
 
 def read_html(path: Path, progress: Progress | None = None) -> ExtractedDocument:
@@ -44,10 +49,11 @@ def read_html(path: Path, progress: Progress | None = None) -> ExtractedDocument
 
     raw = path.read_bytes()
     try:
-        page = lxml.html.document_fromstring(raw)
+        page = lxml.html.document_fromstring(raw, parser=_parser(raw))
     except (etree.ParserError, ValueError) as exc:
         raise CorruptFileError(path, f"the HTML cannot be parsed ({exc})") from exc
-    kept = trafilatura.extract(raw, output_format="xml", include_tables=True, include_comments=False)
+    kept = trafilatura.extract(raw, output_format="xml", include_tables=True, include_comments=False,
+                               config=_trafilatura_config())
     frame = _content_frame(page, _passages(kept)) if kept else None
     if frame is None:
         raise NoTextFoundError(path, "the page has no main content (a login or error page?)")
@@ -56,6 +62,30 @@ def read_html(path: Path, progress: Progress | None = None) -> ExtractedDocument
     title = next((b.text for b in blocks if b.kind is BlockKind.heading and b.level == 1), "") \
         or _text(page.find(".//title")) or (headings[0] if headings else "")
     return finished(path, blocks, pages=0, title=title, fmt="html", progress=progress)
+
+
+def _parser(raw: bytes) -> lxml.html.HTMLParser:
+    """A page that declares no charset is read as UTF-8 when it is (libxml2 would take it
+    for Latin-1)."""
+    if _CHARSET.search(raw[:4096]):
+        return lxml.html.HTMLParser()
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return lxml.html.HTMLParser()
+    return lxml.html.HTMLParser(encoding="utf-8")
+
+
+@cache
+def _trafilatura_config():
+    """trafilatura's defaults, but a page's main content may be short (a one-paragraph
+    run plan): its default 250 characters would send such a page to a fallback extractor
+    that keeps the chrome."""
+    from trafilatura.settings import use_config
+
+    config = use_config()
+    config.set("DEFAULT", "MIN_EXTRACTED_SIZE", "1")
+    return config
 
 
 def _text(element) -> str:
@@ -68,20 +98,26 @@ def _passages(kept_xml: str) -> set[str]:
 
 
 def _content_frame(page, passages: set[str]):
-    """The deepest element holding ``_FRAME_SHARE`` of the kept passages' text."""
+    """The deepest element holding ``_FRAME_SHARE`` of the kept passages' text in more
+    than one passage (a single paragraph is no frame: its page's heading sits beside it)."""
     weight: Counter = Counter()
+    count: Counter = Counter()
+    counted: set = set()
     for element in page.iter(*_PASSAGES):
         text = _text(element)
-        if text in passages:
+        if text in passages and not any(a in counted for a in element.iterancestors()):
+            counted.add(element)
             for node in (element, *element.iterancestors()):
                 weight[node] += len(text)
+                count[node] += 1
     body = page.find("body")
     node = body if body is not None else page
     total = weight[node]
     if not total:
         return None
     while True:
-        heavy = next((c for c in node if isinstance(c.tag, str) and weight[c] >= _FRAME_SHARE * total), None)
+        heavy = next((c for c in node if isinstance(c.tag, str) and weight[c] >= _FRAME_SHARE * total
+                      and count[c] > 1), None)
         if heavy is None:
             return node
         node = heavy
@@ -89,23 +125,26 @@ def _content_frame(page, passages: set[str]):
 
 def _blocks(element) -> Iterator[Block]:
     """The element's blocks in document order; running text between block elements (the
-    inline runs) is a paragraph of its own."""
+    inline runs) is a paragraph of its own, unless it is only links (a menu bar)."""
     run: list[str] = [element.text or ""]
+    links = 0  # characters of the run inside links
     for child in element:
         tag = child.tag if isinstance(child.tag, str) else ""
         if tag in _INLINE:
             run.append("\n" if tag == "br" else child.text_content())
-        elif tag and tag not in _LEFT_OUT:
-            yield from _paragraph(run)
-            run = []
+            links += sum(_letters(_text(a)) for a in child.iter("a"))
+        elif tag and tag not in _LEFT_OUT and not _page_chrome(child, tag):
+            yield from _paragraph(run, links)
+            run, links = [], 0
             yield from _block(child, tag)
         run.append(child.tail or "")
-    yield from _paragraph(run)
+    yield from _paragraph(run, links)
 
 
-def _paragraph(run: list[str]) -> Iterator[Block]:
+def _paragraph(run: list[str], links: int) -> Iterator[Block]:
     text = "".join(run)
-    if text.strip():
+    letters = _letters(text)
+    if letters and links < _LINK_SHARE * letters:
         yield text_block(text, None)
 
 
@@ -117,12 +156,17 @@ def _block(element, tag: str) -> Iterator[Block]:
         rows = [[_text(cell) for cell in row if cell.tag in ("td", "th")] for row in element.iter("tr")]
         yield table_block(rows, None)
     elif tag in _LISTS:
-        if not _link_list(element):
+        if _link_share(element) < _LINK_SHARE:
             yield text_block("\n".join(_text(item) for item in element if item.tag in ("li", "dt", "dd")), None)
     elif tag == "pre":
         yield text_block(element.text_content(), None)
     else:  # a container: a paragraph, a division, a layout table
         yield from _blocks(element)
+
+
+def _page_chrome(element, tag: str) -> bool:
+    """The page's own header and footer (an article's are its content)."""
+    return tag in ("header", "footer") and not any(a.tag in ("article", "main") for a in element.iterancestors())
 
 
 def _anchor(heading) -> str:
@@ -139,7 +183,11 @@ def _anchor(heading) -> str:
     return ""
 
 
-def _link_list(element) -> bool:
-    text = len(_text(element))
-    links = sum(len(_text(a)) for a in element.iter("a"))
-    return text > 0 and links >= _LINK_LIST * text
+def _link_share(element) -> float:
+    letters = _letters(_text(element))
+    return sum(_letters(_text(a)) for a in element.iter("a")) / letters if letters else 0.0
+
+
+def _letters(text: str) -> int:
+    """Letters and digits: what a link share is counted in (separators like "›" are neither)."""
+    return sum(ch.isalnum() for ch in text)

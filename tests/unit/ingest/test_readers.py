@@ -128,3 +128,26 @@ def test_a_page_without_main_content_is_refused(tmp_path):
                      '<form><input name="user"><button>Sign in</button></form></body></html>')
     with pytest.raises(NoTextFoundError, match="no main content"):
         read_document(login, Settings())
+
+
+def test_a_short_page_keeps_its_heading_and_loses_its_header_footer_and_menu(tmp_path):
+    page = tmp_path / "event.html"
+    page.write_text(  # no charset declared: read as UTF-8
+        '<!DOCTYPE html><html><head><title>Weekly meeting · Indico</title></head><body>'
+        '<header><div class="main-menu"><a href="/">Home</a> <a href="/login">Login</a></div></header>'
+        '<div class="event"><div class="crumbs"><a href="/c/1">Physics</a> › <a href="/c/2">Exotica</a></div>'
+        '<h1>Exotica weekly meeting</h1><p>Agenda: the monojet unblinding approval → minutes later.</p></div>'
+        '<footer><p>Powered by Indico. Help | Contact</p></footer></body></html>', encoding="utf-8")
+    blocks = [(b.kind, b.text) for b in read_document(page, Settings()).blocks]
+    assert blocks == [(BlockKind.heading, "Exotica weekly meeting"),
+                      (BlockKind.body, "Agenda: the monojet unblinding approval → minutes later.")]
+
+
+def test_a_markdown_file_cites_its_sections_by_their_github_anchors():
+    from ingest.chunk.from_text import chunk_text
+    from mitra.core.types import Document
+
+    text = "# Event selection\n\nJets above 100 GeV.\n\n## Results (2024)\n\nA limit.\n\n# Results (2024)\n\nAgain.\n"
+    chunks = chunk_text(Document(analysis_id="A", doc_id="readme"), text, 1, 500, "markdown", anchors=True).chunks
+    assert [c.anchor for c in chunks] == ["event-selection", "results-2024", "results-2024-1"]
+    assert not any(c.anchor for c in chunk_text(Document(analysis_id="A", doc_id="r"), text, 1, 500).chunks)
