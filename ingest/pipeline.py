@@ -104,7 +104,9 @@ def prepare_version(
     analysis, document = job.analysis, job.document
     fmt = detect_format(job.path)
     if fmt in TEXT_FORMATS:
-        chunked = chunk_text(document, read_text(job.path), settings.chunk_min_chars, settings.chunk_max_chars, fmt)
+        # a Markdown file's headings have the anchors GitHub and GitLab give them
+        chunked = chunk_text(document, read_text(job.path), settings.chunk_min_chars, settings.chunk_max_chars, fmt,
+                             anchors=fmt == "markdown")
         pages, ocr_pages = 0, 0
         if progress is not None:
             progress(1, 1)

@@ -15,6 +15,7 @@ They share one back end, ``ingest.chunk.paragraphs`` (packing, chunk ids, covera
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Iterable, Literal
 
@@ -64,12 +65,14 @@ def _markdown_lines(text: str) -> Iterable[tuple[str, bool]]:
             yield line, fenced
 
 
-def parse_text(text: str, fmt: str = "auto") -> ParsedText:
-    """Split a document's text into paragraphs carrying their section path."""
+def parse_text(text: str, fmt: str = "auto", anchors: bool = False) -> ParsedText:
+    """Split a document's text into paragraphs carrying their section path; ``anchors``:
+    a Markdown file's paragraphs also carry their heading's GitHub-style anchor."""
     if fmt not in TEXT_FORMATS:
         raise ValueError(f"unknown text format '{fmt}': choose one of {', '.join(TEXT_FORMATS)}")
     chosen = detect_format(text) if fmt == "auto" else fmt
-    parsed = {"latex": _parse_latex, "markdown": _parse_markdown, "text": _parse_plain}[chosen](text)
+    parsed = _parse_markdown(text, anchors) if chosen == "markdown" else \
+        {"latex": _parse_latex, "text": _parse_plain}[chosen](text)
     parsed.format = chosen
     return parsed
 
@@ -78,13 +81,17 @@ class _Sections:
     """The section path while reading, and what the front end keeps or drops under it:
     sections dropped by their title, and blocks dropped by their shape (``shapes``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, anchors: bool = False) -> None:
         self.path: list[str] = []
+        self.anchors: Counter | None = Counter() if anchors else None  # slugs given so far
+        self.anchor = ""
         self.out = ParsedText()
         self.shapes: list[tuple[str, int, str] | None] = []  # per paragraph: (kind, references, raw)
 
     def heading(self, title: str, level: int) -> None:
         self.path = self.path[: level - 1] + [title]
+        if self.anchors is not None:
+            self.anchor = _slug(title, self.anchors)
         if not self.dropping:
             self.out.headings.append(title)
         else:
@@ -104,7 +111,8 @@ class _Sections:
             self.out.drop(self.dropping, raw or text)
             return
         shape = shape_of(raw or text) if kind is ChunkKind.body and section is None else None
-        self.out.paragraphs.append(Paragraph(text, tuple(self.path) if section is None else section, kind))
+        self.out.paragraphs.append(Paragraph(text, tuple(self.path) if section is None else section, kind,
+                                             anchor=self.anchor if section is None else ""))
         self.shapes.append(None if shape is None else (*shape, raw or text))
 
     def finish(self) -> ParsedText:
@@ -152,8 +160,16 @@ _IMAGE_LINE = re.compile(rf"^[ \t]*{_IMAGE_FILE}(?:[ \t]*{_IMAGE_FILE})*[ \t]*$"
 _SECTION_NUMBER = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+\S")
 
 
-def _parse_markdown(text: str) -> ParsedText:
-    reader = _MarkdownReader()
+def _slug(title: str, given: Counter) -> str:
+    """The anchor GitHub and GitLab give a heading: lower case, punctuation dropped, spaces
+    as hyphens; a repeated one gets "-1", "-2", ..."""
+    slug = re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
+    given[slug] += 1
+    return slug if given[slug] == 1 else f"{slug}-{given[slug] - 1}"
+
+
+def _parse_markdown(text: str, anchors: bool = False) -> ParsedText:
+    reader = _MarkdownReader(anchors)
     front = _FRONT_MATTER.match(text)
     if front:
         reader.sections.out.drop(MARKUP, front.group(0))
@@ -172,8 +188,8 @@ def _parse_markdown(text: str) -> ParsedText:
 class _MarkdownReader:
     """Line by line: headings (ATX and setext), fenced code, display maths, paragraphs."""
 
-    def __init__(self) -> None:
-        self.sections = _Sections()
+    def __init__(self, anchors: bool = False) -> None:
+        self.sections = _Sections(anchors)
         self.buffer: list[str] = []
         self.after_maths = False  # the last paragraph ended in display maths: "where ..." goes on
 
@@ -453,8 +469,9 @@ def _looks_like_author_list(latex: str) -> bool:
     return "Collaboration" in latex[:400] and len(_SENTENCE_END.findall(latex)) < 2
 
 
-def chunk_text(document: Document, text: str, min_chars: int, max_chars: int, fmt: str = "auto") -> ChunkedText:
+def chunk_text(document: Document, text: str, min_chars: int, max_chars: int, fmt: str = "auto",
+               anchors: bool = False) -> ChunkedText:
     """Markdown, LaTeX or plain text of one document version -> chunks, with coverage."""
-    parsed = parse_text(text, fmt)
+    parsed = parse_text(text, fmt, anchors)
     latex = parsed.format == "latex"
     return chunk_parsed(document, parsed, word_counts([text], latex=latex), min_chars, max_chars, latex=latex)

@@ -101,6 +101,11 @@ def test_a_web_page_is_cited_by_its_anchor_and_its_chrome_is_not_indexed(hits, i
     assert not [chrome for chrome in CHROME if chrome in indexed]
 
 
+def test_a_markdown_file_is_cited_by_its_heading_anchor(hits):
+    assert hits["readme.md:body"][0]["label"] == "readme v1 · Pileup · #pileup"
+    assert hits["minutes.txt:body"][0]["label"] == "minutes v1"  # plain text: no sections, no pages
+
+
 def test_a_word_note_has_its_sections_and_no_pages(hits):
     table = hits["note.docx:table"][0]
     assert (table["section"], table["kind"], table["page"]) == ("Calibration", "table", "")
