@@ -232,4 +232,19 @@ def finished(path: Path, blocks: list[Block], *, pages: int, title: str, fmt: st
     if progress is not None:
         progress(1, 1)
     return ExtractedDocument(path=path, sha256=file_sha256(path), pages=pages, ocr_pages=[], blocks=blocks,
-                             title=title, abstract="", unit=unit, format=fmt)
+                             title=title, abstract=_abstract(blocks), unit=unit, format=fmt)
+
+
+def _abstract(blocks: list[Block]) -> str:
+    """The body under a heading "Abstract" or "Summary", the analysis's abstract when none is
+    given ("" when there is no such section)."""
+    found: list[str] = []
+    inside = False
+    for block in blocks:
+        if block.kind is BlockKind.heading:
+            if found:
+                break
+            inside = block.text.strip().rstrip(":").lower() in ("abstract", "summary")
+        elif block.kind is BlockKind.body and inside:
+            found.append(block.text)
+    return " ".join(" ".join(found).split())

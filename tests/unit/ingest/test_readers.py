@@ -151,3 +151,19 @@ def test_a_markdown_file_cites_its_sections_by_their_github_anchors():
     chunks = chunk_text(Document(analysis_id="A", doc_id="readme"), text, 1, 500, "markdown", anchors=True).chunks
     assert [c.anchor for c in chunks] == ["event-selection", "results-2024", "results-2024-1"]
     assert not any(c.anchor for c in chunk_text(Document(analysis_id="A", doc_id="r"), text, 1, 500).chunks)
+
+
+def test_a_word_files_abstract_section_is_the_analysis_abstract(tmp_path):
+    import docx
+
+    note = docx.Document()
+    note.add_heading("Monojet note", 0)
+    note.add_heading("Abstract", 1)
+    note.add_paragraph("A search for dark matter in events with one jet.")
+    note.add_paragraph("No excess is seen.")
+    note.add_heading("Introduction", 1)
+    note.add_paragraph("Dark matter is ...")
+    note.save(tmp_path / "note.docx")
+    assert read_document(tmp_path / "note.docx", Settings()).abstract == (
+        "A search for dark matter in events with one jet. No excess is seen.")
+    assert read_document(write_docx(tmp_path / "plain.docx"), Settings()).abstract == ""
