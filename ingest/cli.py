@@ -160,11 +160,12 @@ def _print_ingest_summary(summary) -> None:
 
     data = summary.as_dict()
     console = Console(stderr=True)
-    hidden = f"; {data['hidden']} hidden files or folders left out" if data["hidden"] else ""
+    left_out = ", ".join(f"{n} {kind}" for kind, n in data["left_out"].items() if n)
+    left_out = f"; left out on purpose: {left_out}" if left_out else ""
     console.print(
         f"{data['analyses']} analyses, {data['documents']} documents, {data['versions']} versions indexed "
         f"({data['pages']} pages, {data['ocr_pages']} by OCR, {data['chunks']} chunks); "
-        f"{data['skipped']} unchanged and skipped, {len(data['failed'])} failed{hidden}"
+        f"{data['skipped']} unchanged and skipped, {len(data['failed'])} failed{left_out}"
     )
     if data["failed"]:
         table = Table("file", "reason", title="Failed files")
@@ -173,7 +174,7 @@ def _print_ingest_summary(summary) -> None:
         console.print(table)
 
 
-def _pdf_files(paths: list[Path]) -> tuple[list[Path], int]:
+def _pdf_files(paths: list[Path]) -> tuple[list[Path], dict[str, int]]:
     """Each directory replaced by the PDFs in it; other paths as given (a missing file is
     reported in the summary with the others)."""
     from mitra.core.jsonl import InputError
@@ -187,31 +188,36 @@ def _pdf_files(paths: list[Path]) -> tuple[list[Path], int]:
             files += found
         else:
             files.append(path)
-    return files, 0
+    return files, {}
 
 
-def _walked_files(paths: list[Path]) -> tuple[list[Path], int]:
-    """Each folder replaced by every file under it, in name order, and how many hidden
-    files and folders (a leading dot: .git, .DS_Store) were left out; files as given."""
+def _walked_files(paths: list[Path]) -> tuple[list[Path], dict[str, int]]:
+    """Each folder replaced by every file under it, in name order; files as given. Left
+    out, and counted by kind: hidden files and folders (.git, .DS_Store) and the folder
+    of images, styles and scripts a browser saves beside a page (``X_files`` beside
+    ``X.html``), which are no documents."""
     import os
 
     from mitra.core.jsonl import InputError
 
     files: list[Path] = []
-    hidden = 0
+    left_out = {"hidden": 0, "saved page resources": 0}
     for path in paths:
         if not path.is_dir():
             files.append(path)
             continue
         found: list[Path] = []
         for root, folders, names in os.walk(path):
-            hidden += sum(name.startswith(".") for name in (*folders, *names))
-            folders[:] = sorted(f for f in folders if not f.startswith("."))
+            left_out["hidden"] += sum(name.startswith(".") for name in (*folders, *names))
+            resources = {f for f in folders if f.endswith("_files") and {f"{f[:-6]}.html", f"{f[:-6]}.htm"} & {*names}}
+            left_out["saved page resources"] += sum(len(inner) for f in resources
+                                                    for _, _, inner in os.walk(Path(root) / f))
+            folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in resources)
             found += [Path(root) / name for name in sorted(names) if not name.startswith(".")]
         if not found:
             raise InputError(f"{path}: is a folder with no files in it")
         files += found
-    return files, hidden
+    return files, left_out
 
 
 AnalysisId = Annotated[str, typer.Option("--analysis", help="the analysis id the documents belong to")]
@@ -222,7 +228,7 @@ Version = Annotated[str, typer.Option("--version", help="the documents' version 
 ForceOcr = Annotated[bool, typer.Option("--force-ocr", help="OCR every PDF page even where the text layer is good")]
 
 
-def _ingest_local(files: list[Path], hidden: int, analysis: str, title: str | None, abstract: str | None,
+def _ingest_local(files: list[Path], left_out: dict[str, int], analysis: str, title: str | None, abstract: str | None,
                   version: str, force_ocr: bool, allow_low_coverage: bool, groups: str | None, ray: str | None,
                   as_json: bool) -> None:
     """`ingest files` and `ingest pdf`: each file one document of the analysis."""
@@ -243,7 +249,7 @@ def _ingest_local(files: list[Path], hidden: int, analysis: str, title: str | No
         summary = ingest_files(kb, _on_ray(kb.settings, ray), files, target,
                                version=version, force_ocr=force_ocr, progress=lambda path: progress.file(path.name),
                                allow_low_coverage=allow_low_coverage)
-    summary.hidden = hidden
+    summary.left_out = left_out
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), indent=2))
     _print_ingest_summary(summary)
@@ -269,7 +275,8 @@ def files(
     The reader is chosen by each file's content: PDF (a talk exported as PDF is read slide by
     slide), PowerPoint .pptx, Word .docx, a saved web page (HTML: main content only), Markdown
     or plain text. An unsupported, damaged or password-protected file is named in the summary
-    and the others are indexed (exit 1). Hidden files and folders are left out and counted."""
+    and the others are indexed (exit 1). Hidden files and folders, and the resources folder a
+    browser saves beside a page (X_files beside X.html), are left out and counted."""
     _ingest_local(*_walked_files(paths), analysis, title, abstract, version, force_ocr, allow_low_coverage, groups,
                   ray, as_json)
 

@@ -39,7 +39,7 @@ class IngestSummary:
     chunks: int = 0
     skipped: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
-    hidden: int = 0  # hidden files and folders a folder walk left out
+    left_out: dict[str, int] = field(default_factory=dict)  # what a folder walk left out on purpose, by kind
 
     def as_dict(self) -> dict:
         return {
@@ -51,7 +51,7 @@ class IngestSummary:
             "chunks": self.chunks,
             "skipped": self.skipped,
             "failed": [{"file": f, "reason": r} for f, r in self.failed],
-            "hidden": self.hidden,
+            "left_out": self.left_out,
         }
 
 

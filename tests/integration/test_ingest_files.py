@@ -66,9 +66,11 @@ def _kb(data_dir: Path, embedder) -> KnowledgeBase:
     return KnowledgeBase(Settings(data_dir=data_dir, reranker="none"), embedder)
 
 
-def test_every_file_is_indexed_and_hidden_entries_are_counted(ingested, embedder, folder):
+def test_every_file_is_indexed_and_what_is_left_out_is_counted(ingested, embedder, folder):
     data_dir, summary = ingested
-    assert (summary["versions"], summary["failed"], summary["hidden"]) == (5, [], 2)  # .DS_Store and .git
+    assert (summary["versions"], summary["failed"]) == (5, [])
+    # .DS_Store and .git; the page's style sheet and logo
+    assert summary["left_out"] == {"hidden": 2, "saved page resources": 2}
     documents = {r.document.doc_id: r.document for r in _kb(data_dir, embedder).documents(ANALYSIS)}
     assert {d: documents[d].format for d in documents} == {
         "talk": "pptx", "note": "docx", "page": "html", "readme": "markdown", "minutes": "text"}

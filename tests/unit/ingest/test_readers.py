@@ -87,7 +87,8 @@ def test_a_slide_is_a_section_named_by_its_title(files):
     assert titles == {1: "Monojet search: status report", 2: "Event selection", 3: "Yields per region",
                       4: "Backup"}  # slide 4 has no title placeholder: its first line names it
     table = next(b for b in deck.blocks if b.kind is BlockKind.table)
-    assert table.page == TALK_TABLE_SLIDE and table.text.splitlines()[2] == f"the {PHRASES['talk.pptx']['table']} | 9210"
+    assert table.page == TALK_TABLE_SLIDE
+    assert table.text.splitlines()[2] == f"the {PHRASES['talk.pptx']['table']} | 9210"
     on_slide_3 = [(b.kind, b.text) for b in deck.blocks if b.page == TALK_TABLE_SLIDE]
     assert on_slide_3[-2:] == [(BlockKind.heading, "Speaker notes"),
                                (BlockKind.body, f"Say that the {PHRASES['talk.pptx']['notes']} agrees within 2%.")]
