@@ -1,33 +1,42 @@
-"""A cited slide in a real browser: a talk (a real PPTX) is indexed through `mitra ingest
-files`, an answer's passage from it is labelled by its slide, the slide's text is shown
-with the passage marked in the PDF page's yellow, and the download serves the original
-file's bytes."""
+"""The cited source of every document type, on a folder of real documents indexed through
+`mitra ingest files`: in a real browser, an answer's passage from a talk (a PPTX) is
+labelled by its slide, the slide's text is shown with the passage marked in the PDF
+page's yellow, and the download serves the original file's bytes; in the app (AppTest),
+a web page's passage opens in its section, named by its anchor, with the page to download."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import app_environment, closed_port
 from tests.fixtures.browser import open_tab, serve_app
-from tests.fixtures.documents import PHRASES, TALK_TABLE_SLIDE, write_pptx
+from tests.fixtures.documents import PHRASES, TALK_TABLE_SLIDE, write_folder
 from tests.integration.test_ingest_files import mitra
 
 ANALYSIS = "EXO-24-011"
+# No language model (its server is down): the passages are shown all the same, and sooner.
+DOWN = {"llm_backend": "openai", "openai_base_url": f"http://127.0.0.1:{closed_port()}/v1"}
 
 
 @pytest.fixture(scope="module")
-def talk_app(tmp_path_factory):
-    """The app on a knowledge base holding one analysis whose only document is the talk."""
-    root = tmp_path_factory.mktemp("talk-app")
-    talk = write_pptx(root / "talk.pptx")
-    result = mitra(root / "kb", "ingest", "files", str(talk), "--analysis", ANALYSIS, "--title", "Monojet search")
+def documents_kb(tmp_path_factory) -> tuple[Path, Path]:
+    """One analysis holding a file of every type (talk, Word note, wiki page, Markdown, text):
+    the data dir and the folder."""
+    root = tmp_path_factory.mktemp("documents-app")
+    folder = write_folder(root / "monojet")
+    result = mitra(root / "kb", "ingest", "files", str(folder), "--analysis", ANALYSIS, "--title", "Monojet search")
     assert result.exit_code == 0, result.output
-    # No language model (its server is down): the passages are shown all the same, and sooner.
-    down = {"llm_backend": "openai", "openai_base_url": f"http://127.0.0.1:{closed_port()}/v1"}
-    with serve_app(app_environment(root / "kb", **down), tmp_path_factory.mktemp("streamlit")) as url:
-        yield url, talk
+    return root / "kb", folder
+
+
+@pytest.fixture(scope="module")
+def talk_app(documents_kb, tmp_path_factory):
+    data_dir, folder = documents_kb
+    with serve_app(app_environment(data_dir, **DOWN), tmp_path_factory.mktemp("streamlit")) as url:
+        yield url, folder / "talk.pptx"
 
 
 def test_a_cited_slide_shows_its_text_with_the_passage_marked_and_serves_the_original(browser, talk_app, tmp_path):
@@ -54,3 +63,23 @@ def test_a_cited_slide_shows_its_text_with_the_passage_marked_and_serves_the_ori
     while not (saved.is_file() and saved.read_bytes() == talk.read_bytes()) and time.monotonic() < deadline:
         time.sleep(0.3)
     assert saved.is_file() and saved.read_bytes() == talk.read_bytes(), list(tmp_path.iterdir())
+
+
+def test_a_web_pages_passage_opens_in_its_section_named_by_its_anchor(app_env, documents_kb):
+    from tests.e2e.test_app import ask, pick, start
+
+    data_dir, _ = documents_kb
+    app_env(data_dir=data_dir, **DOWN)
+    at = pick(ask(start(), f"What does the {PHRASES['page.html']['body']} remove?"), ANALYSIS)
+    label = next(e.label for e in at.expander if "#EventSelection" in e.label)
+    key = next(e for e in at.expander if e.label == label).toggle[0].key
+    assert at.toggle(key=key).label == "Show in its section"
+    at.toggle(key=key).set_value(True).run()
+    assert not at.exception, at.exception
+    card = next(e for e in at.expander if e.label == label)
+    shown = [m.value for m in card.markdown]
+    assert "**section Monojet dark matter search 2024 > Event selection · #EventSelection**" in shown
+    marked = at.get_by_key(key.replace("source-", "passage-", 1))  # the cited passage, in the highlight's container
+    assert PHRASES["page.html"]["body"] in marked.markdown[0].value
+    download = card.get("download_button")
+    assert len(download) == 1 and "Download the original" in str(download[0].proto) and "page.html" in str(download[0].proto)
