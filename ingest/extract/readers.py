@@ -18,10 +18,12 @@ import re
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 from ingest.chunk.from_text import detect_format as text_structure
-from ingest.extract.pdf import EmptyFileError, ExtractedDocument, ExtractionError, extract_pdf
+from ingest.extract.pdf import EmptyFileError, ExtractedDocument, ExtractionError, NoTextFoundError, extract_pdf
 from ingest.extract.layout import Block, BlockKind
+from ingest.sources.manifest import file_sha256
 from mitra.core.settings import Settings
 
 Progress = Callable[[int, int], None]
@@ -59,11 +61,7 @@ _SIGNATURES = (
     (b"\x7fELF", "an executable"),
 )
 # OOXML main parts, by the content type [Content_Types].xml gives them.
-_OOXML = (
-    ("presentationml.", "pptx"),
-    ("wordprocessingml.", "docx"),
-    ("spreadsheetml.", "an Excel workbook: not supported (export the sheet as a table in a .docx, or as CSV text)"),
-)
+_OOXML = (("presentationml.", "pptx"), ("wordprocessingml.", "docx"))
 # Legacy binary Office files, by the stream that holds their content.
 _OLE_STREAMS = (
     ("WordDocument", "a Word 97-2003 .doc file: not supported, save it as .docx"),
@@ -120,27 +118,23 @@ def _check_name(path: Path, kind: str) -> None:
 def _ooxml_format(path: Path) -> str:
     try:
         with zipfile.ZipFile(path) as package:
-            names = set(package.namelist())
+            parts = set(package.namelist())
             types = package.read("[Content_Types].xml").decode("utf-8", "replace") \
-                if "[Content_Types].xml" in names else ""
+                if "[Content_Types].xml" in parts else ""
+            mimetype = package.read("mimetype").decode("ascii", "replace") if "mimetype" in parts else ""
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise CorruptFileError(path, f"the ZIP container is damaged ({exc}): a truncated .docx/.pptx?") from exc
-    if "mimetype" in names and "opendocument" in _read_mimetype(path):
+    fmt = next((fmt for marker, fmt in _OOXML if marker in types), None)
+    if fmt is not None:
+        return fmt
+    if "spreadsheetml." in types:
+        raise UnsupportedFileError(path, "the file is an Excel workbook: not supported (put the table in a .docx)")
+    if "opendocument" in mimetype:
         raise UnsupportedFileError(path, "the file is an OpenDocument file: not supported, save it as .docx or .pptx")
-    for marker, fmt in _OOXML:
-        if marker in types:
-            if fmt in BLOCK_FORMATS:
-                return fmt
-            raise UnsupportedFileError(path, f"the file is {fmt}")
     raise UnsupportedFileError(path, "the file is a ZIP archive, not a Word or PowerPoint file: unpack it first")
 
 
-def _read_mimetype(path: Path) -> str:
-    with zipfile.ZipFile(path) as package:
-        return package.read("mimetype").decode("ascii", "replace")
-
-
-def _refuse_ole(path: Path) -> None:
+def _refuse_ole(path: Path) -> NoReturn:
     """An OLE compound file is never read: say whether it is password-protected (Office
     wraps an encrypted .docx/.pptx in one, whatever its name) or a legacy format."""
     import olefile
@@ -223,9 +217,6 @@ def finished(path: Path, blocks: list[Block], *, pages: int, title: str, fmt: st
              progress: Progress | None = None) -> ExtractedDocument:
     """The ``ExtractedDocument`` of a block reader (``pages`` 0: the format has none), or
     why the file holds nothing to index. ``progress`` hears of the file as one step."""
-    from ingest.extract.pdf import NoTextFoundError
-    from ingest.sources.manifest import file_sha256
-
     blocks = [b for b in blocks if b.text.strip()]
     if not any(b.kind is not BlockKind.heading for b in blocks):
         raise NoTextFoundError(path, "the file holds no text to index")
