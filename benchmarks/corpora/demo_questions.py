@@ -1,5 +1,6 @@
 """Questions about the ORION demo corpus for ``benchmarks/answer_quality.py``, written for
-it from the corpus text (demo/corpus/*.yaml). Four kinds, each asked inside a locked analysis:
+it from the corpus text (demo/corpus/*.yaml: the notes, HIG-24-001's wiki topic and its
+talk). Four kinds, each asked inside a locked analysis:
 
 * ``answerable``: the locked analysis states the answer; ``facts`` are what a correct answer
   contains (each fact: its words and numbers, matched after the BM25 normalisation);
@@ -32,6 +33,10 @@ ANSWERABLE = [
     _answerable("HIG-24-001", "What integrated luminosity does the search use?", "61.9"),
     _answerable("HIG-24-001", "What observed significance did the previous ORION result report?", "1.6"),
     _answerable("HIG-24-001", "Which function describes the signal shape in the fit?", "Crystal Ball"),
+    # from the analysis's wiki topic and the talk attached to it, not from its notes
+    _answerable("HIG-24-001", "Which software release reproduces the results of the analysis?", "ORION_14_0_7"),
+    _answerable("HIG-24-001", "How many signal events does the VBF category expect with the first 2024 data?",
+                "37.6"),
     _answerable("HIG-24-007", "What is the largest background in the two same-sign lepton channels?", "nonprompt"),
     _answerable("HIG-24-007", "Which algorithm identifies hadronic tau decays?", "DeepTau"),
     _answerable("HIG-24-007", "What cross section is the ttH signal normalised to?", "570 fb"),
