@@ -3,8 +3,9 @@
 For each set of ``benchmarks/corpora`` (LHCb LaTeX, LHCb as Markdown with maths,
 QASPER plain text, Rivet routing) it builds a knowledge base through the real
 indexing path (``index_records``: format detection, chunking, coverage check,
-Chroma + BM25), asks the set's questions in the locked tier with every system, and
-routes its routing questions with BM25 alone, dense alone and the default fusion.
+Chroma + BM25; for ``mixed``, papers as HTML, Word, PowerPoint, Markdown, PDF
+slides and text files through the file readers, scored per type too), asks the
+set's questions in the locked tier with every system, and routes its routing questions with BM25 alone, dense alone and the default fusion.
 
 Prints JSON on stdout: per set and system P@1, MRR@10, NDCG@5 and hit@5 with the
 macro-average over sets, the default-minus-BM25 MRR@10 difference with a 95 %
@@ -18,7 +19,7 @@ leave-one-set-out row per set re-chooses without that set and scores the choice 
 a default must still beat BM25 on a set it was not chosen on. ``--self-tune N`` tries
 the alternative: each knowledge base choosing from N pseudo-questions of its own text.
 
-    python benchmarks/retrieval_quality.py [--sets lhcb,lhcb-md,qasper,rivet,route-ft]
+    python benchmarks/retrieval_quality.py [--sets lhcb,lhcb-md,qasper,rivet,route-ft,mixed]
         [--systems bm25,dense,hybrid,rerank,adapted] [--work-dir DIR] [--reuse]
         [--adapt-minutes N] [--grid default|FILE.json [--self-tune N]] [--out report.json] [--markdown table.md]
 
@@ -42,14 +43,16 @@ from statistics import mean
 
 import numpy as np
 
-from benchmarks.corpora import SET_NAMES, BenchmarkSet, load_set, shared_dir
+from benchmarks.corpora import FILE_SET_NAMES, SET_NAMES, BenchmarkSet, load_set, shared_dir
 from mitra.adapt.pseudo_queries import sentence_queries
 from mitra.evaluation.retrieval import GoldQuery, locked_metrics, routing_hits
+from ingest.pipeline import ingest_files
 from ingest.sources.jsonl import index_records
 from mitra.models.llm import demo_gguf_path
-from mitra.evaluation.metrics import bootstrap_interval
+from mitra.evaluation.metrics import bootstrap_interval, evidence_matches
 from mitra.retrieval.pipeline import Pipeline, build_pipeline
 from mitra.core.settings import SYSTEMS, Settings
+from mitra.core.types import Analysis
 
 METRICS = ("P@1", "MRR@10", "NDCG@5", "hit@5")
 ROUTING_SYSTEMS = ("bm25", "dense", "hybrid")
@@ -58,15 +61,25 @@ DEFAULT_GRID = {"fusion_depth": [10, 20, 50], "route_weight_dense": [0.5, 1.0], 
 ROUTING_ONLY = ("route_",)
 
 
-def build(bench: BenchmarkSet, data_dir: Path, reuse: bool, overrides: dict) -> tuple[Pipeline, float | None]:
+def build(bench: BenchmarkSet, data_dir: Path, reuse: bool, overrides: dict) -> tuple[Pipeline, float | None, list]:
+    """The set's knowledge base, the seconds indexing took (None: reused) and the files
+    that failed to index ((file, reason): a reader's loss, reported, never hidden)."""
     if not reuse:
         shutil.rmtree(data_dir, ignore_errors=True)
     pipeline = build_pipeline(Settings(_env_file=None, data_dir=data_dir, **overrides))
     if pipeline.kb.stats()["analyses"] == len(bench.records):
-        return pipeline, None
+        return pipeline, None, []
     start = time.perf_counter()
-    index_records(pipeline.kb, bench.records)
-    return pipeline, round(time.perf_counter() - start, 1)
+    failed: list[tuple[str, str]] = []
+    if bench.files:
+        for file in bench.files:
+            record = file.analysis
+            analysis = Analysis(id=record.analysis_id, title=record.title, abstract=record.abstract,
+                                experiment=record.experiment)
+            failed += ingest_files(pipeline.kb, pipeline.settings, [file.path], analysis).failed
+    else:
+        index_records(pipeline.kb, bench.records)
+    return pipeline, round(time.perf_counter() - start, 1), failed
 
 
 def adapt(pipeline: Pipeline, minutes: float) -> dict:
@@ -81,6 +94,7 @@ def evaluate_set(bench: BenchmarkSet, pipeline: Pipeline, systems: list[str]) ->
     if bench.locked:
         per_query = {system: locked_metrics(pipeline, bench.locked, system) for system in systems}
         out["per_query_mrr"] = {system: [round(r["MRR@10"], 4) for r in rows] for system, rows in per_query.items()}
+        out["qids"] = [g.qid for g in bench.locked if g.has_gold]
         out["systems"] = {
             system: {m: round(mean(r[m] for r in rows), 4) for m in METRICS} for system, rows in per_query.items()
         }
@@ -90,6 +104,8 @@ def evaluate_set(bench: BenchmarkSet, pipeline: Pipeline, systems: list[str]) ->
             hits = routing_hits(pipeline, bench.routing, system)
             out["routing"][system] = {"top1": round(mean(h[0] for h in hits), 4), "top3": round(mean(h[1] for h in hits), 4)}
         out["routing"]["confidence"] = confidence_accuracy(pipeline, bench)
+    if bench.locked:
+        out["gold_found"] = round(mean(gold_found(pipeline, g) for g in bench.locked), 4)
     documents = [d for a in pipeline.kb.analyses() for d in pipeline.kb.documents(a.id)]
     coverages = [d.document.coverage for d in documents if d.document.coverage is not None]
     out["intake"] = {
@@ -98,6 +114,36 @@ def evaluate_set(bench: BenchmarkSet, pipeline: Pipeline, systems: list[str]) ->
         "formats": sorted({d.document.format for d in documents}),
         "coverage_min": round(min(coverages), 4) if coverages else None,
     }
+    return out
+
+
+def gold_found(pipeline: Pipeline, gold: GoldQuery) -> bool:
+    """Some chunk of the question's analysis holds one of its evidence passages (the
+    evidence rule): a passage the intake lost is found by no system."""
+    return any(evidence_matches(e, c.text) for c in pipeline.kb.chunks(gold.analysis_id) for e in gold.evidence)
+
+
+def per_format(bench: BenchmarkSet, pipeline: Pipeline, results: dict) -> dict:
+    """A file set's MRR@10 and gold found by the type each question's paper was rendered
+    as, beside the same questions' MRR@10 on the papers as text (``as text``), where a
+    text set of this run asked them (``mixed``: lhcb-md and qasper): what each reader loses."""
+    rendered = {f.analysis.analysis_id: f.format for f in bench.files}
+    gold = [g for g in bench.locked if g.has_gold]  # in the order of per_query_mrr
+    as_text = {qid: {system: values[i] for system, values in r["per_query_mrr"].items()}
+               for name, r in results.items() if name != bench.name
+               for i, qid in enumerate(r.get("qids", []))}
+    rows: dict[str, list[int]] = {}
+    for i, g in enumerate(gold):
+        rows.setdefault(rendered[g.analysis_id], []).append(i)
+    out = {}
+    for fmt, indices in sorted(rows.items()):
+        row = {"queries": len(indices), "gold_found": round(mean(gold_found(pipeline, gold[i]) for i in indices), 4)}
+        for system, values in results[bench.name]["per_query_mrr"].items():
+            row[system] = round(mean(values[i] for i in indices), 4)
+            text = [as_text[gold[i].qid][system] for i in indices if system in as_text.get(gold[i].qid, {})]
+            if len(text) == len(indices):
+                row[f"{system} as text"] = round(mean(text), 4)
+        out[fmt] = row
     return out
 
 
@@ -283,6 +329,17 @@ def markdown(report: dict) -> str:
         for name, c in {**comparison["per_set"], "macro": comparison["macro"]}.items():
             lines.append(f"| {name} | {c.get('system', '')} | {c['diff']:+.3f} | [{c['ci95'][0]:+.3f}, "
                          f"{c['ci95'][1]:+.3f}] | {c['relative']:+.1%} |")
+    for name, result in report["sets"].items():
+        if "per_format" in result:
+            default = result["default"]
+            lines += ["", f"{name}, by the type each paper was rendered as (MRR@10; gold found: questions whose "
+                      "evidence some chunk still holds; as text: the same questions on the papers as text):", "",
+                      "| Type | questions | gold found | BM25 | BM25 as text | default | default as text |",
+                      "|---|---|---|---|---|---|---|"]
+            lines += [f"| {fmt} | {row['queries']} | {row['gold_found']:.3f} | "
+                      + " | ".join(f"{row[key]:.3f}" if key in row else "–"
+                                   for key in ("bm25", "bm25 as text", default, f"{default} as text")) + " |"
+                      for fmt, row in result["per_format"].items()]
     routed = {n: r["routing"] for n, r in report["sets"].items() if "routing" in r}
     if routed:
         lines += ["", "| Routing set | " + " | ".join(f"{s} top-1" for s in ROUTING_SYSTEMS) + " | default top-3 |",
@@ -295,7 +352,7 @@ def markdown(report: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sets", default=",".join(SET_NAMES))
+    parser.add_argument("--sets", default=",".join(SET_NAMES + FILE_SET_NAMES))
     parser.add_argument("--systems", default="bm25,dense,hybrid,rerank,adapted")
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/mitra-retrieval-quality"))
     parser.add_argument("--reuse", action="store_true", help="keep knowledge bases (and adapted models) already built")
@@ -328,17 +385,22 @@ def main() -> None:
                     "adaptation": {}}
     built: dict[str, tuple[BenchmarkSet, Pipeline]] = {}
     for name in args.sets.split(","):
-        bench = load_set(name, root)
-        pipeline, seconds = build(bench, args.work_dir / name, args.reuse, overrides)
+        bench = load_set(name, root, args.work_dir / "files")
+        pipeline, seconds, failed = build(bench, args.work_dir / name, args.reuse, overrides)
         report["index_seconds"][name] = seconds
         if args.adapt_minutes > 0 and bench.locked and "adapted" in systems:
             report["adaptation"][name] = adapt(pipeline, args.adapt_minutes)
             pipeline = build_pipeline(pipeline.settings)  # reload: the adapted model is switched in
         report["sets"][name] = evaluate_set(bench, pipeline, systems)
         report["sets"][name]["default"] = pipeline.retriever.default_system
+        if failed:
+            report["sets"][name]["failed"] = [{"file": f, "reason": r} for f, r in failed]
         report["reranker"] = pipeline.reranker_note
         built[name] = (bench, pipeline)
         print(f"{name}: done", file=sys.stderr)
+    for name, (bench, pipeline) in built.items():
+        if bench.files and bench.locked:
+            report["sets"][name]["per_format"] = per_format(bench, pipeline, report["sets"])
     report["macro"] = macro_average(report["sets"], systems)
     report["default_vs_bm25"] = compare(report["sets"], args.resamples)
     table = markdown(report)

@@ -13,6 +13,9 @@ Sets (``load_sets``):
 * ``qasper``   — 14 NLP papers in plain text (section names on their own lines),
                  87 questions with evidence paragraphs (locked tier).
 * ``rivet``    — 361 LHC analysis descriptions; routing from each analysis's title.
+* ``mixed``    — the lhcb and qasper papers as files of every type the readers take
+                 (wiki page, Word, PowerPoint, Markdown, PDF slides, plain text),
+                 indexed through the readers; their 98 questions (``mixed``).
 
 Gold evidence is matched to chunks by ``mitra.evaluation.metrics.evidence_matches`` (token
 containment after the LaTeX cleaning and stemming BM25 uses), so one rule serves
@@ -22,6 +25,7 @@ every text format.
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +40,15 @@ def shared_dir() -> Path | None:
     return candidate if (candidate / "data").is_dir() else None
 
 
+@dataclass(frozen=True)
+class SetFile:
+    """A document given as a file (its analysis without text), indexed through the readers."""
+
+    analysis: JsonlAnalysis
+    path: Path
+    format: str  # what it was rendered as
+
+
 @dataclass
 class BenchmarkSet:
     """One knowledge base to build and the questions to ask it."""
@@ -44,16 +57,21 @@ class BenchmarkSet:
     records: list[JsonlAnalysis]
     locked: list[GoldQuery] = field(default_factory=list)  # asked inside their gold analysis
     routing: list[GoldQuery] = field(default_factory=list)  # route_query asked among all analyses
+    files: list[SetFile] = field(default_factory=list)  # documents as files, beside the records' texts
 
 
-SET_NAMES = ("lhcb", "lhcb-md", "lhcb-conv", "qasper", "rivet", "route-ft")
+SET_NAMES = ("lhcb", "lhcb-md", "lhcb-conv", "qasper", "rivet", "route-ft")  # texts, indexed as JSONL records
+FILE_SET_NAMES = ("mixed",)  # files, read by the readers of each type
 
 
-def load_set(name: str, root: Path) -> BenchmarkSet:
-    from benchmarks.corpora import lhcb, qasper, rivet, routing
+def load_set(name: str, root: Path, files_dir: Path | None = None) -> BenchmarkSet:
+    """``files_dir``: where a set of files (``mixed``) writes them (default: the temp dir)."""
+    from benchmarks.corpora import lhcb, mixed, qasper, rivet, routing
 
+    files_dir = files_dir or Path(tempfile.gettempdir()) / "mitra-benchmark-files"
     loaders = {"lhcb": lhcb.lhcb_set, "lhcb-md": lhcb.lhcb_markdown_set, "lhcb-conv": lhcb.lhcb_converter_set,
-               "qasper": qasper.qasper_set, "rivet": rivet.rivet_set, "route-ft": routing.routing_full_text_set}
+               "qasper": qasper.qasper_set, "rivet": rivet.rivet_set, "route-ft": routing.routing_full_text_set,
+               "mixed": lambda root: mixed.mixed_set(root, files_dir / name)}
     if name not in loaders:
-        raise ValueError(f"unknown set '{name}': choose from {', '.join(SET_NAMES)}")
+        raise ValueError(f"unknown set '{name}': choose from {', '.join(SET_NAMES + FILE_SET_NAMES)}")
     return loaders[name](root)
