@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The demo, offline: set up, render the bundled ORION corpus as PDFs, serve it on
-# the local document portal, build the knowledge base through the real ingestion
-# pipeline (headless Chromium crawl -> text layer / Tesseract OCR -> chunks ->
-# Chroma + BM25), then open the chat app on the packaged local model.
+# The demo, offline: set up, render the bundled ORION corpus (PDF notes, one analysis's
+# wiki topic and the talk attached to it), serve it on the local document portal, build
+# the knowledge base through the real ingestion pipeline (headless Chromium crawl of the
+# analysis pages, the wiki topic and its attachments -> text layer / Tesseract OCR / the
+# HTML and PowerPoint readers -> chunks -> Chroma + BM25), then open the chat app on the
+# packaged local model.
 # Re-running is quick: unchanged document versions are skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,13 +2,20 @@
 
 Selenium drives headless Chromium (Debian's binary and driver, nothing downloaded)
 through the profile's login form, the JavaScript-rendered analysis list and each analysis
-page. The PDFs are then fetched over a ``requests.Session`` that carries the browser's
-cookies, so timeouts, retries, status codes and hashes are in our hands. Each outcome is
-written to the manifest as it happens: an interrupted crawl loses nothing, and a rerun
-skips versions already downloaded intact.
+page. Where the profile says so, it follows the analysis's web pages (a wiki topic) and
+their attachments, up to the profile's depth: each page is a document too, kept as
+fetched, and so is each attachment of a supported type. Links off the portal's host and
+links that would log out or edit are never opened, and no page is read twice.
 
-Per-file problems (404, 500, timeouts, a non-PDF) are recorded and the batch goes on; an
-expired session is renewed by logging in once more; a rejected login stops the crawl.
+Files are fetched over a ``requests.Session`` that carries the browser's cookies, so
+timeouts, retries, status codes and hashes are in our hands; a file must be a document
+the readers take, of the kind its name says. A file whose portal gives no version is a
+new version only when its content changed. Each outcome is written to the manifest as it
+happens: an interrupted crawl loses nothing, and a rerun skips what is downloaded intact.
+
+Per-file problems (404, 500, timeouts, a broken or unsupported file) are recorded and the
+batch goes on; an expired session is renewed by logging in once more; a rejected login
+stops the crawl.
 """
 
 from __future__ import annotations
@@ -23,15 +30,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 import requests
 from pydantic import BaseModel, Field
 
+from ingest.extract.pdf import ExtractionError
+from ingest.extract.readers import detect_format
 from ingest.sources.manifest import Manifest, VersionKey
-from ingest.sources.profiles import Extract, SiteProfile
+from ingest.sources.profiles import Extract, LinksSpec, PagesSpec, SiteProfile
 from ingest.sources.login import (
     Credentials,
     CredentialsError,
@@ -64,6 +73,8 @@ CHROMIUM_FLAGS = (
     "--disable-sync",
 )
 _CHUNK = 1 << 16
+# The names a kept file may end in (what the readers take); a URL without one keeps its kind's default.
+_SUFFIXES = (".pdf", ".pptx", ".docx", ".html", ".htm", ".md", ".markdown", ".txt")
 
 
 class LoginError(MitraError):
@@ -144,9 +155,29 @@ class CrawlProgress(Protocol):
 
 class _DocLink(BaseModel):
     doc_id: str
-    version: str
+    version: str | None = Field(description="the portal's; None: the content decides whether it is new")
     title: str
     url: str
+    suffix: str = Field(description="the kept file's name ends in it")
+
+
+def _suffix(url: str, default: str) -> str:
+    suffix = PurePosixPath(urlsplit(url).path).suffix.lower()
+    return suffix if suffix in _SUFFIXES else default
+
+
+def doc_id_of(url: str) -> str:
+    """A page's or an attachment's document id: its name in the URL (the query too, where
+    it names the page, as in Confluence's ``viewpage.action?pageId=…``)."""
+    parts = urlsplit(url)
+    name = unquote(PurePosixPath(parts.path).name) or parts.netloc
+    return safe_name(f"{name}_{parts.query}" if parts.query else name)
+
+
+def next_version(label: str) -> str:
+    """The label after ``label``, for a file whose portal gives none: v1 -> v2, r9 -> r10."""
+    match = re.search(r"(\d+)$", label)
+    return f"{label[:match.start()]}{int(match[1]) + 1}" if match else f"{label}2"
 
 
 def safe_name(value: str) -> str:
@@ -205,6 +236,7 @@ class _Crawler:
         self.manifest, self.driver, self.http, self.report = manifest, driver, http, report
         self.session_file = session_path(settings, profile)
         self._last_request = 0.0
+        self.visited: set[str] = set()  # web pages read in this crawl
 
     # ------------------------------------------------------------------ plumbing
 
@@ -381,7 +413,8 @@ class _Crawler:
 
     # ------------------------------------------------------------------ analysis pages
 
-    def read_analysis(self, url: str) -> tuple[Analysis, list[_DocLink]]:
+    def read_analysis(self, url: str) -> tuple[Analysis, list[_DocLink], list[str]]:
+        """The analysis, its documents, and the URLs of its web pages to follow."""
         from selenium.webdriver.common.by import By
 
         spec = self.profile.analysis
@@ -398,36 +431,154 @@ class _Crawler:
         docs = spec.documents
         links = []
         for item in self.driver.find_elements(By.CSS_SELECTOR, docs.item):
-            href, doc_id, version = (_read(item, e) for e in (docs.link, docs.doc_id, docs.version))
-            if not (href and doc_id and version):
+            href, doc_id = _read(item, docs.link), _read(item, docs.doc_id)
+            version = _read(item, docs.version) if docs.version else ""
+            if not (href and doc_id and version is not None):
                 self.report.errors.append(
                     f"{url}: a document entry lacks a link, id or version (got {href!r}, {doc_id!r}, {version!r})"
                 )
                 continue
             title = (_read(item, docs.title) if docs.title else None) or doc_id
-            links.append(_DocLink(doc_id=safe_name(doc_id), version=safe_name(version), title=title,
-                                  url=self.url(href)))
-        return analysis, links
+            links.append(_DocLink(doc_id=safe_name(doc_id), version=safe_name(version) if version else None,
+                                  title=title, url=self.url(href), suffix=_suffix(href, ".pdf")))
+        pages = [link.url for link in self.links(spec.pages.links, ".html")] if spec.pages else []
+        return analysis, links, pages
+
+    # ------------------------------------------------------------------ web pages and attachments
+
+    def allowed(self, url: str) -> bool:
+        """On the portal's host, and not a link that logs out, edits or attaches."""
+        pages = self.profile.analysis.pages
+        same_host = urlsplit(url).netloc == urlsplit(self.base_url).netloc
+        return same_host and not (pages and re.search(pages.never, url))
+
+    def links(self, spec: LinksSpec, suffix: str) -> list[_DocLink]:
+        """The links ``spec`` names on the page the browser shows, in order, without repeats."""
+        from selenium.webdriver.common.by import By
+
+        found: dict[str, _DocLink] = {}
+        for item in self.driver.find_elements(By.CSS_SELECTOR, spec.item):
+            href = _read(item, spec.link)
+            if not href:
+                continue
+            url = self.url(href).split("#")[0]
+            if url in found or not self.allowed(url) or (spec.href and not re.search(spec.href, url)):
+                continue
+            version = _read(item, spec.version) if spec.version else None
+            doc_id = doc_id_of(url)
+            title = (_read(item, spec.title) if spec.title else None) or doc_id
+            found[url] = _DocLink(doc_id=doc_id, version=safe_name(version) if version else None, title=title,
+                                  url=url, suffix=_suffix(url, suffix))
+        return list(found.values())
+
+    def follow_pages(self, spec: PagesSpec, analysis_id: str, urls: list[str], referer: str) -> list[FileOutcome]:
+        """Each page (kept, and read in the browser for its links) and its attachments,
+        breadth first up to the profile's depth; a page seen before in this crawl is not read again."""
+        outcomes: list[FileOutcome] = []
+        frontier = [(url, referer) for url in urls]
+        for depth in range(1, spec.depth + 1):
+            deeper: list[tuple[str, str]] = []
+            for url, came_from in frontier:
+                if url in self.visited:
+                    continue
+                self.visited.add(url)
+                page, attachments, pages = self.read_page(spec, analysis_id, url, came_from,
+                                                          follow=depth < spec.depth)
+                outcomes.append(page)
+                outcomes += [self.fetch(analysis_id, link, url) for link in attachments]
+                deeper += [(link.url, url) for link in pages]
+            frontier = deeper
+        return outcomes
+
+    def render(self, url: str, ready: str) -> None:
+        """Open ``url`` in the browser until ``ready`` shows; a ``DownloadError`` says why not."""
+        from selenium.common.exceptions import TimeoutException, WebDriverException
+
+        try:
+            self.get(url)
+            self.wait_for(ready)
+        except TimeoutException:
+            raise DownloadError(f"the page shows no {ready!r} within {self.settings.crawl_timeout_s:g} s") from None
+        except WebDriverException as exc:
+            raise DownloadError(f"the browser could not open the page: {type(exc).__name__} {exc.msg or ''}".strip()) \
+                from None
+
+    def read_page(self, spec: PagesSpec, analysis_id: str, url: str, referer: str, *,
+                  follow: bool) -> tuple[FileOutcome, list[_DocLink], list[_DocLink]]:
+        """The page as a document (fetched as the portal serves it: status and content are
+        checked, the browser's rendering is not kept), its attachments, and the pages it
+        links where the crawl goes deeper."""
+        doc_id = doc_id_of(url)
+        link = _DocLink(doc_id=doc_id, version=None, title=doc_id, url=url, suffix=_suffix(url, ".html"))
+        staged = self.settings.downloads_dir / analysis_id / doc_id / f"fetched{link.suffix}"
+        try:
+            sha256, size = self.download(url, staged, referer)
+            self.render(url, spec.ready)
+        except DownloadError as exc:
+            staged.unlink(missing_ok=True)
+            return self.failed(analysis_id, link, exc), [], []
+        version = _read(self.driver, spec.version) if spec.version else None
+        link = link.model_copy(update={
+            "title": (_read(self.driver, spec.title) if spec.title else None) or link.doc_id,
+            "version": safe_name(version) if version else None,
+        })
+        attachments = self.links(spec.attachments, "")
+        pages = self.links(spec.links, ".html") if follow else []
+        self.sync_cookies()
+        return self.keep(analysis_id, link, staged, sha256, size), attachments, pages
 
     # ------------------------------------------------------------------ downloads
 
-    def fetch(self, analysis_id: str, link: _DocLink, referer: str) -> FileOutcome:
-        key = VersionKey(analysis_id, link.doc_id, link.version)
-        outcome = FileOutcome(analysis_id=analysis_id, doc_id=link.doc_id, version=link.version,
-                              title=link.title, url=link.url, status=FileStatus.skipped)
-        if self.manifest.is_current(key, link.url):
+    def failed(self, analysis_id: str, link: _DocLink, error: DownloadError) -> FileOutcome:
+        """A failure is recorded under the version it was meant to be: the portal's, else
+        the newest known (its file stays recorded), else the first."""
+        latest = self.manifest.latest(analysis_id, link.doc_id) if link.version is None else None
+        version = link.version or (latest.version if latest else "v1")
+        self.manifest.record_failure(VersionKey(analysis_id, link.doc_id, version), title=link.title, url=link.url,
+                                     error=str(error))
+        log.info("%s: %s", link.url, error)
+        return FileOutcome(analysis_id=analysis_id, doc_id=link.doc_id, version=version, title=link.title,
+                           url=link.url, status=FileStatus.failed, error=str(error))
+
+    def keep(self, analysis_id: str, link: _DocLink, staged: Path, sha256: str, size: int) -> FileOutcome:
+        """A file fetched to ``staged``, kept as its version, or dropped when that version is
+        already kept intact. Without a portal version, the newest kept one with the same
+        content is that version, and different content is the next version."""
+        version = link.version
+        if version is None:
+            latest = self.manifest.latest(analysis_id, link.doc_id)
+            if latest is None:
+                version = "v1"
+            else:
+                version = latest.version if latest.sha256 == sha256 else next_version(latest.version)
+        key = VersionKey(analysis_id, link.doc_id, version)
+        outcome = FileOutcome(analysis_id=analysis_id, doc_id=link.doc_id, version=version, title=link.title,
+                              url=link.url, status=FileStatus.skipped, sha256=sha256)
+        if self.manifest.is_current(key, link.url) and self.manifest.get(key).sha256 == sha256:
+            staged.unlink()
             self.manifest.touch(key)
-            record = self.manifest.get(key)
-            return outcome.model_copy(update={"path": record.path, "sha256": record.sha256})
-        dest = self.settings.downloads_dir / analysis_id / link.doc_id / f"{link.version}.pdf"
-        try:
-            sha256, size = self.download(link.url, dest, referer)
-        except DownloadError as exc:
-            self.manifest.record_failure(key, title=link.title, url=link.url, error=str(exc))
-            log.info("%s: %s", link.url, exc)
-            return outcome.model_copy(update={"status": FileStatus.failed, "error": str(exc)})
+            return outcome.model_copy(update={"path": self.manifest.get(key).path})
+        dest = staged.with_name(f"{version}{link.suffix}")
+        os.replace(staged, dest)
         self.manifest.record_download(key, title=link.title, url=link.url, path=dest, sha256=sha256, size=size)
-        return outcome.model_copy(update={"status": FileStatus.downloaded, "path": dest, "sha256": sha256})
+        return outcome.model_copy(update={"status": FileStatus.downloaded, "path": dest})
+
+    def fetch(self, analysis_id: str, link: _DocLink, referer: str) -> FileOutcome:
+        """A document or attachment: skipped unfetched when its portal version is kept intact."""
+        if link.version is not None:
+            key = VersionKey(analysis_id, link.doc_id, link.version)
+            if self.manifest.is_current(key, link.url):
+                self.manifest.touch(key)
+                record = self.manifest.get(key)
+                return FileOutcome(analysis_id=analysis_id, doc_id=link.doc_id, version=link.version,
+                                   title=link.title, url=link.url, status=FileStatus.skipped, path=record.path,
+                                   sha256=record.sha256)
+        staged = self.settings.downloads_dir / analysis_id / link.doc_id / f"fetched{link.suffix}"
+        try:
+            sha256, size = self.download(link.url, staged, referer)
+        except DownloadError as exc:
+            return self.failed(analysis_id, link, exc)
+        return self.keep(analysis_id, link, staged, sha256, size)
 
     def download(self, url: str, dest: Path, referer: str) -> tuple[str, int]:
         """Fetch with retries (exponential backoff) and at most one re-login."""
@@ -452,7 +603,7 @@ class _Crawler:
         timeout = self.settings.crawl_timeout_s
         headers = {"Referer": referer} if self.profile.download.send_referer else {}
         dest.parent.mkdir(parents=True, exist_ok=True)
-        part = dest.with_name(dest.name + ".part")
+        part = dest.with_name(f"{dest.stem}.part{dest.suffix}")  # the reader's check reads the name's suffix
         try:
             with self.http.get(url, headers=headers, timeout=timeout, stream=True) as response:
                 if any(self.at_login(r.headers.get("location", "")) for r in response.history) or self.at_login(response.url):
@@ -468,10 +619,12 @@ class _Crawler:
                         size += len(chunk)
                         f.write(chunk)
                 content_type = response.headers.get("content-type", "?")
-            with part.open("rb") as f:
-                head = f.read(1024)
-            if b"%PDF-" not in head:  # readers accept the header anywhere in the first 1024 bytes
-                raise DownloadError(f"not a PDF: the server sent {content_type} starting with {head[:16]!r}")
+            try:
+                detect_format(part)
+            except ExtractionError as exc:
+                with part.open("rb") as f:
+                    head = f.read(16)
+                raise DownloadError(f"{exc.reason} (the server sent {content_type} starting with {head!r})") from None
             os.replace(part, dest)
             return digest.hexdigest(), size
         except requests.Timeout:
@@ -492,7 +645,7 @@ class _Crawler:
             progress.listed(len(urls))
         for url in urls:
             try:
-                analysis, links = self.read_analysis(url)
+                analysis, links, pages = self.read_analysis(url)
             except (LoginError, CredentialsError):
                 raise
             except Exception as exc:  # one broken page must not stop the batch
@@ -504,6 +657,8 @@ class _Crawler:
             self.report.analyses.append(analysis.id)
             self.sync_cookies()
             files = [self.fetch(analysis.id, link, url) for link in links]
+            if self.profile.analysis.pages:
+                files += self.follow_pages(self.profile.analysis.pages, analysis.id, pages, url)
             self.report.files += files
             if progress:
                 progress.analysis_done(analysis.id, files)

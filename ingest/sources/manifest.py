@@ -2,7 +2,8 @@
 
 One SQLite file (``settings.manifest_path``). ``analyses`` holds what the portal says
 about each analysis; ``versions`` holds one row per (analysis, document, version) with the
-download outcome and the state of the later stages (extract, index). A rerun skips what is
+download outcome, the kept file (``path``: the app offers it for download) and the state of
+the later stages (extract, index). A document may be a PDF, a web page or an attachment. A rerun skips what is
 already downloaded and intact, and the pipeline lists what is downloaded but not yet
 extracted or indexed with ``pending(Stage.index)``. Every write commits at once, so an
 interrupted crawl keeps everything recorded before it stopped.
@@ -191,6 +192,14 @@ class Manifest:
             query, args = query + " AND status = ?", [*args, status.value]
         rows = self._db.execute(query + " ORDER BY analysis_id, doc_id, version", args).fetchall()
         return [self._record(row) for row in rows]
+
+    def latest(self, analysis_id: str, doc_id: str) -> VersionRecord | None:
+        """The newest version of a document that has a file (a failed fetch of it since
+        included): what a file without a portal version is compared with."""
+        from mitra.store.knowledge_base import version_key  # one natural order of version labels
+
+        rows = [r for r in self.versions(analysis_id) if r.doc_id == doc_id and r.path is not None]
+        return max(rows, key=lambda r: version_key(r.version), default=None)
 
     def is_current(self, key: VersionKey, url: str) -> bool:
         """Downloaded from this URL, and the file is still there with the recorded hash."""

@@ -2,13 +2,17 @@
 
 The crawls share one portal and one data dir and run in order: a first crawl (the portal
 expires the session after the first PDF it serves), a rerun on the saved session, a rerun
-after the portal dropped every session, and the CLI after a cookie import.
+after the portal dropped every session, and the CLI after a cookie import. The portal
+links HIG-24-001's wiki topic, whose attachment table lists the talk and two broken files.
+A last portal serves HIG-24-001 alone, crawled and indexed by `mitra ingest run`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -17,9 +21,10 @@ from pathlib import Path
 import pytest
 import requests
 
-from ingest.sources.crawl import FileStatus, LoginError, crawl
+from demo.make_corpus import CONTENT_DIR, build_corpus
+from ingest.sources.crawl import CrawlReport, FileStatus, LoginError, _Crawler, _DocLink, crawl, doc_id_of, next_version
 from ingest.sources.manifest import DownloadStatus, Manifest, Stage, StageStatus, VersionKey
-from demo.portal import CSRF_COOKIE
+from demo.portal import CSRF_COOKIE, PortalConfig, serve_portal
 from ingest.sources.profiles import ProfileError, bundled_profiles, load_profile
 from ingest.sources.login import (
     CookieImportError,
@@ -39,6 +44,8 @@ pytestmark = pytest.mark.skipif(
 )
 
 FAULTS = {"FAULT-SLOW", "FAULT-500", "FAULT-404", "FAULT-NOTPDF"}
+WIKI_FAULTS = {"withdrawn_talk.pptx", "truncated_talk.pptx"}
+TOPIC, TALK = "HiggsToMuMuRun3", "HIG-24-001_preapproval.pptx"
 TIMEOUT_S = 2.5  # the slow fault document stalls 8 s
 
 
@@ -86,6 +93,22 @@ def by_doc(report) -> dict[tuple[str, str, str], object]:
     return {(f.analysis_id, f.doc_id, f.version): f for f in report.files}
 
 
+def wiki_files(corpus) -> set[tuple[str, str, str]]:
+    """The wiki topics and their attachments as crawled versions: the wiki's revisions."""
+    return {(t.analysis_id, t.topic, t.revision) for t in corpus.wiki} | {
+        (t.analysis_id, a.name, a.version) for t in corpus.wiki for a in t.attachments}
+
+
+def logged_in(portal) -> requests.Session:
+    http = requests.Session()
+    http.get(f"{portal.url}/login", timeout=5)
+    http.post(f"{portal.url}/login", timeout=5, data={
+        "csrf_token": http.cookies[CSRF_COOKIE], "username": portal.config.username,
+        "password": portal.config.password.get_secret_value(),
+    })
+    return http
+
+
 # ---------------------------------------------------------------------------- the first crawl
 
 
@@ -110,18 +133,45 @@ def test_every_version_is_downloaded_intact(first_crawl, demo_corpus, data_dir):
         assert outcome.path == data_dir / "downloads" / doc.analysis_id / doc.doc_id / f"{doc.version}.pdf"
     v1, v2 = files[("HIG-24-001", "AN-2024-017", "v1")], files[("HIG-24-001", "AN-2024-017", "v2")]
     assert v1.path.read_bytes() != v2.path.read_bytes()
-    assert not list((data_dir / "downloads").rglob("*.part"))
+    assert not list((data_dir / "downloads").rglob("*.part.*")) and not list((data_dir / "downloads").rglob("fetched*"))
+
+
+def test_the_wiki_topic_is_kept_as_fetched_and_its_talk_downloaded(first_crawl, portal, demo_corpus, data_dir):
+    (topic,) = demo_corpus.wiki
+    files = by_doc(first_crawl[0])
+    page = files[("HIG-24-001", TOPIC, topic.revision)]
+    assert page.status is FileStatus.downloaded and page.title == topic.title
+    assert page.url == f"{portal.url}/twiki/bin/view/ORION/{TOPIC}"
+    kept = page.path.read_bytes()
+    assert page.path == data_dir / "downloads" / "HIG-24-001" / TOPIC / f"{topic.revision}.html"
+    assert kept == logged_in(portal).get(page.url, timeout=5).content  # chrome and all: the reader strips it
+    assert b'id="twiki-left-bar"' in kept and b"Send feedback" in kept
+    (talk,) = topic.attachments
+    outcome = files[("HIG-24-001", TALK, talk.version)]
+    assert outcome.status is FileStatus.downloaded and outcome.sha256 == talk.sha256
+    assert outcome.path.suffix == ".pptx" and outcome.title == talk.title
+    with Manifest(data_dir / "manifest.sqlite") as manifest:
+        assert manifest.get(VersionKey("HIG-24-001", TALK, talk.version)).path == outcome.path
+
+
+def test_the_crawl_never_leaves_the_portal_nor_edits_nor_logs_out(first_crawl, portal):
+    report, logins = first_crawl
+    assert portal.state.edits == 0  # the topic's Edit link locks it on a real TWiki
+    assert all(f.url.startswith(portal.url) for f in report.files)
+    assert not any(part in f.url for f in report.files for part in ("/logout", "/edit/", "/attach/", "example.org"))
 
 
 def test_faults_are_recorded_per_file_while_the_batch_goes_on(first_crawl, demo_corpus, data_dir):
     report, _ = first_crawl
     errors = {f.doc_id: f.error for f in report.failed}
-    assert set(errors) == FAULTS
+    assert set(errors) == FAULTS | WIKI_FAULTS
     assert errors["FAULT-SLOW"] == f"timed out after {TIMEOUT_S:g} s (gave up after 2 attempts)"
     assert errors["FAULT-500"] == "HTTP 500 Internal Server Error (gave up after 2 attempts)"
-    assert errors["FAULT-404"] == "HTTP 404 Not Found"
-    assert errors["FAULT-NOTPDF"] == "not a PDF: the server sent application/pdf starting with b'<!DOCTYPE html><'"
-    assert len(report.downloaded) == len(demo_corpus.documents)
+    assert errors["FAULT-404"] == errors["withdrawn_talk.pptx"] == "HTTP 404 Not Found"
+    assert errors["FAULT-NOTPDF"] == ("the file is HTML, though named .pdf: an error or login page saved in its place? "
+                                      "(the server sent application/pdf starting with b'<!DOCTYPE html><')")
+    assert errors["truncated_talk.pptx"].startswith("the ZIP container is damaged")
+    assert len(report.downloaded) == len(demo_corpus.documents) + len(wiki_files(demo_corpus))
     with Manifest(data_dir / "manifest.sqlite") as manifest:
         failed = {r.doc_id: r for r in manifest.versions(status=DownloadStatus.failed)}
     assert {d: r.error for d, r in failed.items()} == errors
@@ -139,7 +189,7 @@ def test_downloaded_versions_wait_for_the_index_stage(first_crawl, demo_corpus, 
         pending = manifest.pending(Stage.index)
         assert {(r.analysis_id, r.doc_id, r.version) for r in pending} == {
             (d.analysis_id, d.doc_id, d.version) for d in demo_corpus.documents
-        }
+        } | wiki_files(demo_corpus)
         assert all(r.index_status is StageStatus.pending and r.path.is_file() for r in pending)
 
 
@@ -149,8 +199,8 @@ def test_downloaded_versions_wait_for_the_index_stage(first_crawl, demo_corpus, 
 def test_rerun_skips_unchanged_versions_and_reuses_the_saved_session(rerun, first_crawl, demo_corpus, profile, data_dir):
     report, portal_logins = rerun
     assert portal_logins == 0 and report.logins == 0 and report.session_reused
-    assert len(report.skipped) == len(demo_corpus.documents)
-    assert {f.doc_id for f in report.failed} == FAULTS  # failures are retried on every run
+    assert len(report.skipped) == len(demo_corpus.documents) + len(wiki_files(demo_corpus))
+    assert {f.doc_id for f in report.failed} == FAULTS | WIKI_FAULTS  # failures are retried on every run
     assert report.downloaded == []
     saved = session_path(crawl_settings(data_dir), profile)
     assert stat.S_IMODE(saved.stat().st_mode) == 0o600
@@ -185,12 +235,7 @@ def test_wrong_password_stops_the_crawl_with_a_clear_error(portal, profile, tmp_
 def test_cli_crawl_on_imported_cookies(rerun, portal, demo_corpus, data_dir, tmp_path):
     """Two-factor SSO workflow: log in elsewhere, export cookies.txt, import, crawl."""
     portal.state.expire_sessions()
-    browser = requests.Session()
-    browser.get(f"{portal.url}/login", timeout=5)
-    browser.post(f"{portal.url}/login", timeout=5, data={
-        "csrf_token": browser.cookies[CSRF_COOKIE], "username": portal.config.username,
-        "password": portal.config.password.get_secret_value(),
-    })
+    browser = logged_in(portal)
     cookies_txt = tmp_path / "cookies.txt"
     lines = ["# Netscape HTTP Cookie File"] + [
         "\t".join([c.domain, "FALSE", c.path, "FALSE", "0", c.name, c.value or ""]) for c in browser.cookies
@@ -210,9 +255,9 @@ def test_cli_crawl_on_imported_cookies(rerun, portal, demo_corpus, data_dir, tmp
     assert crawled.returncode == 1, crawled.stderr  # 1: the fault documents failed
     report = json.loads(crawled.stdout)
     assert report["session_reused"] and report["logins"] == 0 and portal.state.logins == before
-    statuses = [f["status"] for f in report["files"] if not f["doc_id"].startswith("FAULT-")]
-    assert statuses == ["skipped"] * len(demo_corpus.documents)
-    assert "4 failed" in crawled.stderr
+    statuses = [f["status"] for f in report["files"] if f["doc_id"] not in FAULTS | WIKI_FAULTS]
+    assert statuses == ["skipped"] * (len(demo_corpus.documents) + len(wiki_files(demo_corpus)))
+    assert "6 failed" in crawled.stderr
 
 
 # ---------------------------------------------------------------------------- no browser needed
@@ -298,3 +343,85 @@ def test_manifest_stage_state_follows_the_file_content(tmp_path):
         assert manifest.get(key).path == pdf  # the earlier file stays recorded
         with pytest.raises(KeyError, match="no manifest entry"):
             manifest.mark_stage(VersionKey("X", "Y", "v9"), Stage.index)
+
+
+def test_a_file_without_a_portal_version_is_new_only_when_its_content_changes(profile, tmp_path):
+    settings = crawl_settings(tmp_path / "data")
+    link = _DocLink(doc_id="AnalysisRecipe", version=None, title="Recipe", url="http://p/wiki/AnalysisRecipe",
+                    suffix=".html")
+    with Manifest.open(settings) as manifest:
+        manifest.upsert_analysis(Analysis(id="HIG-24-001", title="H to mu mu"))
+        report = CrawlReport(profile="local_portal", base_url="http://p", started_at="2024-06-01T00:00:00Z")
+        crawler = _Crawler(profile, settings, "http://p", None, manifest, None, None, report)
+
+        def fetched(content: bytes):
+            staged = settings.downloads_dir / "HIG-24-001" / link.doc_id / "fetched.html"
+            staged.parent.mkdir(parents=True, exist_ok=True)
+            staged.write_bytes(content)
+            return crawler.keep("HIG-24-001", link, staged, hashlib.sha256(content).hexdigest(), len(content))
+
+        first, same, changed = fetched(b"<p>one</p>"), fetched(b"<p>one</p>"), fetched(b"<p>two</p>")
+        assert [(o.version, o.status) for o in (first, same, changed)] == [
+            ("v1", FileStatus.downloaded), ("v1", FileStatus.skipped), ("v2", FileStatus.downloaded)]
+        assert first.path.read_bytes() == b"<p>one</p>" and changed.path.read_bytes() == b"<p>two</p>"
+        assert manifest.latest("HIG-24-001", link.doc_id).version == "v2"
+        changed.path.write_bytes(b"<p>damaged</p>")  # the kept copy of an unchanged version is mended
+        mended = fetched(b"<p>two</p>")
+        assert (mended.version, mended.status) == ("v2", FileStatus.downloaded)
+        assert changed.path.read_bytes() == b"<p>two</p>"
+        assert fetched(b"<p>one</p>").version == "v3"  # a page reverted to older text is its newest version
+    assert (next_version("v9"), next_version("r14"), next_version("draft")) == ("v10", "r15", "draft2")
+    assert doc_id_of("https://p/twiki/pub/ORION/T/My%20talk.pptx") == "My_talk.pptx"
+    assert doc_id_of("https://p/pages/viewpage.action?pageId=42") == "viewpage.action_pageId_42"
+
+
+# ---------------------------------------------------------------------------- crawled and indexed
+
+
+@pytest.fixture(scope="module")
+def wiki_portal(tmp_path_factory):
+    """HIG-24-001 alone (two notes, its wiki topic and talk) with the fault documents and
+    attachments: a crawl and an index in seconds (no scanned note to OCR)."""
+    content = tmp_path_factory.mktemp("content")
+    shutil.copy(CONTENT_DIR / "HIG-24-001.yaml", content)
+    corpus = build_corpus(tmp_path_factory.mktemp("wiki-corpus"), content_dir=content)
+    config = PortalConfig(corpus_dir=corpus.root, username="physicist", password="pw-wiki", faults=True,
+                          slow_s=8.0, render_delay_ms=0)
+    with serve_portal(config) as running:
+        yield running
+
+
+def hits(cli, question: str) -> list[dict]:
+    found = cli("search", "--analysis", "HIG-24-001", question, "--json")
+    assert found.exit_code == 0, found.output
+    return json.loads(found.stdout)["hits"]
+
+
+def test_ingest_run_indexes_the_wiki_topic_and_its_talk_and_a_rerun_downloads_nothing(cli, wiki_portal, monkeypatch):
+    for name, value in {"MITRA_PORTAL_USER": "physicist", "MITRA_PORTAL_PASSWORD": "pw-wiki",
+                        "MITRA_CRAWL_TIMEOUT_S": str(TIMEOUT_S), "MITRA_CRAWL_RETRIES": "0",
+                        "MITRA_CRAWL_DELAY_S": "0"}.items():
+        monkeypatch.setenv(name, value)
+    first = cli("ingest", "run", "--profile", "local_portal", "--base-url", wiki_portal.url, "--json")
+    assert first.exit_code == 1, first.output  # 1: the fault documents and attachments failed
+    done = json.loads(first.stdout)
+    assert {f["doc_id"] for f in done["crawl"]["files"] if f["status"] == "failed"} == FAULTS | WIKI_FAULTS
+    assert done["ingest"]["versions"] == 4 and not done["ingest"]["failed"]  # two notes, the topic, the talk
+
+    recipe = hits(cli, "Which software release reproduces the result of the analysis recipe?")[0]
+    assert recipe["doc_id"] == TOPIC and "ORION_14_0_7" in recipe["text"]
+    assert recipe["label"].endswith("#AnalysisRecipe"), recipe["label"]
+    yields = hits(cli, "How many VBF signal events are expected with the first 2024 data?")[0]
+    assert yields["doc_id"] == TALK and "37.6" in yields["text"]
+    assert yields["page"] == "slide 4", yields["label"]
+    chunks = [h["text"] for q in ("Send feedback to TWiki support", "Log out of the ORION web")
+              for h in hits(cli, q) if h["doc_id"] == TOPIC]
+    assert not any("Send feedback" in t or "Log out" in t for t in chunks)  # the reader kept the topic, not the chrome
+
+    again = cli("ingest", "run", "--profile", "local_portal", "--base-url", wiki_portal.url, "--json")
+    assert again.exit_code == 1, again.output
+    rerun = json.loads(again.stdout)
+    statuses = {(f["doc_id"], f["version"]): f["status"] for f in rerun["crawl"]["files"]}
+    assert {key for key, status in statuses.items() if status == "skipped"} == {
+        ("AN-2024-017", "v1"), ("AN-2024-017", "v2"), (TOPIC, "r14"), (TALK, "1")}
+    assert "downloaded" not in statuses.values() and rerun["ingest"]["versions"] == 0

@@ -99,8 +99,51 @@ class DocumentsSpec(_Strict):
     item: str = Field(description="one element per document version")
     link: Extract
     doc_id: Extract
-    version: Extract
+    version: Extract | None = Field(None, description="none: the file's content decides whether it is a new version")
     title: Extract | None = None
+
+
+class LinksSpec(_Strict):
+    """Links of one kind on a page: one element per link, its URL, and what the portal says
+    of it. A link's document id is its file (or page) name."""
+
+    item: str = Field(description="CSS: one element per link")
+    link: Extract = Field(Extract(attr="href"), description="the URL, read from the element")
+    href: str | None = Field(None, description="regex the absolute URL must match (search)")
+    version: Extract | None = Field(None, description="the portal's version; none: the content decides")
+    title: Extract | None = Field(None, description="default: the document id")
+
+    @field_validator("href")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            re.compile(value)
+        return value
+
+
+# Links a crawler must never open: they end the session, lock or change a page.
+_NEVER_FOLLOW = (r"(?i)/(logout|logoff|signout|login|edit|attach|upload|save|rename|delete|oops)\b"
+                 r"|[?&](action|cmd)=(edit|delete|attach|logout)\b|\.action\?.*\b(edit|remove)")
+
+
+class PagesSpec(_Strict):
+    """The analysis's web pages (wiki, TWiki, Confluence, Indico) and their attachments.
+    A page is kept as fetched (the reader strips its chrome) and indexed, as is every
+    attachment; pages and files off the portal's host are never fetched."""
+
+    links: LinksSpec = Field(description="on the analysis page (and on followed pages, below `depth`): pages to follow")
+    attachments: LinksSpec = Field(description="on a followed page: the files to download")
+    ready: str = Field("body", description="present once a followed page has rendered")
+    title: Extract | None = Field(None, description="a followed page's title; default: its document id")
+    version: Extract | None = Field(None, description="a followed page's revision; none: its content decides")
+    depth: int = Field(1, ge=1, description="page hops from the analysis page (1: its pages and their attachments)")
+    never: str = Field(_NEVER_FOLLOW, description="regex: URLs never followed (logout, edit, attach ...)")
+
+    @field_validator("never")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        re.compile(value)
+        return value
 
 
 class AnalysisPageSpec(_Strict):
@@ -108,6 +151,7 @@ class AnalysisPageSpec(_Strict):
     title: Extract
     abstract: Extract
     documents: DocumentsSpec
+    pages: PagesSpec | None = Field(None, description="web pages of the analysis to follow, with their attachments")
     ready: str | None = Field(None, description="present once the page has rendered; default: the id element")
 
 
