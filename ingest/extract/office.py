@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,10 +19,10 @@ from lxml.etree import XMLSyntaxError
 
 from ingest.extract.layout import Block, BlockKind
 from ingest.extract.pdf import ExtractedDocument
-from ingest.extract.readers import CorruptFileError, Progress, finished, table_block, text_block
+from ingest.extract.readers import BROKEN_ZIP, CorruptFileError, Progress, finished, table_block, text_block
 
 SPEAKER_NOTES = "Speaker notes"
-_BROKEN = (KeyError, ValueError, XMLSyntaxError, zipfile.BadZipFile)  # what a damaged package raises
+_BROKEN = (KeyError, ValueError, XMLSyntaxError, *BROKEN_ZIP)  # what a damaged package raises
 
 
 # ---------------------------------------------------------------- PowerPoint

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import zipfile
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
@@ -44,6 +45,9 @@ class CorruptFileError(ExtractionError):
     """A file of a supported type whose structure cannot be read (a truncated .docx)."""
 
 
+# What reading a damaged ZIP container raises: its structure, a member's CRC, its compressed
+# data, a compression method from nowhere, a member's encryption flag (RuntimeError).
+BROKEN_ZIP = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, OSError, EOFError)
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ZIP_MAGIC = b"PK\x03\x04"
 # What a binary file we do not read looks like, for the one-line refusal.
@@ -122,7 +126,7 @@ def _ooxml_format(path: Path) -> str:
             types = package.read("[Content_Types].xml").decode("utf-8", "replace") \
                 if "[Content_Types].xml" in parts else ""
             mimetype = package.read("mimetype").decode("ascii", "replace") if "mimetype" in parts else ""
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except BROKEN_ZIP as exc:
         raise CorruptFileError(path, f"the ZIP container is damaged ({exc}): a truncated .docx/.pptx?") from exc
     fmt = next((fmt for marker, fmt in _OOXML if marker in types), None)
     if fmt is not None:
