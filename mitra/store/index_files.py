@@ -1,4 +1,4 @@
-"""Where each generation's index directories live (its BM25 and dense indexes, and tier 1's
+"""Where each generation's index directories live (its BM25 and dense indexes and passages, and tier 1's
 routing and evidence indexes), behind one interface with two back ends:
 
 * ``LocalIndexFiles`` (embedded, and whenever Chroma is embedded): directories in the data
@@ -34,9 +34,9 @@ from mitra.store import schema
 from mitra.store.files import swap_in
 from mitra.store.state import cluster_form, database, now, upsert
 
-Kind = Literal["bm25", "dense"]
+Kind = Literal["bm25", "dense", "passages"]
 # The file each kind writes last, whose presence marks a whole index and whose mtime is its stamp.
-_MARKER: dict[Kind, str] = {"bm25": "entries.json", "dense": "ids.json"}
+_MARKER: dict[Kind, str] = {"bm25": "entries.json", "dense": "ids.json", "passages": "passages.sqlite"}
 
 
 class IndexFiles(Protocol):
@@ -57,7 +57,8 @@ class LocalIndexFiles:
     """Today's layout: ``<data_dir>/bm25/<name>`` and ``<data_dir>/dense/<name>``."""
 
     def __init__(self, settings: Settings):
-        self.roots: dict[Kind, Path] = {"bm25": settings.bm25_dir, "dense": settings.data_dir / "dense"}
+        self.roots: dict[Kind, Path] = {"bm25": settings.bm25_dir, "dense": settings.data_dir / "dense",
+                                        "passages": settings.data_dir / "passages"}
 
     def directory(self, kind: Kind, name: str) -> Path:
         return self.roots[kind] / name

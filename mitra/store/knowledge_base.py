@@ -35,6 +35,7 @@ from mitra.store.filters import SearchFilter
 from mitra.store.bm25 import BM25Index
 from mitra.store.dense import DenseIndex
 from mitra.store.index_files import open_index_files
+from mitra.store.passages import read_passages, write_passages
 from mitra.store.state import cluster_form
 from mitra.store.catalog import AnalysisRecord, Catalog, DocumentRecord
 from mitra.store.routing import AbstractVectors, EvidenceSearch, build_evidence, current_rows
@@ -288,6 +289,11 @@ class KnowledgeBase:
     def _save_bm25(self, name: str, index: BM25Index) -> None:
         self.files.save("bm25", name, index.write)
 
+    def _save_text_indexes(self, name: str, chunks: list[Chunk]) -> None:
+        """A generation's BM25 index and the passages its hits are read from."""
+        self._save_bm25(name, chunk_index(chunks))
+        self.files.save("passages", name, lambda directory: write_passages(directory, chunks))
+
     def _load_bm25(self, name: str) -> BM25Index:
         key = (name, self.files.stamp("bm25", name))
         index = self._bm25.get(key)
@@ -351,7 +357,7 @@ class KnowledgeBase:
         """BM25 from the collection's chunks, and the dense index cut to them (chunks deleted
         from the collection leave it too)."""
         chunks = self._all_chunks(collection)
-        self._save_bm25(name, chunk_index(chunks))
+        self._save_text_indexes(name, chunks)
         parts = self._dense_index(name).parts()
         ids = [c.id for c in chunks if c.id in parts]
         self._save_dense(name, parts, ids)
@@ -389,7 +395,7 @@ class KnowledgeBase:
         self._drop_collection(name)  # leftovers of an interrupted attempt at this generation
         if chunks:  # abstract-only analyses get their collection lazily, on first use
             self._write_chunks(self._to_fill(name), chunks, progress)
-        self._save_bm25(name, chunk_index(chunks))
+        self._save_text_indexes(name, chunks)
         self._route([analysis])
         faults.reached("index.written")
         counts: dict[tuple[str, str], int] = {}
@@ -453,8 +459,8 @@ class KnowledgeBase:
                 self.client.delete_collection(collection)
         with self._cache_lock:
             self._handles.pop(name, None)
-        self.files.delete("bm25", name)
-        self.files.delete("dense", name)
+        for kind in ("bm25", "dense", "passages"):
+            self.files.delete(kind, name)
 
     def collect_garbage(self) -> list[str]:
         """Delete full-text collections no catalog entry points to (an interrupted re-index)."""
@@ -553,7 +559,11 @@ class KnowledgeBase:
     def get_chunks(self, analysis_id: str, ids: list[str]) -> dict[str, Chunk]:
         if not ids:
             return {}
-        got = self._read(self._record(analysis_id).collection).get(ids=ids, include=["documents", "metadatas"])
+        name = self._record(analysis_id).collection
+        saved = read_passages(self.files.directory("passages", name), ids)
+        if saved is not None:
+            return saved
+        got = self._read(name).get(ids=ids, include=["documents", "metadatas"])
         return {i: _chunk(i, t, m) for i, t, m in zip(got["ids"], got["documents"], got["metadatas"])}
 
     def dense_search(

@@ -1,6 +1,7 @@
 """Both tiers on a real Chroma on disk with the real packaged embedder."""
 
 import json
+import shutil
 
 import pytest
 
@@ -354,8 +355,14 @@ def test_a_reader_keeps_the_indexes_of_its_most_recently_read_analyses_only(pipe
     assert len(ids) >= 3
     for analysis_id in ids:
         assert pipeline.retriever.search(analysis_id, "background estimate", system="hybrid").hits
-    kept = {name for name, _ in kb._bm25} | set(kb._dense) | set(kb._handles)
+    kept = {name for name, _ in kb._bm25} | set(kb._dense)
     collections = {kb._record(i).collection for i in ids}
     assert kept & collections == {kb._record(i).collection for i in ids[-2:]}
+    assert not kb._handles  # hits are read from each generation's passages file, never from Chroma
     assert pipeline.retriever.search(ids[0], "background estimate", system="hybrid").hits
     assert kb._record(ids[0]).collection in kb._dense
+
+    # A generation written before passages files existed is read from Chroma.
+    shutil.rmtree(kb.files.directory("passages", kb._record(ids[0]).collection))
+    assert pipeline.retriever.search(ids[0], "background estimate", system="hybrid").hits
+    assert kb._handles
