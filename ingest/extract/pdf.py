@@ -35,6 +35,7 @@ from pdfplumber.utils.exceptions import PdfminerException
 from ingest.extract.layout import (
     UNMAPPED, Block, Graphic, PageLayout, PageWords, Word, is_slide_deck, layout_document, layout_page, layout_slides,
 )
+from ingest.extract.layout.slides import LANDSCAPE_RATIO
 from ingest.sources.manifest import file_sha256
 from ingest.extract.ocr import OcrBackend, OcrUnavailableError, ocr_backend, physics_fixes
 from mitra.core.errors import MitraError
@@ -126,6 +127,7 @@ def extract_pdf(
     digest = file_sha256(path)
     ocr = _Ocr(path, settings)
     layouts: list[PageLayout] = []
+    landscape: dict[int, PageWords] = {}  # the pages that may be slides, to lay out again as such
     unmapped: dict[int, int] = {}  # page -> glyphs of the text layer without a character
     pdf = _open(path)
     try:
@@ -140,6 +142,8 @@ def extract_pdf(
                 if words.source == "text":
                     unmapped[number] = sum(len(UNMAPPED.findall(w.text)) for w in words.words)
                 layouts.append(layout_page(words))
+                if words.width >= LANDSCAPE_RATIO * words.height:
+                    landscape[number] = words
             finally:
                 page.close()
             if progress is not None:
@@ -151,6 +155,8 @@ def extract_pdf(
         how = "OCR found no text on its image-only pages" if ocr.pages else "its pages carry no text"
         raise NoTextFoundError(path, how)
     deck = is_slide_deck(layouts)
+    if deck:
+        layouts = [layout_page(landscape[p.number], slide=True) if p.number in landscape else p for p in layouts]
     document = layout_slides(layouts) if deck else layout_document(layouts)
     lost = {n: k for n, k in unmapped.items() if k}
     if lost:

@@ -58,6 +58,25 @@ def _landscape_paper(path: Path) -> Path:
     return path
 
 
+def _deck_with_a_box(path: Path) -> Path:
+    """Slides whose key sentence sits in a box with rounded corners (a Beamer block,
+    a callout), which a paper's layout would take for a figure."""
+    from reportlab.pdfgen.canvas import Canvas
+
+    canvas = Canvas(str(path), pagesize=(720, 540), invariant=1)
+    for number, title in enumerate(("Signal extraction", "Key result", "Outlook"), 1):
+        canvas.setFont("Helvetica-Bold", 26)
+        canvas.drawString(40, 480, title)
+        canvas.setFont("Helvetica", 16)
+        canvas.drawString(60, 420, f"Point {number}: the fit uses both categories together.")
+        if title == "Key result":
+            canvas.roundRect(50, 250, 620, 90, 12, stroke=1, fill=0)
+            canvas.drawString(70, 300, "The excess is driven by the vector boson fusion category.")
+        canvas.showPage()
+    canvas.save()
+    return path
+
+
 def test_a_deck_is_read_slide_by_slide(extracted):
     assert (extracted.unit, extracted.format, extracted.pages) == ("slide", "pdf-slides", 5)
     assert extracted.title == TALK.title and extracted.abstract == ""
@@ -81,6 +100,13 @@ def test_slide_chunks_name_their_slide_and_keep_bullets_as_lines(extracted):
     everything = "\n".join(c.text for c in chunked.chunks)
     assert TALK.title not in everything.replace(motivation.text, "")  # the footer repeated on every slide is furniture
     assert all(c.page_start == c.page_end for c in chunked.chunks)
+
+
+def test_text_in_a_rounded_box_is_the_slides_not_a_figures(tmp_path):
+    chunked = chunk_document(extract_pdf(_deck_with_a_box(tmp_path / "boxed.pdf"), SETTINGS),
+                             Document(analysis_id="TALK-2", doc_id="boxed", version="1"), SETTINGS)
+    boxed = next(c for c in chunked.chunks if "vector boson fusion" in c.text)
+    assert (boxed.section_path, boxed.page_label) == ("Key result", "slide 2")
 
 
 def test_papers_are_never_decks(note_pdf, two_column_pdf, tmp_path):

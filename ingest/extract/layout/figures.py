@@ -7,10 +7,12 @@ from collections.abc import Iterable, Sequence
 
 from ingest.extract.layout.records import BBox, Graphic, Word
 
-def figure_regions(graphics: Sequence[Graphic], width: float, height: float) -> list[BBox]:
+def figure_regions(graphics: Sequence[Graphic], width: float, height: float, text_boxes: bool = False) -> list[BBox]:
     """Regions of the page holding a plot or diagram: clusters of drawn objects
     (found on a coarse occupancy grid) that contain a raster image, a curve, or
-    many short strokes (tick marks). Table rules — a few long lines — do not count."""
+    many short strokes (tick marks). Table rules — a few long lines — do not count.
+    ``text_boxes`` (a slide): nor does a box with rounded corners (a Beamer block,
+    a callout), whose text is the slide's."""
     cell = 6.0
     cols, rows = int(width / cell) + 1, int(height / cell) + 1
     owner: dict[tuple[int, int], list[int]] = defaultdict(list)
@@ -50,9 +52,19 @@ def figure_regions(graphics: Sequence[Graphic], width: float, height: float) -> 
         ticks = sum(
             1 for g in group if g.kind != "image" and max(g.bbox[2] - g.bbox[0], g.bbox[3] - g.bbox[1]) < 15
         )
+        if text_boxes and _is_rounded_box(group, box, ticks):
+            continue
         if kinds["image"] or kinds["curve"] or (ticks >= 6 and not _is_ruled_table(group, box)):
             regions.append(box)
     return regions
+
+
+def _is_rounded_box(group: list[Graphic], box: BBox, ticks: int) -> bool:
+    """A few shapes whose curves (the rounded corners' outlines) span the box's width:
+    a plot has ticks or an image, a diagram's curves are its own small strokes."""
+    curves = [g for g in group if g.kind == "curve"]
+    wide = all(g.bbox[2] - g.bbox[0] >= 0.8 * (box[2] - box[0]) for g in curves)
+    return bool(curves) and wide and len(curves) <= 8 and ticks < 6 and not any(g.kind == "image" for g in group)
 
 
 def _is_ruled_table(group: list[Graphic], box: BBox) -> bool:

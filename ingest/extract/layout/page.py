@@ -14,14 +14,15 @@ from ingest.extract.layout.figures import _inside, _union, figure_regions
 from ingest.extract.layout.columns import _page_rows, find_gutter
 from ingest.extract.layout.blocks import _in_margin_zone, _side_blocks
 
-def layout_page(page: PageWords) -> PageLayout:
+def layout_page(page: PageWords, slide: bool = False) -> PageLayout:
     """One page's words -> blocks in reading order, with the kinds that can be told
     from the page alone (caption, table, equation, footnote, page number, figure
-    text, line numbers). Headings and document furniture come from ``layout_document``."""
+    text, line numbers). Headings and document furniture come from ``layout_document``.
+    ``slide``: the page is a slide, whose text in rounded boxes is no figure's."""
     # NFKC folds math alphanumerics and ligatures ("𝑯" -> "H", "ﬁ" -> "fi"), but not ℓ.
     glyphs = (replace(w, text=_clean_glyphs(w.text)) for w in page.words)
     words, numbers = split_line_numbers([w for w in glyphs if w.text])
-    regions = figure_regions(page.graphics, page.width, page.height)
+    regions = figure_regions(page.graphics, page.width, page.height, text_boxes=slide)
     in_figure = [w for w in words if any(_inside(w, r) for r in regions)]
     figure_ids = {id(w) for w in in_figure}
     words = [w for w in words if id(w) not in figure_ids]
