@@ -166,11 +166,15 @@ def _suffix(url: str, default: str) -> str:
     return suffix if suffix in _SUFFIXES else default
 
 
-def doc_id_of(url: str) -> str:
+def doc_id_of(url: str, *, qualified: bool = False) -> str:
     """A page's or an attachment's document id: its name in the URL (the query too, where
-    it names the page, as in Confluence's ``viewpage.action?pageId=…``)."""
+    it names the page, as in Confluence's ``viewpage.action?pageId=…``); ``qualified``, its
+    folder's name before it, as TWiki names a topic of another web (``Main.WebHome``)."""
     parts = urlsplit(url)
-    name = unquote(PurePosixPath(parts.path).name) or parts.netloc
+    path = PurePosixPath(unquote(parts.path))
+    name = path.name or parts.netloc
+    if qualified and path.parent.name:
+        name = f"{path.parent.name}.{name}"
     return safe_name(f"{name}_{parts.query}" if parts.query else name)
 
 
@@ -237,6 +241,7 @@ class _Crawler:
         self.session_file = session_path(settings, profile)
         self._last_request = 0.0
         self.visited: set[str] = set()  # web pages read in this crawl
+        self.names: dict[tuple[str, str], str] = {}  # (analysis, document id) -> the URL it names
 
     # ------------------------------------------------------------------ plumbing
 
@@ -441,7 +446,7 @@ class _Crawler:
             title = (_read(item, docs.title) if docs.title else None) or doc_id
             links.append(_DocLink(doc_id=safe_name(doc_id), version=safe_name(version) if version else None,
                                   title=title, url=self.url(href), suffix=_suffix(href, ".pdf")))
-        pages = [link.url for link in self.links(spec.pages.links, ".html")] if spec.pages else []
+        pages = [link.url for link in self.links(spec.pages.links, ".html", analysis.id)] if spec.pages else []
         return analysis, links, pages
 
     # ------------------------------------------------------------------ web pages and attachments
@@ -452,7 +457,17 @@ class _Crawler:
         same_host = urlsplit(url).netloc == urlsplit(self.base_url).netloc
         return same_host and not (pages and re.search(pages.never, url))
 
-    def links(self, spec: LinksSpec, suffix: str) -> list[_DocLink]:
+    def doc_id(self, analysis_id: str, url: str) -> str:
+        """The URL's name, unless another URL of the analysis has it (in this crawl or an
+        earlier one): then the name with its folder's (``ORION.WebHome``, ``Main.WebHome``)."""
+        name = doc_id_of(url)
+        known = self.names.get((analysis_id, name)) or self.manifest.source(analysis_id, name)
+        if known not in (None, url):
+            name = doc_id_of(url, qualified=True)
+        self.names[(analysis_id, name)] = url
+        return name
+
+    def links(self, spec: LinksSpec, suffix: str, analysis_id: str) -> list[_DocLink]:
         """The links ``spec`` names on the page the browser shows, in order, without repeats."""
         from selenium.webdriver.common.by import By
 
@@ -465,7 +480,7 @@ class _Crawler:
             if url in found or not self.allowed(url) or (spec.href and not re.search(spec.href, url)):
                 continue
             version = _read(item, spec.version) if spec.version else None
-            doc_id = doc_id_of(url)
+            doc_id = self.doc_id(analysis_id, url)
             title = (_read(item, spec.title) if spec.title else None) or doc_id
             found[url] = _DocLink(doc_id=doc_id, version=safe_name(version) if version else None, title=title,
                                   url=url, suffix=_suffix(url, suffix))
@@ -508,7 +523,7 @@ class _Crawler:
         """The page as a document (fetched as the portal serves it: status and content are
         checked, the browser's rendering is not kept), its attachments, and the pages it
         links where the crawl goes deeper."""
-        doc_id = doc_id_of(url)
+        doc_id = self.doc_id(analysis_id, url)
         link = _DocLink(doc_id=doc_id, version=None, title=doc_id, url=url, suffix=_suffix(url, ".html"))
         staged = self.settings.downloads_dir / analysis_id / doc_id / f"fetched{link.suffix}"
         try:
@@ -522,8 +537,8 @@ class _Crawler:
             "title": (_read(self.driver, spec.title) if spec.title else None) or link.doc_id,
             "version": safe_name(version) if version else None,
         })
-        attachments = self.links(spec.attachments, "")
-        pages = self.links(spec.links, ".html") if follow else []
+        attachments = self.links(spec.attachments, "", analysis_id)
+        pages = self.links(spec.links, ".html", analysis_id) if follow else []
         self.sync_cookies()
         return self.keep(analysis_id, link, staged, sha256, size), attachments, pages
 

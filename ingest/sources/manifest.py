@@ -201,6 +201,14 @@ class Manifest:
         rows = [r for r in self.versions(analysis_id) if r.doc_id == doc_id and r.path is not None]
         return max(rows, key=lambda r: version_key(r.version), default=None)
 
+    def source(self, analysis_id: str, doc_id: str) -> str | None:
+        """The URL a document was last fetched from, if it was ever seen."""
+        row = self._db.execute(
+            "SELECT url FROM versions WHERE analysis_id = ? AND doc_id = ? ORDER BY seen_at DESC LIMIT 1",
+            (analysis_id, doc_id),
+        ).fetchone()
+        return row["url"] if row else None
+
     def is_current(self, key: VersionKey, url: str) -> bool:
         """Downloaded from this URL, and the file is still there with the recorded hash."""
         record = self.get(key)

@@ -25,7 +25,7 @@ from demo.make_corpus import CONTENT_DIR, build_corpus
 from ingest.sources.crawl import CrawlReport, FileStatus, LoginError, _Crawler, _DocLink, crawl, doc_id_of, next_version
 from ingest.sources.manifest import DownloadStatus, Manifest, Stage, StageStatus, VersionKey
 from demo.portal import CSRF_COOKIE, PortalConfig, serve_portal
-from ingest.sources.profiles import ProfileError, bundled_profiles, load_profile
+from ingest.sources.profiles import LinksSpec, ProfileError, bundled_profiles, load_profile
 from ingest.sources.login import (
     CookieImportError,
     Credentials,
@@ -373,6 +373,7 @@ def test_a_file_without_a_portal_version_is_new_only_when_its_content_changes(pr
     assert (next_version("v9"), next_version("r14"), next_version("draft")) == ("v10", "r15", "draft2")
     assert doc_id_of("https://p/twiki/pub/ORION/T/My%20talk.pptx") == "My_talk.pptx"
     assert doc_id_of("https://p/pages/viewpage.action?pageId=42") == "viewpage.action_pageId_42"
+    assert doc_id_of("https://p/twiki/bin/view/Main/WebHome", qualified=True) == "Main.WebHome"
 
 
 # ---------------------------------------------------------------------------- crawled and indexed
@@ -425,3 +426,24 @@ def test_ingest_run_indexes_the_wiki_topic_and_its_talk_and_a_rerun_downloads_no
     assert {key for key, status in statuses.items() if status == "skipped"} == {
         ("AN-2024-017", "v1"), ("AN-2024-017", "v2"), (TOPIC, "r14"), (TALK, "1")}
     assert "downloaded" not in statuses.values() and rerun["ingest"]["versions"] == 0
+
+
+def test_deeper_crawl_reads_each_page_once_and_never_leaves_the_portal_nor_logs_out(wiki_portal, profile, tmp_path):
+    """Depth 2 and every link of the topic: its breadcrumb links it back (read once), its menu
+    links pages the portal lacks (one failed row each; the webs' WebHome topics told apart),
+    off-site pages, a mailto, Edit, Attach and Log out, none of which is opened."""
+    pages = profile.analysis.pages.model_copy(update={"depth": 2, "links": LinksSpec(item="a")})
+    deep = profile.model_copy(update={"analysis": profile.analysis.model_copy(update={"pages": pages})})
+    logins, edits = wiki_portal.state.logins, wiki_portal.state.edits
+    report = crawl(deep, crawl_settings(tmp_path / "data"), base_url=wiki_portal.url,
+                   credentials=Credentials(username="physicist", password="pw-wiki"))
+    assert wiki_portal.state.logins - logins == report.logins == 1  # never logged out
+    assert wiki_portal.state.edits == edits
+    assert [f.doc_id for f in report.files].count(TOPIC) == 1
+    urls = [f.url for f in report.files]
+    assert not [u for u in urls if not u.startswith(wiki_portal.url) or any(
+        part in u for part in ("/logout", "/edit/", "/attach/"))]
+    missing = {f.doc_id: f.error for f in report.failed if "/twiki/bin/view/" in f.url}
+    assert set(missing) >= {"WebHome", "Main.WebHome", "Sandbox.WebHome", "WebChanges", "HiggsPhysics"}
+    assert set(missing.values()) == {"HTTP 404 Not Found"}
+    assert (TALK, FileStatus.downloaded) in {(f.doc_id, f.status) for f in report.files}
