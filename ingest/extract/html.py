@@ -7,7 +7,8 @@ combined: the passages trafilatura keeps are found in the page's own tree (lxml)
 deepest element holding most of them (in more than one passage) is the content frame,
 and that frame is read in document order: h1-h6 become sections with their anchor
 (the heading's ``id``, or the ``name``/``id`` of an anchor inside or just before it, as
-TWiki writes them), tables stay tables (a row a line), lists one item a line.
+TWiki writes them; a page's one opening h1 is its title, over h2 sections), tables stay
+tables (a row a line, the caption a passage of its own), lists one item a line.
 Navigation, breadcrumbs, menus, sidebars and footers sit outside the frame and are
 gone; inside it, ``nav``, forms, the page's own header and footer, and lists or
 paragraphs that are (almost) only links (a table of contents, a menu bar) are left
@@ -57,11 +58,23 @@ def read_html(path: Path, progress: Progress | None = None) -> ExtractedDocument
     frame = _content_frame(page, _passages(kept)) if kept else None
     if frame is None:
         raise NoTextFoundError(path, "the page has no main content (a login or error page?)")
-    blocks = list(_blocks(frame))
-    headings = [b.text for b in blocks if b.kind is BlockKind.heading]
-    title = next((b.text for b in blocks if b.kind is BlockKind.heading and b.level == 1), "") \
-        or _text(page.find(".//title")) or (headings[0] if headings else "")
+    blocks = _title_on_top(list(_blocks(frame)))
+    headings = [b for b in blocks if b.kind is BlockKind.heading]
+    title = next((b.text for b in headings if b.level == 1), "") or _text(page.find(".//title")) \
+        or (headings[0].text if headings else "")
     return finished(path, blocks, pages=0, title=title, fmt="html", progress=progress)
+
+
+def _title_on_top(blocks: list[Block]) -> list[Block]:
+    """A page whose one h1 opens it is titled by it, as a Word file by its Title: the
+    text before the first section sits under the title, and the h2 sections are the
+    top level (not all nested under the title, which would put the page's title in
+    every passage's section path)."""
+    headings = [b for b in blocks if b.kind is BlockKind.heading]
+    if headings and headings[0].level == 1 and sum(b.level == 1 for b in headings) == 1:
+        for heading in headings[1:]:
+            heading.level -= 1
+    return blocks
 
 
 def _parser(raw: bytes) -> lxml.html.HTMLParser:
@@ -153,6 +166,9 @@ def _block(element, tag: str) -> Iterator[Block]:
         yield text_block(" ".join(element.text_content().split()), None, BlockKind.heading, level=_HEADINGS[tag],
                          anchor=_anchor(element))
     elif tag == "table" and element.find(".//table") is None:
+        caption = _text(element.find("caption"))
+        if caption:
+            yield text_block(caption, None, BlockKind.caption)
         rows = [[_text(cell) for cell in row if cell.tag in ("td", "th")] for row in element.iter("tr")]
         yield table_block(rows, None)
     elif tag in _LISTS:

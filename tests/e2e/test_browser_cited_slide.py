@@ -72,13 +72,13 @@ def test_a_web_pages_passage_opens_in_its_section_named_by_its_anchor(app_env, d
     app_env(data_dir=data_dir, **DOWN)
     at = pick(ask(start(), f"What does the {PHRASES['page.html']['body']} remove?"), ANALYSIS)
     label = next(e.label for e in at.expander if "#EventSelection" in e.label)
-    key = next(e for e in at.expander if e.label == label).toggle[0].key
+    key = next(e.toggle[0].key for e in at.expander if e.label == label and e.toggle)
     assert at.toggle(key=key).label == "Show in its section"
     at.toggle(key=key).set_value(True).run()
     assert not at.exception, at.exception
-    card = next(e for e in at.expander if e.label == label)
+    card = next(e for e in at.expander if any(t.key == key for t in e.toggle))  # not a card drawn while reading
     shown = [m.value for m in card.markdown]
-    assert "**section Monojet dark matter search 2024 > Event selection · #EventSelection**" in shown
+    assert "**section Event selection · #EventSelection**" in shown
     marked = at.get_by_key(key.replace("source-", "passage-", 1))  # the cited passage, in the highlight's container
     assert PHRASES["page.html"]["body"] in marked.markdown[0].value
     download = card.get("download_button")

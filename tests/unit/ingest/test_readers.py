@@ -112,9 +112,11 @@ def test_a_wiki_page_keeps_its_topic_and_heading_anchors_and_loses_its_chrome(fi
     page = read_document(files["html"], Settings())
     assert (page.format, page.title) == ("html", "Monojet dark matter search 2024")
     headings = [(b.level, b.text, b.anchor) for b in page.blocks if b.kind is BlockKind.heading]
+    # the one h1 opening the page is its title, and its h2 sections the top level, as a Word file's
     assert headings == [(1, "Monojet dark matter search 2024", "MonojetSearch2024"),
-                        (2, "Event selection", "EventSelection"), (3, "Signal regions", "SignalRegions"),
-                        (2, "Backgrounds", "Backgrounds")]  # the last from an <a name> inside the heading
+                        (1, "Event selection", "EventSelection"), (2, "Signal regions", "SignalRegions"),
+                        (1, "Backgrounds", "Backgrounds")]  # the last from an <a name> inside the heading
+    assert next(b for b in page.blocks if b.kind is BlockKind.caption).text == "Expected yields per region"
     text = "\n".join(b.text for b in page.blocks)
     assert all(phrase in text for phrase in PHRASES["page.html"].values())
     assert not [chrome for chrome in CHROME if chrome in text]
