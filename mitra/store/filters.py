@@ -12,26 +12,32 @@ from mitra.store.bm25 import BM25Index
 
 @dataclass
 class SearchFilter:
-    """Which chunks a query may see: current versions by default, or one version."""
+    """Which chunks a query may see: current versions by default, or one version; of one
+    document where ``doc_id`` says (the app's view of a cited slide or section)."""
 
     version: str | None = None
     include_superseded: bool = False
+    doc_id: str | None = None
 
     def chroma_where(self) -> dict | None:
+        where: list[dict] = [{"doc_id": self.doc_id}] if self.doc_id is not None else []
         if self.version is not None:
-            return {"version": self.version}
-        if not self.include_superseded:
-            return {"superseded": False}
-        return None
+            where.append({"version": self.version})
+        elif not self.include_superseded:
+            where.append({"superseded": False})
+        return None if not where else where[0] if len(where) == 1 else {"$and": where}
 
     def admits(self, chunk: Chunk) -> bool:
+        if self.doc_id is not None and chunk.doc_id != self.doc_id:
+            return False
         if self.version is not None:
             return chunk.version == self.version
         return self.include_superseded or not chunk.superseded
 
     def bm25_mask(self, index: BM25Index) -> np.ndarray | None:
+        required = {"doc_id": self.doc_id} if self.doc_id is not None else {}
         if self.version is not None:
-            return index.mask(version=self.version)
-        if not self.include_superseded:
-            return index.mask(superseded="0")
-        return None
+            required["version"] = self.version
+        elif not self.include_superseded:
+            required["superseded"] = "0"
+        return index.mask(**required) if required else None

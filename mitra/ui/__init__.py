@@ -201,7 +201,7 @@ def show_cited_text(hit: Hit, key: str) -> None:
     from mitra.store.filters import SearchFilter
 
     c = hit.chunk
-    shown = cited_text(kb().chunks(c.analysis_id, SearchFilter(version=c.version)), c)
+    shown = cited_text(kb().chunks(c.analysis_id, SearchFilter(version=c.version, doc_id=c.doc_id)), c)
     with st.container(key=f"cited-text-{key}"):
         st.markdown(f"**{inert_markdown(shown.title)}**")
         for passage in shown.passages:
