@@ -725,8 +725,9 @@ def _html(text: str) -> str:
 
 
 def wiki_body(wiki: WikiSpec) -> str:
-    """The topic's text as the wiki renders it: headings with anchors, paragraphs, tables."""
-    out = []
+    """The topic's text as the wiki renders it: its title (the author's ``---+!!`` heading),
+    then headings with anchors, paragraphs and tables."""
+    out = [f'<h1 id="{anchor(wiki.title)}">{_html(wiki.title)}</h1>']
 
     def walk(sections: list[Section], level: int) -> None:
         for section in sections:

@@ -417,6 +417,8 @@ def test_ingest_run_indexes_the_wiki_topic_and_its_talk_and_a_rerun_downloads_no
     recipe = hits(cli, "Which software release reproduces the result of the analysis recipe?")[0]
     assert recipe["doc_id"] == TOPIC and "ORION_14_0_7" in recipe["text"]
     assert recipe["label"].endswith("#AnalysisRecipe"), recipe["label"]
+    contacts = hits(cli, "Who are the analysis contacts of the topic?")[0]
+    assert (contacts["section"], contacts["label"]) == ("Contacts", f"{TOPIC} v14 · Contacts · #Contacts")
     yields = hits(cli, "How many VBF signal events are expected with the first 2024 data?")[0]
     assert yields["doc_id"] == TALK and "37.6" in yields["text"]
     assert yields["page"] == "slide 4", yields["label"]
