@@ -52,7 +52,7 @@ class CitedPage:
 
 @dataclass
 class Passage:
-    text: str
+    chunk: Chunk
     cited: bool
     heading: str = ""  # a part of the slide that starts here: "Speaker notes"
 
@@ -86,7 +86,7 @@ def cited_text(chunks: Iterable[Chunk], cited: Chunk) -> CitedText:
     for c in sorted(around.values(), key=lambda c: c.position):
         # On a slide, the section path below the slide's title names a part of it (its notes).
         below = " > ".join(c.section[1:]) if on_slide else ""
-        passages.append(Passage(c.text, c.id == cited.id, below if below != part else ""))
+        passages.append(Passage(c, c.id == cited.id, below if below != part else ""))
         part = below
     if on_slide:
         title = " · ".join(p for p in (cited.page_label, cited.section[0] if cited.section else "") if p)

@@ -18,10 +18,10 @@ import streamlit as st
 from mitra.chat.cited_page import HIGHLIGHT
 from mitra.store.catalog import DocumentRecord
 from mitra.core.errors import MitraError, unavailable_service
-from mitra.ui.render import inert_markdown
+from mitra.ui.render import inert_markdown, passage_markdown
 from mitra.chat.session import source_label
 from mitra.core.settings import Settings, get_settings
-from mitra.core.types import Document, Hit, version_label
+from mitra.core.types import Chunk, ChunkKind, Document, Hit, version_label
 
 if TYPE_CHECKING:
     from mitra.access.policy import Principal
@@ -174,9 +174,9 @@ def offer_original(document: Document, key: str) -> None:
         return
     name = original_name(document, path)
     is_pdf = local_pdf(document) is not None
-    st.download_button("Download the PDF" if is_pdf else "Download the original", data=path.read_bytes,
+    st.download_button(f"Download the {'PDF' if is_pdf else 'original'} ({inert_markdown(name)})", data=path.read_bytes,
                        file_name=name, mime=mimetypes.guess_type(name)[0] or "application/octet-stream",
-                       help=name, key=f"original-{key}", icon=":material/download:", on_click="ignore")
+                       key=f"original-{key}", icon=":material/download:", on_click="ignore")
 
 
 @st.cache_data(max_entries=64, show_spinner="Drawing the cited page…")
@@ -209,9 +209,14 @@ def show_cited_text(hit: Hit, key: str) -> None:
                 st.caption(inert_markdown(passage.heading))
             if passage.cited:
                 with st.container(key=f"passage-{key}"):
-                    st.markdown(inert_markdown(passage.text))
+                    st.markdown(shaped(passage.chunk))
             else:
-                st.markdown(inert_markdown(passage.text))
+                st.markdown(shaped(passage.chunk))
+
+
+def shaped(chunk: Chunk) -> str:
+    """A passage as inert Markdown, a table as a table and a slide's items a line each."""
+    return passage_markdown(chunk.text, table=chunk.kind is ChunkKind.table, lines=chunk.unit == "slide")
 
 
 def cited_view(document: Document | None, hit: Hit) -> tuple[str, bool]:
@@ -264,7 +269,7 @@ def source_card(
             meta.append(c.kind.value)
         st.caption(" · ".join(meta))
         # st.markdown renders $...$ as LaTeX, which is how equations survive extraction.
-        st.markdown(inert_markdown(c.text))
+        st.markdown(shaped(c))
         if live:
             return
         document = record.document if record else None

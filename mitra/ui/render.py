@@ -45,3 +45,18 @@ def _code(address: str) -> str:
     """An address as inline code: shown, never linked or fetched."""
     address = address.replace("`", "")
     return f"`{address}`" if address else ""
+
+
+def passage_markdown(text: str, *, table: bool = False, lines: bool = False) -> str:
+    """A passage as inert Markdown that keeps its shape, which Markdown would fold into one
+    paragraph: a table's rows (one a line, cells joined by " | " as the readers write them,
+    after any caption lines) as a table, and with ``lines`` (a slide's items) one line each."""
+    rows = text.split("\n")
+    if table:
+        head = next((i for i, row in enumerate(rows) if " | " in row), len(rows))
+        cells = [row.split(" | ") for row in rows[head:]]
+        if len(cells) > 1 and len({len(row) for row in cells}) == 1:
+            grid = ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in cells]
+            grid.insert(1, "|" + " --- |" * len(cells[0]))
+            return inert_markdown("  \n".join(rows[:head]) + ("\n\n" if head else "") + "\n".join(grid))
+    return inert_markdown("  \n".join(rows) if lines or table else text)

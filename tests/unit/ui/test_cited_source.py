@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mitra.chat.cited_page import Passage, cited_text
+from mitra.chat.cited_page import CitedText, cited_text
 from mitra.core.types import Chunk, Document, Hit
 
 
@@ -15,6 +15,10 @@ def chunk(position: int, text: str, doc: str = "TALK", page: int | None = None, 
           section: tuple[str, ...] = (), unit: str = "page", anchor: str = "", version: str = "1") -> Chunk:
     return Chunk(id=f"{doc}@{version}#{position}", analysis_id="A", doc_id=doc, version=version, position=position,
                  section=list(section), page_start=page, page_end=end or page, text=text, unit=unit, anchor=anchor)
+
+
+def passages(shown: CitedText) -> list[tuple[str, bool, str]]:
+    return [(p.chunk.text, p.cited, p.heading) for p in shown.passages]
 
 
 def test_a_slides_passage_is_shown_among_its_slides_text_in_reading_order():
@@ -33,14 +37,14 @@ def test_a_slides_passage_is_shown_among_its_slides_text_in_reading_order():
     ]
     shown = cited_text(store, cited)
     assert shown.title == "slide 3 · Fake leptons"
-    assert shown.passages == [Passage("The fake rate is measured in multijet events.", False),
-                              Passage("Fakes are estimated from a tight-to-loose ratio.", True),
-                              Passage("Closure within 20 % in the control region.", False),
-                              Passage("Across two slides.", False),
-                              Passage("Say the closure is good.", False, heading="Speaker notes")]
+    assert passages(shown) == [("The fake rate is measured in multijet events.", False, ""),
+                               ("Fakes are estimated from a tight-to-loose ratio.", True, ""),
+                               ("Closure within 20 % in the control region.", False, ""),
+                               ("Across two slides.", False, ""),
+                               ("Say the closure is good.", False, "Speaker notes")]
     from_notes = cited_text(store, notes)  # the slide's title, not the notes' section path
     assert from_notes.title == "slide 3 · Fake leptons"
-    assert from_notes.passages[-1] == Passage("Say the closure is good.", True, "Speaker notes")
+    assert passages(from_notes)[-1] == ("Say the closure is good.", True, "Speaker notes")
 
 
 def test_a_web_pages_passage_is_shown_in_its_section_named_by_its_anchor():
@@ -50,12 +54,12 @@ def test_a_web_pages_passage_is_shown_in_its_section_named_by_its_anchor():
              chunk(3, "Jets are clustered with anti-kt.", section=("Jets",), anchor="jets")]
     shown = cited_text(store, cited)
     assert shown.title == "section Event selection · #event-selection"
-    assert shown.passages == [Passage("Events are triggered on one muon.", False), Passage("Muons need pT above 20 GeV.", True)]
+    assert passages(shown) == [("Events are triggered on one muon.", False, ""), ("Muons need pT above 20 GeV.", True, "")]
 
 
 def test_a_passage_the_store_no_longer_holds_is_still_shown():
     cited = chunk(1, "Re-indexed since.", page=1, unit="slide")
-    assert cited_text([], cited).passages == [Passage("Re-indexed since.", True)]
+    assert passages(cited_text([], cited)) == [("Re-indexed since.", True, "")]
     assert cited_text([], chunk(1, "Text before any heading.")).title == "before the first heading"
 
 
@@ -134,3 +138,15 @@ def test_the_view_reads_only_its_document_versions_passages():
     assert one.chroma_where() == {"$and": [{"doc_id": "TALK"}, {"version": "2"}]}
     assert one.admits(chunk(1, "x", version="2")) and not one.admits(chunk(1, "x", doc="NOTE", version="2"))
     assert SearchFilter().chroma_where() == {"superseded": False} and SearchFilter(version="2").chroma_where() == {"version": "2"}
+
+
+def test_a_table_stays_a_table_and_a_slides_items_stay_one_a_line():
+    from mitra.ui.render import passage_markdown
+
+    table = "Table 2: Impacts.\nSource | Impact on μ\nStatistical | +0.46 / −0.44\nJES | see ![x](http://evil/leak)"
+    assert passage_markdown(table, table=True) == (
+        "Table 2: Impacts.\n\n| Source | Impact on μ |\n| --- | --- |\n| Statistical | +0.46 / −0.44 |\n"
+        "| JES | see [image: x] |")  # inert, as every passage
+    assert passage_markdown("Category |\nggH 455", table=True) == "Category |  \nggH 455"  # no grid: its lines kept
+    assert passage_markdown("Jets above 100 GeV\nLeptons vetoed", lines=True) == "Jets above 100 GeV  \nLeptons vetoed"
+    assert passage_markdown("a $x$\n$$y$$") == "a $x$\n$$y$$"  # any other passage as it was
