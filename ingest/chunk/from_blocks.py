@@ -13,6 +13,7 @@ Captions and tables are chunks of their own. The shared back end in
 from __future__ import annotations
 
 import re
+from itertools import takewhile
 from dataclasses import replace
 from typing import Literal
 
@@ -53,16 +54,18 @@ def paragraphs_from_blocks(blocks: list[Block], unit: Literal["page", "slide"] =
     has no title) and no paragraph continued from the slide before."""
     out = ParsedText(format="pdf", unit=unit)
     path: list[str] = []
+    levels: list[int] = []  # each heading's level on the path: a page opening at h2 nests its h2s in none
     anchor = ""  # the innermost heading's
     open_at: int | None = None  # the body paragraph a later block may continue
     page: int | None = None
     for block in blocks:
         if unit == "slide" and block.page != page:
-            path, anchor, open_at, page = [], "", None, block.page
+            path, levels, anchor, open_at, page = [], [], "", None, block.page
         if block.kind is BlockKind.heading:
             if block.text.lower() != "abstract":  # the abstract has its own section below
                 level = block.level or 1
-                path = path[: level - 1] + [block.text]
+                kept = sum(1 for _ in takewhile(lambda outer: outer < level, levels))
+                path, levels = path[:kept] + [block.text], levels[:kept] + [level]
                 anchor = block.anchor
                 open_at = None
             if dropped_path(path):
