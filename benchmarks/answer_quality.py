@@ -192,14 +192,14 @@ def main() -> None:
         if name == "demo":
             bench = BenchmarkSet("demo", records=demo_records())
             data_dir = Path(tempfile.mkdtemp(prefix="mitra-answer-quality-")) / "demo"
-            pipeline, _ = build(bench, data_dir, False, {**overrides, "llm_backend": "embedded", "final_k": 5})
+            pipeline, _, _ = build(bench, data_dir, False, {**overrides, "llm_backend": "embedded", "final_k": 5})
             questions = DEMO_QUESTIONS
         else:
             root = shared_dir()
             if root is None:
                 sys.exit("../shared/data not found (set MITRA_SHARED_DIR)")
             bench = load_set(name, root)
-            pipeline, _ = build(bench, args.work_dir / name, args.reuse, overrides)
+            pipeline, _, _ = build(bench, args.work_dir / name, args.reuse, overrides)
             questions = set_questions(bench)
         pipelines[name] = pipeline
         rows = [signal(pipeline, q) for q in questions]
