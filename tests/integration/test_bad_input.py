@@ -36,6 +36,9 @@ TABLE = [
     ("`ingest pdf` given a directory", "indexes the PDFs in it, or says it holds none (exit 2)"),
     ("`ingest pdf` batch with a missing, empty, HTML or encrypted file",
      "the other files are indexed; the summary names each bad file and why; exit 1"),
+    ("`ingest files` folder with an unsupported, damaged or password-protected file (a PNG named .pptx, a "
+     "truncated .docx, a locked .docx, a legacy .doc)",
+     "the other files are indexed; the summary names each bad file and why in one line; exit 1"),
     ("empty query, `--k` below 1, unknown `--system`", "one line naming the argument; exit 2"),
     ("unknown analysis id", "one line: no analysis with that id; exit 2"),
     ("a second writer on the same data dir",
