@@ -125,6 +125,22 @@ class AuditTrail(ABC):
                 continue
             yield record
 
+    def copy_from(self, other: "AuditTrail") -> tuple[int, int]:
+        """Append ``other``'s events this trail does not hold yet, as they were (their own
+        times): moving a deployment's trail into the shared database. Returns (copied,
+        already there); a second copy adds nothing."""
+        key = lambda record: json.dumps(record, sort_keys=True, ensure_ascii=False, default=str)  # noqa: E731
+        held = {key(record) for record in self.read()}
+        copied = present = 0
+        for record in other.read():
+            if key(record) in held:
+                present += 1
+                continue
+            self._append(record)
+            held.add(key(record))
+            copied += 1
+        return copied, present
+
     @abstractmethod
     def _append(self, record: dict) -> None: ...
 

@@ -150,3 +150,20 @@ def upsert(connection: Connection, table: Table, values: dict, keys: list[str], 
     statement = dialect.insert(table).values(**values)
     connection.execute(statement.on_conflict_do_update(
         index_elements=keys, set_=changes or {k: statement.excluded[k] for k in values if k not in keys}))
+
+
+def copy_rows(source: Engine, target: Engine, table: Table, identity: list[str]) -> tuple[int, int]:
+    """Copy ``table``'s rows from ``source`` to ``target``, leaving out those ``target``
+    already holds with the same ``identity`` columns (so a second copy adds nothing);
+    columns outside ``identity`` that are the table's own counter (an autoincrement id)
+    are given by ``target``. Returns (copied, already there)."""
+    counter = [c.name for c in table.primary_key.columns if c.autoincrement is True and c.name not in identity]
+    with source.connect() as db:
+        rows = [dict(r) for r in db.execute(table.select()).mappings()]
+    key = lambda row: tuple(row[c] for c in identity)  # noqa: E731
+    with target.begin() as db:
+        present = {key(r) for r in db.execute(table.select()).mappings()}
+        new = [{k: v for k, v in r.items() if k not in counter} for r in rows if key(r) not in present]
+        if new:
+            db.execute(table.insert(), new)
+    return len(new), len(rows) - len(new)

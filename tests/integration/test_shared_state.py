@@ -227,3 +227,38 @@ def test_reads_run_as_a_member_are_audited(cli, monkeypatch, database_url, corpu
         ("alice", "ask", "NOPE-00-000", "What is the background?"),  # asked, though there is no such analysis
     ]
     assert [r["command"] for r in open_audit(get_settings()).read(user="alice", analysis="EXO-24-002")] == ["search"]
+
+
+def test_a_data_dirs_state_is_copied_into_postgres_once(cli, monkeypatch, postgres_url, tmp_path):
+    """The move from one machine to the cluster form: users, policy, audit trail, feedback
+    and conversations of a data dir copied into PostgreSQL; a second copy adds nothing."""
+    from mitra.access.users import LocalUsers
+
+    old = Settings(_env_file=None, data_dir=tmp_path / "old")
+    LocalUsers(old.users_path).add("carol", "correct horse", ["cms-top"])
+    AccessPolicy(unlisted="members", analyses=[Rule(match="HIG-*", groups=["higgs"])]).save(old)
+    open_audit(old).write("login", "carol")
+    FeedbackStore.open(old).add(Feedback(analysis_id="HIG-24-001", question="q?", answer="a", cited_chunk_ids=["c1"],
+                                         rating=1))
+    conversation = ConversationStore.open(old).start("carol", "first")
+    ConversationStore.open(old).add_turn(conversation, "carol", SavedTurn(
+        analysis_id="HIG-24-001", analysis_title="H", question="q?", standalone="q?", answer="a",
+        citations=[Citation(n=1, label="AN-1 v1", chunk_id="c1")]))
+
+    monkeypatch.setenv("MITRA_DATABASE_URL", postgres_url)
+    first = cli("state", "copy", str(old.data_dir), "--json")
+    assert first.exit_code == 0, first.output
+    assert {name: counts["copied"] for name, counts in json.loads(first.stdout).items()} == {
+        "users": 1, "policy": 1, "audit": 1, "feedback": 1, "conversations": 1, "turns": 1}
+    new = Settings(_env_file=None, data_dir=tmp_path / "replica", database_url=postgres_url)
+    assert open_users(new).verify("carol", "correct horse") is not None
+    assert AccessPolicy.in_force(new).analyses == [Rule(match="HIG-*", groups=["higgs"])]
+    assert [r["user"] for r in open_audit(new).read(event="login")] == ["carol"]
+    assert [f.question for f in FeedbackStore.open(new).all()] == ["q?"]
+    assert [t.answer for t in ConversationStore.open(new).turns(conversation, "carol")] == ["a"]
+
+    again = json.loads(cli("state", "copy", str(old.data_dir), "--json").stdout)
+    assert {name: counts["copied"] for name, counts in again.items() if name not in ("users", "policy")} == {
+        "audit": 0, "feedback": 0, "conversations": 0, "turns": 0}
+    monkeypatch.delenv("MITRA_DATABASE_URL")
+    assert cli("state", "copy", str(old.data_dir)).exit_code == 2  # nowhere to copy to
