@@ -150,3 +150,10 @@ def test_a_table_stays_a_table_and_a_slides_items_stay_one_a_line():
     assert passage_markdown("Category |\nggH 455", table=True) == "Category |  \nggH 455"  # no grid: its lines kept
     assert passage_markdown("Jets above 100 GeV\nLeptons vetoed", lines=True) == "Jets above 100 GeV  \nLeptons vetoed"
     assert passage_markdown("a $x$\n$$y$$") == "a $x$\n$$y$$"  # any other passage as it was
+
+
+def test_a_pdf_slide_decks_page_is_captioned_as_its_slide():
+    from mitra.chat.cited_page import CitedPage
+
+    assert CitedPage(png=b"", page=3, pages=12, highlighted=2, unit="slide").caption == (
+        "Slide 3 of 12, the cited passage highlighted.")
