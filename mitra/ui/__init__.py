@@ -186,7 +186,7 @@ def cited_page(pdf: str, page: int, passage: str, unit: str):
     return render_cited_page(Path(pdf), page, passage, unit=unit)
 
 
-def show_cited_page(pdf: Path, hit: Hit, key: str) -> None:
+def show_cited_page(pdf: Path, hit: Hit) -> None:
     """The cited page (a PDF slide deck's slide), drawn with the passage highlighted."""
     c = hit.chunk
     shown = cited_page(str(pdf), c.page_start, c.text, c.unit)
@@ -239,7 +239,7 @@ def show_cited_source(document: Document | None, hit: Hit, key: str) -> None:
         return
     with user_errors():
         if drawn:
-            show_cited_page(local_pdf(document), hit, key)
+            show_cited_page(local_pdf(document), hit)
         else:
             show_cited_text(hit, key)
     if document is not None:  # also when the view failed: the original may still open
