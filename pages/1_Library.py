@@ -7,6 +7,7 @@ import streamlit as st
 
 from mitra import ui
 from mitra.models.adapted import current_manifest
+from mitra.store.index_files import published_model
 from mitra.ui.render import inert_markdown
 from mitra.chat.session import document_label, find_analyses
 from mitra.core.types import version_label
@@ -65,7 +66,7 @@ def main() -> None:
         cols, (("analyses", "analyses"), ("documents", "documents"), ("versions", "document_versions"), ("passages", "current_chunks"))
     ):
         col.metric(label, stats[key])
-    manifest = current_manifest(ui.settings())
+    manifest = current_manifest(published_model(ui.settings()))
     st.caption(f":material/model_training: {manifest.summary()}" if manifest
                else ":material/model_training: no adapted reranker: `mitra adapt` trains one on this corpus")
     query = st.text_input("Search analyses by id or title", placeholder="e.g. HIG-24 or dark matter")

@@ -44,6 +44,7 @@ from pydantic import BaseModel, Field
 from mitra.core import faults
 from mitra.models.adapted import AdaptManifest, HeldoutScores, base_encoder, publish, text_key
 from mitra.core.errors import MitraError
+from mitra.store.index_files import share_model
 from mitra.store.lock import writer_lock
 from mitra.evaluation.metrics import bootstrap_interval, mrr_at_k
 from mitra.adapt.pseudo_queries import (LLMBudget, PseudoQuery, heading_queries, llm_queries, passage_for,
@@ -140,6 +141,7 @@ def _run(pipeline: Pipeline, options: AdaptOptions, report: Progress) -> AdaptMa
         seconds=seconds,
     )
     publish(settings, manifest)
+    share_model(settings, target)
     work.finish()
     return manifest
 

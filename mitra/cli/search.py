@@ -124,10 +124,11 @@ def eval_command(
 def stats(as_json: JsonOption = False) -> None:
     """What the knowledge base holds."""
     from mitra.models.adapted import current_manifest
+    from mitra.store.index_files import published_model
 
     kb = knowledge()
     data = kb.stats()
-    manifest = current_manifest(kb.settings)
+    manifest = current_manifest(published_model(kb.settings))
     data["adapted"] = manifest.model_dump() if manifest else None
     data["per_analysis"] = [
         {

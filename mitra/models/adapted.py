@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import shutil
+from pathlib import Path
 
 import numpy as np
 from pydantic import BaseModel
@@ -80,12 +81,17 @@ def publish(settings: Settings, manifest: AdaptManifest) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def current_manifest(settings: Settings) -> AdaptManifest | None:
+def published_dir(settings: Settings) -> Path | None:
+    """The data dir's published model (behind the pointer), or None where none was published."""
     pointer = settings.models_dir / POINTER
-    if not pointer.exists():
-        return None
-    manifest = settings.models_dir / json.loads(pointer.read_text())["current"] / "manifest.json"
-    return AdaptManifest.model_validate_json(manifest.read_text()) if manifest.exists() else None
+    return settings.models_dir / json.loads(pointer.read_text())["current"] if pointer.exists() else None
+
+
+def current_manifest(directory: Path | None) -> AdaptManifest | None:
+    """The manifest of the model published in ``directory`` (``mitra.store.index_files.
+    published_model`` says where: the data dir's, or a cluster's shared copy)."""
+    manifest = directory / "manifest.json" if directory is not None else None
+    return AdaptManifest.model_validate_json(manifest.read_text()) if manifest and manifest.exists() else None
 
 
 class AdaptedReranker:
@@ -99,8 +105,7 @@ class AdaptedReranker:
         self.vectors = vectors
 
     @classmethod
-    def load(cls, settings: Settings, manifest: AdaptManifest) -> "AdaptedReranker":
-        directory = settings.models_dir / manifest.model_dir
+    def load(cls, settings: Settings, manifest: AdaptManifest, directory: Path) -> "AdaptedReranker":
         keys = json.loads((directory / "passages.json").read_text())
         vectors = dict(zip(keys, np.load(directory / "passages.npy")))
         return cls(base_encoder(settings, str(directory)), vectors, manifest.heldout.weight,
@@ -118,11 +123,12 @@ class AdaptedReranker:
         return [float(self.vectors[k].astype(np.float32) @ q) for k in keys]
 
 
-def load_adapted(settings: Settings) -> tuple[AdaptedReranker | None, str]:
-    """The published adapted reranker when it is switched on (and ``use_adapted``), or None with the reason."""
-    manifest = current_manifest(settings)
+def load_adapted(settings: Settings, directory: Path | None) -> tuple[AdaptedReranker | None, str]:
+    """The adapted reranker published in ``directory`` when it is switched on (and
+    ``use_adapted``), or None with the reason."""
+    manifest = current_manifest(directory)
     if manifest is None:
         return None, "no adapted reranker (run `mitra adapt`)"
     if not manifest.enabled or not settings.use_adapted:
         return None, manifest.summary() + ("" if settings.use_adapted else "; use_adapted is off")
-    return AdaptedReranker.load(settings, manifest), manifest.summary()
+    return AdaptedReranker.load(settings, manifest, directory), manifest.summary()

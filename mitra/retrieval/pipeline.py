@@ -72,12 +72,13 @@ def build_pipeline(
     rerankers (indexing and routing need neither); ``principal`` scopes every read to the
     analyses they may read."""
     from mitra.models.adapted import load_adapted
+    from mitra.store.index_files import published_model
 
     settings = settings or get_settings()
     embedder = embedder or load_embedder(settings)
     kb = KnowledgeBase(settings, embedder)
     reranker, note = load_reranker(settings) if with_reranker else (None, "reranker not loaded")
-    adapted, adapted_note = load_adapted(settings) if with_reranker else (None, "adapted reranker not loaded")
+    adapted, adapted_note = load_adapted(settings, published_model(settings)) if with_reranker else (None, "adapted reranker not loaded")
     pipeline = Pipeline(
         settings=settings,
         embedder=embedder,

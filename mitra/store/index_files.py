@@ -30,13 +30,16 @@ from filelock import FileLock
 from sqlalchemy import delete, select
 
 from mitra.core.settings import Settings
+from mitra.models.adapted import published_dir
 from mitra.store import schema
 from mitra.store.files import swap_in
 from mitra.store.state import cluster_form, database, now, upsert
 
-Kind = Literal["bm25", "dense", "passages"]
+Kind = Literal["bm25", "dense", "passages", "model"]
 # The file each kind writes last, whose presence marks a whole index and whose mtime is its stamp.
-_MARKER: dict[Kind, str] = {"bm25": "entries.json", "dense": "ids.json", "passages": "passages.sqlite"}
+_MARKER: dict[Kind, str] = {"bm25": "entries.json", "dense": "ids.json", "passages": "passages.sqlite",
+                            "model": "manifest.json"}
+SHARED_MODEL = "adapted"  # the blob name of the adapted reranker replicas read (cluster form)
 
 
 class IndexFiles(Protocol):
@@ -58,7 +61,7 @@ class LocalIndexFiles:
 
     def __init__(self, settings: Settings):
         self.roots: dict[Kind, Path] = {"bm25": settings.bm25_dir, "dense": settings.data_dir / "dense",
-                                        "passages": settings.data_dir / "passages"}
+                                        "passages": settings.data_dir / "passages", "model": settings.models_dir}
 
     def directory(self, kind: Kind, name: str) -> Path:
         return self.roots[kind] / name
@@ -150,3 +153,19 @@ def _unpack(data: bytes, directory: Path) -> None:
 
 def open_index_files(settings: Settings) -> IndexFiles:
     return BlobIndexFiles(settings) if cluster_form(settings) else LocalIndexFiles(settings)
+
+
+def share_model(settings: Settings, directory: Path) -> None:
+    """In the cluster form, the adapted reranker just published in the writer's data dir
+    (``directory``, its manifest inside) becomes the one every replica reads."""
+    if cluster_form(settings):
+        BlobIndexFiles(settings).save("model", SHARED_MODEL, lambda target: shutil.copytree(directory, target))
+
+
+def published_model(settings: Settings) -> Path | None:
+    """Where this deployment's adapted reranker is read from: the cluster's shared copy
+    (unpacked into this replica's cache), else the data dir's; None where none is published."""
+    if not cluster_form(settings):
+        return published_dir(settings)
+    directory = BlobIndexFiles(settings).directory("model", SHARED_MODEL)
+    return directory if directory.exists() else None

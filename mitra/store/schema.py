@@ -112,7 +112,7 @@ audit = Table(
 # ---------------------------------------------------------------- index blobs (mitra.store.index_files; cluster form)
 index_blobs = Table(
     "index_blobs", metadata,
-    Column("kind", Text, primary_key=True),  # bm25 | dense
+    Column("kind", Text, primary_key=True),  # bm25 | dense | passages | model
     Column("name", Text, primary_key=True),  # the generation's collection, or abstracts / evidence
     Column("stamp", Text, nullable=False),  # new on every save: what replicas cache by
     Column("data", LargeBinary, nullable=False),  # the index directory as an uncompressed tar

@@ -170,3 +170,35 @@ def test_an_indexer_killed_mid_run_leaves_the_replicas_on_the_previous_generatio
     while not any("quasar" in text for text in _hybrid(reader, "quasar background")):
         assert time.monotonic() - published < 5, "the reader still serves the old generation"
         time.sleep(0.2)
+
+
+def test_the_adapted_reranker_published_by_the_writer_is_the_one_every_replica_reads(cluster, tmp_path, embedder):
+    """`mitra adapt` runs once, where the writer runs; replicas with empty data dirs load its
+    model from PostgreSQL (a checkpoint of the packaged encoder stands in for a trained one)."""
+    import shutil
+
+    import numpy as np
+
+    from mitra.models.adapted import AdaptManifest, HeldoutScores, publish
+    from mitra.models.embedders import resolve_model_path
+    from mitra.store.index_files import share_model
+
+    writer = _settings(cluster, tmp_path / "A")
+    model = writer.models_dir / "adapted-test"
+    shutil.copytree(resolve_model_path("all-MiniLM-L6-v2"), model)
+    np.save(model / "passages.npy", np.zeros((0, 384), np.float16))
+    (model / "passages.json").write_text("[]")
+    manifest = AdaptManifest(
+        model_dir=model.name, base_model="all-MiniLM-L6-v2", max_length=256, created_at="2026-11-25T00:00:00",
+        corpus={"analyses": 3, "passages": 12, "snapshot": "s"}, pseudo_queries={}, llm="none", steps=1,
+        heldout=HeldoutScores(queries=20, fusion_mrr=0.5, adapted_mrr=0.6, gain_ci95=(0.01, 0.2), weight=0.5,
+                              checkpoint="c"),
+        enabled=True, reason="beats fusion", seconds={})
+    publish(writer, manifest)
+    share_model(writer, model)
+
+    replica = build_pipeline(_settings(cluster, tmp_path / "B"), embedder=embedder, with_reranker=True)
+    assert replica.adapted_note == manifest.summary()
+    assert replica.retriever.adapted is not None and replica.retriever.adapted.name == f"adapted:{model.name}"
+    stats = json.loads(_output(_mitra(cluster, tmp_path / "C", "stats", "--json")))
+    assert stats["adapted"]["model_dir"] == model.name
