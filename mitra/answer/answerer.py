@@ -186,7 +186,7 @@ class Answerer:
         return Answerer(pipeline.retriever, self.chat_model, self.model_info, self.settings)
 
     @contextmanager
-    def _llm_errors(self, passages: Sequence[Hit] = ()) -> Iterator[None]:
+    def llm_errors(self, passages: Sequence[Hit] = ()) -> Iterator[None]:
         """Any backend's transport failure as the matching LLMError, carrying the passages."""
         try:
             yield
@@ -248,7 +248,7 @@ class Answerer:
         mark = time.perf_counter()
         pieces: list[str] = []
         usage: dict = {}
-        with self._llm_errors(prompt.sources):
+        with self.llm_errors(prompt.sources):
             for chunk in self.chat_model.stream(prompt.messages):
                 usage = dict(chunk.usage_metadata or usage)
                 if isinstance(chunk.content, str) and chunk.content:
@@ -264,7 +264,7 @@ class Answerer:
         if not _WORD.search(CITATION.sub("", text)):
             text = wordless_answer_text(analysis, cited)
         else:
-            support = check_support(text, prompt.sources, self.settings.support_min_overlap, self._entails())
+            support = check_support(text, prompt.sources, self.settings.support_min_overlap, self.entails())
             recited = recite(support)
             if recited is not None:
                 text, cited = parse_citations(recited, len(prompt.passages))
@@ -278,7 +278,7 @@ class Answerer:
                      prompt_cached_tokens=(usage.get("input_token_details") or {}).get("cache_read"),
                      completion_tokens=usage.get("output_tokens"), timings=timings)
 
-    def _entails(self) -> Entails | None:
+    def entails(self) -> Entails | None:
         """The cross-encoder as the support check's reader of paraphrase, where one is loaded."""
         reranker, floor = self.retriever.reranker, self.settings.support_min_rerank
         if reranker is None or floor is None:
@@ -294,7 +294,7 @@ class Answerer:
         if not history:
             return question
         recent = list(history)[-self.settings.llm_history_turns :]
-        with self._llm_errors():
+        with self.llm_errors():
             reply = self.chat_model.invoke(build_condense_prompt(recent, question), stop=["\n"])
         rewritten = str(reply.content).strip().removeprefix("Standalone question:").strip().strip('"')
         return rewritten or question

@@ -174,7 +174,7 @@ def test_a_loaded_cross_encoder_accepts_paraphrase_but_never_a_wrong_number(demo
     answerer = copy.copy(demo_answerer)
     answerer.retriever = copy.copy(demo_pipeline.retriever)
     answerer.retriever.reranker = ParaphraseReader()
-    entails = answerer._entails()
-    assert demo_answerer._entails() is None and entails is not None
+    entails = answerer.entails()
+    assert demo_answerer.entails() is None and entails is not None
     assert check_support(claim, hits, 0.6, entails)[0].supported
     assert check_support(wrong, hits, 0.6, entails)[0].missing_numbers == ["99"]
