@@ -54,18 +54,124 @@ def print_support(answer) -> None:
         out.print(f"[yellow]⇄ {escape(moved)}[/]")
 
 
-def print_reading(reading, passages) -> None:
+def print_reading(reading, passages, with_analysis: bool = False) -> None:
     """Before the model's first word: the passages it reads, and what the wait is."""
-    _print_sources(passages, set(range(1, len(passages) + 1)))
+    _print_sources(passages, set(range(1, len(passages) + 1)), with_analysis)
     out.print(f"[dim]{escape(str(reading))}[/]")
 
 
-def _print_sources(sources, cited: set[int]) -> None:
+def source_label(hit, with_analysis: bool = False) -> str:
     from mitra.answer.prompts import source_header
 
+    return f"{hit.chunk.analysis_id} · {source_header(hit)}" if with_analysis else source_header(hit)
+
+
+def _print_sources(sources, cited: set[int], with_analysis: bool = False) -> None:
     for n, hit in enumerate(sources, start=1):
         mark = "" if n in cited else " [dim](not cited)[/]"
-        out.print(f"[{n}] {escape(source_header(hit))}{mark}")
+        out.print(f"[{n}] {escape(source_label(hit, with_analysis))}{mark}")
+
+
+def _model_failed(error, as_json: bool) -> None:
+    """A failing model: the passages retrieval found, still shown."""
+    if as_json:
+        print_json({"error": str(error), "sources": [h.to_json(rank=n) for n, h in enumerate(error.passages, 1)]})
+    else:
+        typer.echo()
+        _print_sources(error.passages, set())
+
+
+def _cited_json(n: int, hit, titles: dict[str, str]) -> dict:
+    """A hit's one JSON shape, naming the analysis it comes from."""
+    return {"analysis_id": hit.chunk.analysis_id, "analysis_title": titles.get(hit.chunk.analysis_id, ""),
+            **hit.to_json(rank=n)}
+
+
+def _across_json(answer) -> dict:
+    titles = {part.analysis_id: part.title for part in answer.parts}
+    return {
+        "question": answer.question,
+        "answer": answer.text,
+        "analyses": [part.model_dump() for part in answer.parts],
+        "abstained": answer.abstained,
+        "withheld": answer.withheld,
+        "draft": answer.draft,
+        "support": [s.model_dump() for s in answer.support],
+        "supported_share": answer.supported_share,
+        "citations": [_cited_json(n, hit, titles) for n, hit in answer.cited_sources],
+        "sources": [_cited_json(n, hit, titles) for n, hit in enumerate(answer.sources, start=1)],
+        "model": answer.model.model_dump() if answer.model else None,
+        "completion_tokens": answer.completion_tokens,
+        "timings_ms": answer.timings.model_dump(),
+    }
+
+
+def _across(p, answerer, question: str, k: int | None, as_json: bool) -> None:
+    from mitra.answer.across import stream_across
+    from mitra.chat.wait import PromptSpeed
+    from mitra.models.llm import LLMError
+
+    speed = PromptSpeed()
+
+    def reading(prompt, model) -> None:
+        if not as_json:
+            print_reading(speed.reading(prompt, model), prompt.sources, with_analysis=True)
+
+    try:
+        for item in stream_across(p, answerer, question, k, on_prompt=reading):
+            if isinstance(item, str):
+                if not as_json:
+                    typer.echo(item, nl=False)
+            else:
+                answer = item
+    except LLMError as error:
+        _model_failed(error, as_json)
+        raise
+    if as_json:
+        print_json(_across_json(answer))
+        return
+    typer.echo("\n")
+    print_support(answer)
+    _print_sources(answer.sources, set(answer.cited), with_analysis=True)
+    for part in answer.parts:
+        said = {"off-topic": "off-topic, not asked", "no-relevant-passage": "no passage above the floor"}
+        state = said[part.skipped] if part.skipped else f"{part.passages} passages, cited {len(part.cited)}"
+        console.print(f"[dim]{escape(part.analysis_id)} ({escape(part.title)}): {state}[/]")
+    if answer.abstained:
+        console.print("[yellow]No chosen analysis had a passage above the floor: the model was not asked.[/]")
+
+
+def _compare(p, answerer, analyses, question: str, as_json: bool) -> None:
+    from rich.table import Table
+
+    from mitra.answer.across import compare
+
+    with console.status(f"answering in {analyses[0].id}, then in {analyses[1].id}…"):
+        comparison = compare(p, answerer, analyses, question)
+    if as_json:
+        print_json({"question": question, "answers": [
+            {"analysis_id": a.id, "title": a.title, **_answer_json(answer)}
+            for a, answer in zip(comparison.analyses, comparison.answers)]})
+        return
+    table = Table(show_lines=True, expand=True)
+    for a in comparison.analyses:
+        table.add_column(f"{escape(a.id)}\n[dim]{escape(a.title)}[/]", ratio=1)
+    table.add_row(*(escape(answer.text) for answer in comparison.answers))
+    table.add_row(*("\n".join(f"[{n}] {escape(source_label(hit))}" for n, hit in answer.cited_sources)
+                    or "[dim](cites no passage)[/]" for answer in comparison.answers))
+    table.add_row(*(_support_line(answer) for answer in comparison.answers))
+    out.print(table)
+
+
+def _support_line(answer) -> str:
+    if answer.abstained:
+        return "[yellow]the model was not asked[/]"
+    if answer.withheld:
+        return "[yellow]withheld: no cited sentence is supported[/]"
+    unsupported = [s for s in answer.support if s.supported is False]
+    share = answer.supported_share
+    return (f"[dim]supported: {share:.0%} of cited sentences[/]" if share is not None else "[dim]nothing cited[/]") + \
+        "".join(f"\n[yellow]⚠ {escape(s.problem)}[/]" for s in unsupported)
 
 
 def register(app: typer.Typer) -> None:
@@ -73,18 +179,39 @@ def register(app: typer.Typer) -> None:
     @user_errors
     def ask(
         question: Annotated[str, typer.Argument(help="The question.")],
-        analysis: Annotated[str, typer.Option(help="The analysis id to answer from (see `mitra stats`).")],
+        analysis: Annotated[Optional[str], typer.Option(help="The analysis id to answer from (see `mitra stats`).")] = None,
+        across: Annotated[bool, typer.Option("--across", help="Answer from the top routed analyses you may read, "
+                                             "each claim citing a passage of its analysis.")] = False,
+        k: Annotated[Optional[int], typer.Option("--k", min=1, help="--across: the most analyses to draw on "
+                                                 "(default: the across_k setting).")] = None,
+        compare: Annotated[Optional[str], typer.Option("--compare", metavar="A,B", help="Answer in each of two "
+                                                       "analyses and show the two cited answers side by side.")] = None,
         as_json: JsonOption = False,
     ) -> None:
-        """Answer from one analysis's documents: the answer streams, then its sources and the model that wrote it."""
+        """Answer from one analysis's documents (--analysis), from the top routed analyses (--across), or from two
+        side by side (--compare A,B): the answer streams, then its sources and the model that wrote it."""
         from mitra.answer.answerer import build_answerer
         from mitra.cli.common import pipeline
         from mitra.models.llm import LLMError
 
+        modes = [name for name, given in (("--analysis", analysis), ("--across", across), ("--compare", compare)) if given]
+        if len(modes) != 1:
+            raise MitraError(f"ask takes exactly one of --analysis ID, --across or --compare A,B; got "
+                             f"{' and '.join(modes) or 'none'}")
+        if k is not None and not across:
+            raise MitraError("--k goes with --across")
+        from mitra.answer.across import pair, readable
+
+        compared = pair(compare) if compare else None
         p = pipeline()
-        locked = p.kb.get_analysis(analysis)
-        if locked is None:
-            raise MitraError(f"No analysis '{analysis}' in the knowledge base (`mitra stats` lists them).")
+        if compared:
+            analyses = readable(p, compared)  # before the model loads: a refused pair asks nothing
+            _compare(p, build_answerer(p), analyses, question, as_json)
+            return
+        if across:
+            _across(p, build_answerer(p), question, k, as_json)
+            return
+        (locked,) = readable(p, [analysis])
         from mitra.chat.wait import PromptSpeed
 
         answerer = build_answerer(p)
@@ -102,11 +229,7 @@ def register(app: typer.Typer) -> None:
                 else:
                     answer = item
         except LLMError as error:
-            if as_json:
-                print_json({"error": str(error), "sources": [h.to_json(rank=n) for n, h in enumerate(error.passages, 1)]})
-            else:
-                typer.echo()
-                _print_sources(error.passages, set())
+            _model_failed(error, as_json)
             raise
         if as_json:
             print_json(_answer_json(answer))

@@ -163,6 +163,12 @@ class RoutingSettings(BaseModel):
     route_evidence_depth: int = Field(
         200, ge=1, description="best evidence units read before taking each analysis's best"
     )
+    across_k: int = Field(3, ge=1, description="`mitra ask --across`: the most routed analyses one answer draws on")
+    across_score_share: float = Field(
+        0.4, ge=0, le=1, description="`mitra ask --across`: a routed analysis joins only when its fused routing score "
+        "is at least this share of the first one's (Rivet routing set: where the right analysis routes 2nd or 3rd, "
+        "0.4 keeps it 97 % of the time, 0.5 86 %, 0.3 99 % with more passages spent on the others)"
+    )
 
 
 class ChunkingSettings(BaseModel):
