@@ -72,13 +72,15 @@ def _print_sources(sources, cited: set[int], with_analysis: bool = False) -> Non
         out.print(f"[{n}] {escape(source_label(hit, with_analysis))}{mark}")
 
 
-def _model_failed(error, as_json: bool) -> None:
-    """A failing model: the passages retrieval found, still shown."""
+def _model_failed(error, as_json: bool, titles: dict[str, str] | None = None) -> None:
+    """A failing model: the passages retrieval found, still shown (with ``titles``, each
+    naming its analysis)."""
     if as_json:
-        print_json({"error": str(error), "sources": [h.to_json(rank=n) for n, h in enumerate(error.passages, 1)]})
+        print_json({"error": str(error), "sources": [
+            h.to_json(rank=n) if titles is None else _cited_json(n, h, titles) for n, h in enumerate(error.passages, 1)]})
     else:
         typer.echo()
-        _print_sources(error.passages, set())
+        _print_sources(error.passages, set(), with_analysis=titles is not None)
 
 
 def _cited_json(n: int, hit, titles: dict[str, str]) -> dict:
@@ -125,7 +127,7 @@ def _across(p, answerer, question: str, k: int | None, as_json: bool) -> None:
             else:
                 answer = item
     except LLMError as error:
-        _model_failed(error, as_json)
+        _model_failed(error, as_json, {a.id: a.title for a in p.kb.analyses()})
         raise
     if as_json:
         print_json(_across_json(answer))
@@ -150,7 +152,9 @@ def _compare(p, answerer, analyses, question: str, as_json: bool) -> None:
         comparison = compare(p, answerer, analyses, question)
     if as_json:
         print_json({"question": question, "answers": [
-            {"analysis_id": a.id, "title": a.title, **_answer_json(answer)}
+            {"analysis_id": a.id, "title": a.title, **_answer_json(answer),
+             "citations": [_cited_json(n, hit, {a.id: a.title}) for n, hit in answer.cited_sources],
+             "sources": [_cited_json(n, hit, {a.id: a.title}) for n, hit in enumerate(answer.sources, start=1)]}
             for a, answer in zip(comparison.analyses, comparison.answers)]})
         return
     table = Table(show_lines=True, expand=True)

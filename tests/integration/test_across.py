@@ -150,6 +150,7 @@ def test_compare_returns_two_aligned_answers_with_their_own_citations(cli, ollam
     for answer, doc in zip(data["answers"], ("AN-2024-002", "AN-2024-001")):
         assert answer["title"] and answer["citations"] and answer["support"] and answer["supported_share"] == 1.0
         assert {c["doc_id"] for c in answer["citations"]} == {doc}
+        assert {c["analysis_id"] for c in answer["citations"] + answer["sources"]} == {answer["analysis_id"]}
     assert len(ollama_stub.chats) == 2  # each answered in its own lock
 
     text = cli("ask", "--compare", "EXO-24-002,HIG-24-001", BACKGROUND)
@@ -185,3 +186,13 @@ def test_ask_modes_are_one_line_errors(cli, ollama_stub, args, error):
     assert error in " ".join(result.output.split())
     assert ollama_stub.chats == []
 
+
+def test_a_model_timing_out_across_still_shows_the_passages_naming_their_analyses(cli, ollama_stub, monkeypatch):
+    monkeypatch.setenv("MITRA_LLM_TIMEOUT_S", "0.5")
+    ollama_stub.delay_s = 3.0
+    result = cli("ask", "--across", BACKGROUND, "--json")
+    assert result.exit_code == 2, result.output
+    data = json.loads(result.stdout)
+    titles = {a["analysis_id"]: a["title"] for a in ANALYSES}
+    assert data["error"] and data["sources"]
+    assert all(s["analysis_title"] == titles[s["analysis_id"]] for s in data["sources"])
