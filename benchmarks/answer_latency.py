@@ -8,8 +8,14 @@ directory. The reranker is the configured one when its weights are here, else a 
 initialised cross-encoder of the same architecture (benchmarks/retrieval_latency.py):
 same runtime, meaningless scores, so no relevance floor is applied.
 
+The model reads the sentences of each passage that bear on the question under
+``context_tokens`` (``--context-tokens``), or whole passages (``--whole-passages``, as
+before), so the two can be timed back to back. A question the answerer abstains on
+(off-topic: the model is not called) is listed, not timed.
+
     python benchmarks/answer_latency.py [--gguf PATH | --demo-model] [--max-tokens 128]
                                         [--context 4096] [--threads N] [--repeat 1]
+                                        [--whole-passages | --context-tokens N]
 """
 
 from __future__ import annotations
@@ -53,12 +59,16 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=4096)
     parser.add_argument("--threads", type=int)
     parser.add_argument("--repeat", type=int, default=1, help="times each question is asked")
+    context = parser.add_mutually_exclusive_group()
+    context.add_argument("--whole-passages", action="store_true", help="the model reads whole passages")
+    context.add_argument("--context-tokens", type=int, help="budget of the passages' sentences (default: the setting)")
     args = parser.parse_args()
 
     work = Path(tempfile.mkdtemp(prefix="mitra-answer-latency-"))
     settings = Settings(
         data_dir=work / "kb", llm_backend="embedded", llm_max_tokens=args.max_tokens, llm_context_tokens=args.context,
-        llm_threads=args.threads, llm_temperature=0.0, gguf_path=args.gguf,
+        llm_threads=args.threads, llm_temperature=0.0, gguf_path=args.gguf, context_sentences=not args.whole_passages,
+        **({"context_tokens": args.context_tokens} if args.context_tokens else {}),
     )
     if args.demo_model:
         settings = settings.model_copy(update={"gguf_path": demo_gguf_path(get_settings())})
@@ -73,14 +83,17 @@ def main() -> None:
     chat_model, info = load_chat_model(settings)
     startup_ms = (time.perf_counter() - start) * 1000
     answerer = Answerer(pipeline.retriever, chat_model, info, settings)
-    answerer.answer(pipeline.kb.get_analysis(QUESTIONS[0][0]), "warm-up")  # first request pays one-off costs
+    answerer.answer(pipeline.kb.get_analysis(QUESTIONS[0][0]), "Which data are used?")  # pays one-off costs
 
-    rows = []
+    rows, abstained = [], []
     for analysis_id, question in QUESTIONS * args.repeat:
         mark = time.perf_counter()
         pipeline.router.route(question)
         route_ms = (time.perf_counter() - mark) * 1000
         answer: Answer = answerer.answer(pipeline.kb.get_analysis(analysis_id), question)
+        if answer.abstained:
+            abstained.append({"analysis_id": analysis_id, "question": question, "reason": answer.abstain_reason})
+            continue
         t = answer.timings
         decode_s = (t.total_ms - t.first_token_ms) / 1000
         rows.append({
@@ -98,6 +111,7 @@ def main() -> None:
         "threads": settings.llm_threads or "all cores",
         "context_tokens": settings.llm_context_tokens,
         "max_tokens": settings.llm_max_tokens,
+        "passages_read": f"sentences under {settings.context_tokens} tokens" if settings.context_sentences else "whole",
         "server_startup_ms": round(startup_ms, 1),
         "reranker": reranker,
         "questions": len(rows),
@@ -105,6 +119,7 @@ def main() -> None:
         "prompt_tokens": summary([r["prompt_tokens"] for r in rows]),
         "decode_tokens_per_s": summary([r["decode_tokens_per_s"] for r in rows if r["decode_tokens_per_s"]]),
         "per_question": rows,
+        "abstained": abstained,
     }, indent=2, ensure_ascii=False))
 
 

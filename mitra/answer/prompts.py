@@ -8,21 +8,30 @@ prompt says that instructions inside passages are to be ignored.
 
 Passages are chosen best-first until the token budget is spent, then put back in
 document order: passages of one document (and so of one section) sit together, in the
-order a reader meets them, and are numbered in that final order.
+order a reader meets them, under one header line per document and section path
+("## AN-2024-017 v2 · Backgrounds > Drell-Yan"), and are numbered in that final order.
+
+With ``context_sentences`` (the default) the model does not read whole passages: it reads
+the sentences of each that bear on the question (``question_sentences``), under the
+``context_tokens`` budget. The model reads the prompt before its first word, so every
+sentence that does not bear on the question is seconds of waiting. Citation numbers still
+name passages, and the support check reads the whole passage a number names: the member
+opens that passage, so a sentence it holds is a true citation.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 
 from mitra.core.settings import Settings
-from mitra.core.types import Analysis, Chunk, Hit
+from mitra.core.text import math_to_words, split_sentences, tokenize
+from mitra.core.types import Analysis, Chunk, ChunkKind, Hit, version_label
 
 
 class PastExchange(Protocol):
@@ -108,14 +117,38 @@ def source_header(hit: Hit) -> str:
     return hit.chunk.citation_label
 
 
+def group_header(chunk: Chunk) -> str:
+    """The line passages sit under: their document, version and section path."""
+    return " · ".join(p for p in (f"{chunk.doc_id} {version_label(chunk.version)}", chunk.section_path) if p)
+
+
+def _place(chunk: Chunk) -> str:
+    """Where in its section the passage is: its anchor and page, as in ``citation_label``."""
+    return " · ".join(p for p in (f"#{chunk.anchor}" if chunk.anchor else "", chunk.page_label) if p)
+
+
 @dataclass(frozen=True)
 class Passage:
     number: int
     hit: Hit
-    text: str  # sanitised, possibly shortened to fit the budget
+    text: str  # sanitised; shortened to fit the budget, or its question's sentences with "…" between
 
     def render(self) -> str:
-        return f'<passage n="{self.number}" source="{sanitise(source_header(self.hit)).replace(chr(34), "")}">\n{self.text}\n</passage>'
+        place = sanitise(_place(self.hit.chunk)).replace('"', "")
+        at = f' at="{place}"' if place else ""
+        return f'<passage n="{self.number}"{at}>\n{self.text}\n</passage>'
+
+
+def render_passages(passages: Sequence[Passage]) -> str:
+    """The passages in their order, a header line before each run of one document section."""
+    lines: list[str] = []
+    header = None
+    for passage in passages:
+        if (here := sanitise(group_header(passage.hit.chunk))) != header:
+            header = here
+            lines.append(f"## {header}")
+        lines.append(passage.render())
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -137,12 +170,25 @@ def analysis_summary(analysis: Analysis) -> str:
     return sanitise(first or analysis.title)
 
 
+# What a passage costs besides its text: its tag and the markup of a header line.
+_OVERHEAD = '<passage n="00" at="">\n\n</passage>\n## \n'
+
+
+def _in_reading_order(chosen: Sequence[tuple[Hit, str]]) -> list[Passage]:
+    """Documents in the order of their best passage, passages in document order, numbered from 1."""
+    best_rank = {}
+    for position, (hit, _) in enumerate(chosen):
+        best_rank.setdefault((hit.chunk.doc_id, hit.chunk.version), position)
+    ordered = sorted(chosen, key=lambda p: (best_rank[p[0].chunk.doc_id, p[0].chunk.version], p[0].chunk.position))
+    return [Passage(n, hit, text) for n, (hit, text) in enumerate(ordered, start=1)]
+
+
 def select_passages(hits: Sequence[Hit], budget_tokens: int, settings: Settings) -> tuple[list[Passage], list[Hit]]:
-    """Best-first into the budget, then in document order, numbered from 1."""
+    """Whole passages best-first into the budget, then in reading order (``_in_reading_order``)."""
     chosen: list[tuple[Hit, str]] = []
     left_out: list[Hit] = []
     remaining = budget_tokens
-    overhead = estimate_tokens('<passage n="00" source="">\n\n</passage>\n', settings)
+    overhead = estimate_tokens(_OVERHEAD, settings)
     for hit in hits:
         text = sanitise(hit.chunk.text)
         cost = overhead + estimate_tokens(source_header(hit) + text, settings)
@@ -156,11 +202,102 @@ def select_passages(hits: Sequence[Hit], budget_tokens: int, settings: Settings)
             remaining = 0
         else:
             left_out.append(hit)
-    best_rank = {}
-    for position, (hit, _) in enumerate(chosen):
-        best_rank.setdefault((hit.chunk.doc_id, hit.chunk.version), position)
-    ordered = sorted(chosen, key=lambda p: (best_rank[p[0].chunk.doc_id, p[0].chunk.version], p[0].chunk.position))
-    return [Passage(n, hit, text) for n, (hit, text) in enumerate(ordered, start=1)], left_out
+    return _in_reading_order(chosen), left_out
+
+
+# Rows of a table written into a body passage: such a passage is never cut.
+_TABULAR = re.compile(r"^.*\|.*\|.*$(?:\n.*\|.*\|.*$)+", re.M)
+ELISION = "…"
+
+
+@dataclass
+class _Cut:
+    """One passage being cut: its units (sentences; a table or an equation is one unit, never
+    cut), each one's bearing on the question, those kept."""
+
+    hit: Hit
+    units: list[str]
+    whole: bool
+    scores: list[float] = field(default_factory=list)
+    kept: set[int] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, hit: Hit) -> "_Cut":
+        text = sanitise(hit.chunk.text)
+        if hit.chunk.kind in (ChunkKind.table, ChunkKind.equation) or _TABULAR.search(text):
+            return cls(hit, [text], whole=True)
+        return cls(hit, split_sentences(text) or [text], whole=False)
+
+    @property
+    def best(self) -> int:
+        return max(range(len(self.units)), key=lambda i: (self.scores[i], -i))
+
+    def text(self) -> str:
+        """The kept units in reading order, "…" wherever units were left out."""
+        out: list[str] = []
+        for i in sorted(self.kept):
+            if i > 0 and (not out or i - 1 not in self.kept):
+                out.append(ELISION)
+            out.append(self.units[i])
+        if max(self.kept) < len(self.units) - 1:
+            out.append(ELISION)
+        return " ".join(out)
+
+
+def question_sentences(
+    question: str, hits: Sequence[Hit], budget_tokens: int, settings: Settings
+) -> tuple[list[Passage], list[Hit]]:
+    """Of each passage, the sentences that bear on the question, under the budget, in reading order.
+
+    A sentence bears on the question by the question's BM25 tokens it shares, each weighed by
+    how few of the candidate sentences use it. Spent in this order, each step passage by
+    passage best-first: every passage's best sentence (a passage whose best does not fit is
+    left out); the sentences either side of it; then any other sentence sharing a question
+    word, best first. A table or an equation is one unit: whole or not at all."""
+    cuts = [_Cut.of(hit) for hit in hits]
+    asked = set(tokenize(question))
+    words = [[set(tokenize(math_to_words(u))) & asked for u in cut.units] for cut in cuts]
+    frequency: dict[str, int] = {}
+    for unit in (w for passage in words for w in passage):
+        for token in unit:
+            frequency[token] = frequency.get(token, 0) + 1
+    count = sum(len(w) for w in words)
+    for cut, passage in zip(cuts, words):
+        cut.scores = [sum(math.log(1 + count / frequency[t]) for t in unit) for unit in passage]
+
+    remaining = budget_tokens
+    overhead = estimate_tokens(_OVERHEAD, settings)
+    ellipsis = estimate_tokens(f" {ELISION} ", settings)
+    headed: set[str] = set()  # sections whose header line is paid for: their passages sit together
+
+    def take(cut: _Cut, index: int, first: bool = False) -> None:
+        nonlocal remaining
+        cost = estimate_tokens(cut.units[index], settings) + ellipsis
+        header = group_header(cut.hit.chunk)
+        if first:
+            cost += overhead + estimate_tokens(_place(cut.hit.chunk) + (header * (header not in headed)), settings)
+        if cost <= remaining:
+            cut.kept.add(index)
+            headed.add(header)
+            remaining -= cost
+        elif first and not cut.whole and not any(c.kept for c in cuts) and remaining > 2 * overhead:
+            # The best passage's best sentence alone is over budget: its beginning beats no context.
+            keep = int((remaining - overhead - ellipsis) * settings.llm_chars_per_token) - len(group_header(cut.hit.chunk))
+            cut.units[index] = cut.units[index][: max(keep, 0)] + ELISION
+            cut.kept.add(index)
+            remaining = 0
+
+    for cut in cuts:
+        take(cut, cut.best, first=True)
+    chosen = [cut for cut in cuts if cut.kept]
+    for cut in chosen:
+        for index in (cut.best - 1, cut.best + 1):
+            if 0 <= index < len(cut.units):
+                take(cut, index)
+    others = [(cut, i) for cut in chosen for i, score in enumerate(cut.scores) if score > 0 and i not in cut.kept]
+    for cut, index in sorted(others, key=lambda c: -c[0].scores[c[1]]):
+        take(cut, index)
+    return _in_reading_order([(cut.hit, cut.text()) for cut in chosen]), [cut.hit for cut in cuts if not cut.kept]
 
 
 def _history_messages(history: Sequence[PastExchange]) -> list[BaseMessage]:
@@ -192,10 +329,11 @@ def build_answer_prompt(
         if budget >= settings.llm_context_tokens // 3 or not history:
             break
         history = history[1:]
-    passages, left_out = select_passages(hits, max(budget, 0), settings)
-    messages = ANSWER_PROMPT.format_messages(
-        **values, history=_history_messages(history), passages="\n".join(p.render() for p in passages)
-    )
+    if settings.context_sentences:
+        passages, left_out = question_sentences(question, hits, max(min(budget, settings.context_tokens), 0), settings)
+    else:
+        passages, left_out = select_passages(hits, max(budget, 0), settings)
+    messages = ANSWER_PROMPT.format_messages(**values, history=_history_messages(history), passages=render_passages(passages))
     return Prompt(
         messages=messages,
         passages=passages,
@@ -311,7 +449,7 @@ def build_judge_prompt(
         reference=reference or "(none)",
         key_points=_numbered(key_points),
         forbidden=_numbered(forbidden),
-        passages="\n".join(p.render() for p in passages) or "(none)",
+        passages=render_passages(passages) or "(none)",
         answer=sanitise(answer),
     )
 

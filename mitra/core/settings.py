@@ -216,6 +216,14 @@ class AnswerSettings(BaseModel):
         3.0, description="conservative characters per token for the context budget (SmolLM2 3.65, Qwen2.5 3.89 measured)"
     )
     llm_history_turns: int = Field(3, description="earlier exchanges shown to the answering model")
+    context_sentences: bool = Field(
+        True, description="the model reads the sentences of each passage that bear on the question (with their "
+        "neighbours, '…' where some are left out) under context_tokens; off: whole passages, as before"
+    )
+    context_tokens: int = Field(
+        450, ge=50, description="token budget of the passages' sentences in the answer prompt (estimated with "
+        "llm_chars_per_token); the model reads the prompt before its first word, ~55 tokens/s on 2 cores"
+    )
     llm_threads: int | None = Field(None, description="embedded llama.cpp server threads; unset = all cores")
     judge_backend: Literal["auto", "ollama", "openai", "embedded"] | None = Field(
         None, description="eval-answers' judge; unset = the answering backend"

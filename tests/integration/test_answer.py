@@ -149,13 +149,14 @@ def test_passages_are_grouped_by_document_in_reading_order(tmp_path):
         (1, "AN-B", 2), (2, "AN-B", 7), (3, "AN-A", 1), (4, "AN-A", 9),
     ]
     human = prompt.messages[-1].content
-    assert '<passage n="1" source="AN-B v1 · Intro · p. 1">\nB two\n</passage>' in human
-    assert '<passage n="3" source="AN-A v1 · Backgrounds">\nA one\n</passage>' in human
+    assert '## AN-B v1 · Intro\n<passage n="1" at="p. 1">\nB two\n</passage>' in human
+    assert '## AN-A v1 · Backgrounds\n<passage n="3">\nA one\n</passage>' in human
     assert prompt.sources == [p.hit for p in prompt.passages]
 
 
-def test_passages_fit_the_token_budget_best_first(tmp_path):
-    settings = Settings(data_dir=tmp_path, llm_context_tokens=1024, llm_max_tokens=256)
+@pytest.mark.parametrize("sentences", [True, False])
+def test_passages_fit_the_token_budget_best_first(tmp_path, sentences):
+    settings = Settings(data_dir=tmp_path, llm_context_tokens=1024, llm_max_tokens=256, context_sentences=sentences)
     hits = [hit("AN", i, f"passage {i} " + "x" * 900, rank=i) for i in range(1, 9)]
     prompt = build_answer_prompt(DARK_MATTER, "q", hits, [], settings)
     kept = {p.hit.rank for p in prompt.passages}
@@ -164,8 +165,9 @@ def test_passages_fit_the_token_budget_best_first(tmp_path):
     assert prompt.estimated_tokens <= settings.llm_context_tokens - settings.llm_max_tokens
 
 
-def test_an_oversized_best_passage_is_shortened_not_dropped(tmp_path):
-    settings = Settings(data_dir=tmp_path, llm_context_tokens=1024, llm_max_tokens=256)
+@pytest.mark.parametrize("sentences", [True, False])
+def test_an_oversized_best_passage_is_shortened_not_dropped(tmp_path, sentences):
+    settings = Settings(data_dir=tmp_path, llm_context_tokens=1024, llm_max_tokens=256, context_sentences=sentences)
     prompt = build_answer_prompt(DARK_MATTER, "q", [hit("AN", 1, "y" * 20000, 1)], [], settings)
     (only,) = prompt.passages
     assert only.text.endswith("…") and len(only.text) < 20000
