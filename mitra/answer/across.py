@@ -31,6 +31,7 @@ from mitra.answer.prompts import (
     Prompt,
     analysis_summary,
     estimate_tokens,
+    question_sentences,
     sanitise,
     select_passages,
 )
@@ -144,7 +145,10 @@ def _pooled(per_analysis: Sequence[Sequence[Hit]]) -> list[Hit]:
 def build_across_prompt(question: str, analyses: Sequence[Analysis], per_analysis: Sequence[Sequence[Hit]],
                         settings: Settings) -> Prompt:
     """One prompt within ``llm_context_tokens``: the analyses named in the rules, their
-    passages grouped by analysis (in routing order) and numbered from 1."""
+    passages grouped by analysis (in routing order) and numbered from 1. With
+    ``context_sentences`` each analysis that has passages adds the locked prompt's
+    ``context_tokens`` of their question's sentences: the model reads the prompt before its
+    first word, so whole passages from three analyses would triple the wait."""
     values = {
         "analyses": "\n".join(f'- {a.id}: "{sanitise(a.title)}". {analysis_summary(a)}' for a in analyses),
         "example_id": analyses[0].id,
@@ -156,7 +160,11 @@ def build_across_prompt(question: str, analyses: Sequence[Analysis], per_analysi
     label = max(estimate_tokens(f' analysis="{a.id}"', settings) for a in analyses)
     hits = _pooled(per_analysis)
     budget = max(settings.llm_context_tokens - settings.llm_max_tokens - fixed - label * len(hits), 0)
-    chosen, left_out = select_passages(hits, budget, settings)
+    if settings.context_sentences:
+        shares = settings.context_tokens * sum(1 for analysis_hits in per_analysis if analysis_hits)
+        chosen, left_out = question_sentences(question, hits, min(budget, shares), settings)
+    else:
+        chosen, left_out = select_passages(hits, budget, settings)
     order = {a.id: i for i, a in enumerate(analyses)}
     grouped = sorted(chosen, key=lambda p: order[p.hit.chunk.analysis_id])  # stable: document order within
     passages = [Passage(n, p.hit, p.text) for n, p in enumerate(grouped, start=1)]

@@ -10,10 +10,11 @@ import re
 
 import pytest
 
-from mitra.answer.across import _labelled, choose
+from mitra.answer.across import _labelled, build_across_prompt, choose
 from mitra.answer.grounding import check_support
+from mitra.answer.prompts import estimate_tokens
 from mitra.audit import open_audit
-from mitra.core.settings import get_settings
+from mitra.core.settings import Settings, get_settings
 from mitra.core.types import Analysis, Chunk, Hit, RoutedAnalysis
 from tests.conftest import OLLAMA_MODEL
 from tests.fixtures.samples import ANALYSES
@@ -114,6 +115,27 @@ def test_choose_keeps_the_first_k_within_the_score_share():
     assert [c.analysis.id for c in choose(routed(0.9, 0.5, 0.44, 0.4), k=3, share=0.5)] == ["A0", "A1"]
     assert [c.analysis.id for c in choose(routed(0.9, 0.8, 0.7, 0.6), k=2, share=0.5)] == ["A0", "A1"]
     assert choose([], k=3, share=0.5) == []
+
+
+def test_each_analysis_adds_the_locked_prompts_sentence_budget(tmp_path):
+    """The model reads the prompt before its first word: across reads the question's
+    sentences, ``context_tokens`` for each analysis that has passages, not whole passages."""
+    analyses = [Analysis(id=a["analysis_id"], title=a["title"]) for a in ANALYSES[:2]]
+    filler = " ".join(f"The background of region {i} is small." for i in range(40))
+
+    def hits(analysis: Analysis) -> list[Hit]:
+        return [Hit(chunk=Chunk(id=f"{analysis.id}-{i}", analysis_id=analysis.id, doc_id=f"D-{analysis.id}",
+                                version="1", position=i, text=f"The dominant background is B{i}. {filler}"))
+                for i in range(5)]
+
+    settings = Settings(_env_file=None, data_dir=tmp_path, context_tokens=200)
+    for per_analysis, spent in (([hits(a) for a in analyses], 2), ([hits(analyses[0]), []], 1)):
+        prompt = build_across_prompt("What is the dominant background?", analyses, per_analysis, settings)
+        assert {p.hit.chunk.analysis_id for p in prompt.passages} == {a.id for a, h in zip(analyses, per_analysis) if h}
+        assert sum(estimate_tokens(p.text, settings) for p in prompt.passages) <= spent * 200
+    whole = build_across_prompt("What is the dominant background?", analyses, [hits(a) for a in analyses],
+                                settings.model_copy(update={"context_sentences": False}))
+    assert sum(estimate_tokens(p.text, settings) for p in whole.passages) > 2 * 200
 
 
 def test_a_sentence_naming_the_wrong_analysis_is_not_supported():
