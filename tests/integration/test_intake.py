@@ -176,8 +176,8 @@ def test_a_front_end_that_loses_text_is_caught_by_coverage(cli, tmp_path, monkey
 
     real = chunking._parse_markdown
 
-    def lossy(text):
-        parsed = real(text)
+    def lossy(text, *args, **kwargs):
+        parsed = real(text, *args, **kwargs)
         parsed.paragraphs = parsed.paragraphs[:1]
         return parsed
 
