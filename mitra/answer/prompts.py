@@ -208,6 +208,9 @@ def select_passages(hits: Sequence[Hit], budget_tokens: int, settings: Settings)
 # Rows of a table written into a body passage: such a passage is never cut.
 _TABULAR = re.compile(r"^.*\|.*\|.*$(?:\n.*\|.*\|.*$)+", re.M)
 ELISION = "…"
+# A line break that starts a line of its own: a blank line, after a sentence's end, or before a
+# bullet. Any other is a wrapped line (LaTeX or Markdown source) and joins its sentence.
+_LINE = re.compile(r"\s*\n\s*\n\s*|(?<=[.!?:;])\s*\n\s*|\s*\n\s*(?=[-•*–]\s|\d+[.)]\s)")
 
 
 @dataclass
@@ -218,6 +221,7 @@ class _Cut:
     hit: Hit
     units: list[str]
     whole: bool
+    lines: set[int] = field(default_factory=set)  # units that start a line (a slide's bullet, a list item)
     scores: list[float] = field(default_factory=list)
     kept: set[int] = field(default_factory=set)
 
@@ -226,22 +230,27 @@ class _Cut:
         text = sanitise(hit.chunk.text)
         if hit.chunk.kind in (ChunkKind.table, ChunkKind.equation) or _TABULAR.search(text):
             return cls(hit, [text], whole=True)
-        return cls(hit, split_sentences(text) or [text], whole=False)
+        units: list[str] = []
+        lines: set[int] = set()
+        for line in _LINE.split(text):
+            lines.add(len(units))
+            units += split_sentences(line)
+        return cls(hit, units or [text], whole=False, lines=lines)
 
     @property
     def best(self) -> int:
         return max(range(len(self.units)), key=lambda i: (self.scores[i], -i))
 
     def text(self) -> str:
-        """The kept units in reading order, "…" wherever units were left out."""
-        out: list[str] = []
+        """The kept units in reading order, on their lines, "…" wherever units were left out."""
+        out = ""
         for i in sorted(self.kept):
-            if i > 0 and (not out or i - 1 not in self.kept):
-                out.append(ELISION)
-            out.append(self.units[i])
+            if i > 0 and i - 1 not in self.kept:
+                out += f" {ELISION}" if out else ELISION
+            out += ("\n" if out and i in self.lines else " " if out else "") + self.units[i]
         if max(self.kept) < len(self.units) - 1:
-            out.append(ELISION)
-        return " ".join(out)
+            out += f" {ELISION}"
+        return out
 
 
 def question_sentences(

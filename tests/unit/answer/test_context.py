@@ -101,3 +101,17 @@ def test_an_oversized_best_sentence_is_shortened_not_dropped(tmp_path):
     s = settings(tmp_path, context_tokens=60)
     (only,), left_out = question_sentences(QUESTION, [hit("AN", 1, "Drell-Yan " + "y" * 5000 + ".", 1)], 60, s)
     assert only.text.endswith(ELISION) and len(only.text) < 300 and left_out == []
+
+
+def test_a_slide_keeps_its_bullets_on_their_lines(tmp_path):
+    slide = "- Changes since note v2\n- Latest Drell-Yan background yields\n- Plans for the unblinding\n- Thanks"
+    s = settings(tmp_path)
+    (only,), _ = question_sentences(QUESTION, [hit("AN", 1, slide, 1)], s.context_tokens, s)
+    assert only.text == "- Changes since note v2\n- Latest Drell-Yan background yields\n- Plans for the unblinding …"
+
+
+def test_a_wrapped_line_joins_its_sentence(tmp_path):
+    wrapped = "The Drell-Yan background is estimated\nfrom a dimuon control region. " + " ".join(FILLER)
+    s = settings(tmp_path, context_tokens=60)
+    (only,), _ = question_sentences(QUESTION, [hit("AN", 1, wrapped, 1)], s.context_tokens, s)
+    assert only.text.startswith("The Drell-Yan background is estimated from a dimuon control region.")
