@@ -248,7 +248,7 @@ class _Cut:
             if i > 0 and i - 1 not in self.kept:
                 out += f" {ELISION}" if out else ELISION
             out += ("\n" if out and i in self.lines else " " if out else "") + self.units[i]
-        if max(self.kept) < len(self.units) - 1:
+        if max(self.kept) < len(self.units) - 1 and not out.endswith(ELISION):  # a shortened unit ends in one
             out += f" {ELISION}"
         return out
 
