@@ -232,20 +232,8 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
     if on_prompt is not None:
         on_prompt(prompt, answerer.model_info)
 
-    mark = time.perf_counter()
-    pieces: list[str] = []
-    usage: dict = {}
-    with answerer.llm_errors(sources):
-        for chunk in answerer.chat_model.stream(prompt.messages):
-            usage = dict(chunk.usage_metadata or usage)
-            if isinstance(chunk.content, str) and chunk.content:
-                if timings.first_token_ms is None:
-                    timings.first_token_ms = elapsed_ms()
-                pieces.append(chunk.content)
-                yield chunk.content
-    timings.generate_ms = (time.perf_counter() - mark) * 1000
-
-    text, cited = parse_citations("".join(pieces), len(sources))
+    written, usage = yield from answerer.write(prompt, timings, elapsed_ms)
+    text, cited = parse_citations(written, len(sources))
     support: list[SentenceSupport] = []
     draft = None
     if content_words(CITATION.sub(" ", text)):  # an answer of bare markers has nothing to check

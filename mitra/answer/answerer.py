@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Iterator, Literal, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Generator, Iterator, Literal, Protocol, Sequence
 
 from pydantic import BaseModel, computed_field
 
@@ -185,6 +185,24 @@ class Answerer:
         each session's answers read only what its principal may read."""
         return Answerer(pipeline.retriever, self.chat_model, self.model_info, self.settings)
 
+    def write(self, prompt: Prompt, timings: Timings,
+              elapsed_ms: Callable[[], float]) -> Generator[str, None, tuple[str, dict]]:
+        """The model's answer to ``prompt`` in pieces as it writes them; returns the whole text
+        and the usage it reported. Fills the timings' first token and generation time."""
+        mark = time.perf_counter()
+        pieces: list[str] = []
+        usage: dict = {}
+        with self.llm_errors(prompt.sources):
+            for chunk in self.chat_model.stream(prompt.messages):
+                usage = dict(chunk.usage_metadata or usage)
+                if isinstance(chunk.content, str) and chunk.content:
+                    if timings.first_token_ms is None:
+                        timings.first_token_ms = elapsed_ms()
+                    pieces.append(chunk.content)
+                    yield chunk.content
+        timings.generate_ms = (time.perf_counter() - mark) * 1000
+        return "".join(pieces), usage
+
     @contextmanager
     def llm_errors(self, passages: Sequence[Hit] = ()) -> Iterator[None]:
         """Any backend's transport failure as the matching LLMError, carrying the passages."""
@@ -245,20 +263,8 @@ class Answerer:
         if on_prompt is not None:
             on_prompt(prompt, self.model_info)
 
-        mark = time.perf_counter()
-        pieces: list[str] = []
-        usage: dict = {}
-        with self.llm_errors(prompt.sources):
-            for chunk in self.chat_model.stream(prompt.messages):
-                usage = dict(chunk.usage_metadata or usage)
-                if isinstance(chunk.content, str) and chunk.content:
-                    if timings.first_token_ms is None:
-                        timings.first_token_ms = elapsed_ms()
-                    pieces.append(chunk.content)
-                    yield chunk.content
-        timings.generate_ms = (time.perf_counter() - mark) * 1000
-
-        text, cited = parse_citations("".join(pieces), len(prompt.passages))
+        written, usage = yield from self.write(prompt, timings, elapsed_ms)
+        text, cited = parse_citations(written, len(prompt.passages))
         support: list[SentenceSupport] = []
         draft = None
         if not _WORD.search(CITATION.sub("", text)):
