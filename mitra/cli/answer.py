@@ -72,6 +72,17 @@ def _print_sources(sources, cited: set[int], with_analysis: bool = False) -> Non
         out.print(f"[{n}] {escape(source_label(hit, with_analysis))}{mark}")
 
 
+def _shown(streamed, as_json: bool):
+    """Echo an answer's pieces as the model writes them (not with --json); the final item."""
+    final = None
+    for item in streamed:
+        if not isinstance(item, str):
+            final = item
+        elif not as_json:
+            typer.echo(item, nl=False)
+    return final
+
+
 def _model_failed(error, as_json: bool, titles: dict[str, str] | None = None) -> None:
     """A failing model: the passages retrieval found, still shown (with ``titles``, each
     naming its analysis)."""
@@ -120,12 +131,7 @@ def _across(p, answerer, question: str, k: int | None, as_json: bool) -> None:
             print_reading(speed.reading(prompt, model), prompt.sources, with_analysis=True)
 
     try:
-        for item in stream_across(p, answerer, question, k, on_prompt=reading):
-            if isinstance(item, str):
-                if not as_json:
-                    typer.echo(item, nl=False)
-            else:
-                answer = item
+        answer = _shown(stream_across(p, answerer, question, k, on_prompt=reading), as_json)
     except LLMError as error:
         _model_failed(error, as_json, {a.id: a.title for a in p.kb.analyses()})
         raise
@@ -226,12 +232,7 @@ def register(app: typer.Typer) -> None:
                 print_reading(speed.reading(prompt, model), prompt.sources)
 
         try:
-            for item in answerer.stream(locked, question, on_prompt=reading):
-                if isinstance(item, str):
-                    if not as_json:
-                        typer.echo(item, nl=False)
-                else:
-                    answer = item
+            answer = _shown(answerer.stream(locked, question, on_prompt=reading), as_json)
         except LLMError as error:
             _model_failed(error, as_json)
             raise
