@@ -128,6 +128,10 @@ def _chunk(chunk_id: str, text: str, meta: dict) -> Chunk:
     )
 
 
+def _reading_order(chunk: Chunk) -> tuple:
+    return chunk.doc_id, version_key(chunk.version), chunk.position
+
+
 def _tags(chunk: Chunk) -> dict[str, str]:
     return {"version": chunk.version, "doc_id": chunk.doc_id, "superseded": "1" if chunk.superseded else "0",
             "section": section_key(chunk)}
@@ -373,7 +377,7 @@ class KnowledgeBase:
         """The collection's chunks in reading order (document, version, position)."""
         got = collection.get(where=where, include=["documents", "metadatas"])
         chunks = [_chunk(i, t, m) for i, t, m in zip(got["ids"], got["documents"], got["metadatas"])]
-        return sorted(chunks, key=lambda c: (c.doc_id, version_key(c.version), c.position))
+        return sorted(chunks, key=_reading_order)
 
     # ---------------------------------------------------------------- writes
     def replace_analysis(
@@ -554,7 +558,11 @@ class KnowledgeBase:
 
     def chunks(self, analysis_id: str, search_filter: SearchFilter | None = None) -> list[Chunk]:
         search_filter = search_filter or SearchFilter(include_superseded=True)
-        return self._all_chunks(self._read(self._record(analysis_id).collection), search_filter.chroma_where())
+        name = self._record(analysis_id).collection
+        saved = read_passages(self.files.directory("passages", name))
+        if saved is None:  # a generation written before passages files
+            return self._all_chunks(self._read(name), search_filter.chroma_where())
+        return sorted((c for c in saved.values() if search_filter.admits(c)), key=_reading_order)
 
     def get_chunks(self, analysis_id: str, ids: list[str]) -> dict[str, Chunk]:
         if not ids:

@@ -24,13 +24,17 @@ def write_passages(directory: Path, chunks: list[Chunk]) -> None:
         db.executemany("INSERT INTO passages VALUES (?, ?)", ((c.id, c.model_dump_json()) for c in chunks))
 
 
-def read_passages(directory: Path, ids: list[str]) -> dict[str, Chunk] | None:
-    """The passages of ``ids`` the generation holds, or None where it has no passages file
-    (written before there was one: the caller reads Chroma)."""
+def read_passages(directory: Path, ids: list[str] | None = None) -> dict[str, Chunk] | None:
+    """The passages of ``ids`` (all where None) the generation holds, or None where it has
+    no passages file (written before there was one: the caller reads Chroma)."""
     path = directory / FILE
     if not path.exists():
         return None
     # immutable: the file never changes once written (a new save is a new directory).
     with closing(sqlite3.connect(f"{path.as_uri()}?immutable=1", uri=True)) as db:
-        rows = db.execute(f"SELECT id, chunk FROM passages WHERE id IN ({','.join('?' * len(ids))})", ids).fetchall()
+        if ids is None:
+            rows = db.execute("SELECT id, chunk FROM passages").fetchall()
+        else:
+            rows = db.execute(f"SELECT id, chunk FROM passages WHERE id IN ({','.join('?' * len(ids))})",
+                              ids).fetchall()
     return {i: Chunk.model_validate_json(chunk) for i, chunk in rows}

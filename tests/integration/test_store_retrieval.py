@@ -9,6 +9,7 @@ from tests.fixtures.samples import ANALYSES, write_jsonl
 from ingest.sources.jsonl import JsonlAnalysis, index_jsonl, index_records
 from mitra.core.text import tokenize
 from mitra.core.jsonl import InputError
+from mitra.store.filters import SearchFilter
 from mitra.store.knowledge_base import UnknownAnalysis, collection_name
 from mitra.core.types import Analysis, Document
 
@@ -362,7 +363,11 @@ def test_a_reader_keeps_the_indexes_of_its_most_recently_read_analyses_only(pipe
     assert pipeline.retriever.search(ids[0], "background estimate", system="hybrid").hits
     assert kb._record(ids[0]).collection in kb._dense
 
+    listed = kb.chunks(ids[0], SearchFilter())  # the app's view of a cited section reads the file too
+    assert listed and not kb._handles
+
     # A generation written before passages files existed is read from Chroma.
     shutil.rmtree(kb.files.directory("passages", kb._record(ids[0]).collection))
     assert pipeline.retriever.search(ids[0], "background estimate", system="hybrid").hits
     assert kb._handles
+    assert kb.chunks(ids[0], SearchFilter()) == listed
