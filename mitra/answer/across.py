@@ -32,6 +32,7 @@ from mitra.answer.prompts import (
     Prompt,
     analysis_summary,
     estimate_tokens,
+    messages_tokens,
     question_sentences,
     sanitise,
     select_passages,
@@ -155,7 +156,7 @@ def build_across_prompt(question: str, analyses: Sequence[Analysis], per_analysi
         "analysis_ids": ", ".join(a.id for a in analyses),
         "question": question,
     }
-    fixed = sum(estimate_tokens(str(m.content), settings) + 8 for m in ACROSS_PROMPT.format_messages(**values, passages=""))
+    fixed = messages_tokens(ACROSS_PROMPT.format_messages(**values, passages=""), settings)
     # The analysis attribute costs what select_passages does not count for it.
     label = max(estimate_tokens(f' analysis="{a.id}"', settings) for a in analyses)
     hits = _pooled(per_analysis)
@@ -169,8 +170,7 @@ def build_across_prompt(question: str, analyses: Sequence[Analysis], per_analysi
     grouped = sorted(chosen, key=lambda p: order[p.hit.chunk.analysis_id])  # stable: document order within
     passages = [Passage(n, p.hit, p.text) for n, p in enumerate(grouped, start=1)]
     messages = ACROSS_PROMPT.format_messages(**values, passages="\n".join(map(_render, passages)))
-    return Prompt(messages=messages, passages=passages, left_out=left_out, history_turns=0,
-                  estimated_tokens=sum(estimate_tokens(str(m.content), settings) + 8 for m in messages))
+    return Prompt.of(messages, passages, left_out, 0, settings)
 
 
 def _labelled(hit: Hit, analyses: dict[str, Analysis]) -> Hit:

@@ -19,6 +19,11 @@ After generation every cited sentence is checked against its passages
 (``grounding.check_support``); when none is supported the answer is withheld
 (``withhold_unsupported``) and the passages are shown instead.
 
+A question the cheap check finds several questions in (``multipart.looks_multipart``)
+is split by the model; each part is retrieved on its own with its own floor, and one
+answer addresses the parts in turn, each with its own citations (``Answer.parts``); a
+part with no trusted passage is said to be unanswered, without the model.
+
 A failing model raises an ``LLMError`` (unreachable, timeout, model missing, prompt
 too long) whose ``passages`` are the sources retrieved for the question.
 """
@@ -44,6 +49,14 @@ from mitra.answer.prompts import (
     off_topic_text,
     unsupported_text,
     wordless_answer_text,
+)
+from mitra.answer.multipart import (
+    SPLIT_PROMPT,
+    PartAnswer,
+    build_parts_prompt,
+    looks_multipart,
+    not_covered_text,
+    parse_parts,
 )
 from mitra.answer.grounding import (
     Entails,
@@ -83,6 +96,7 @@ class Timings(BaseModel):
     """Milliseconds per stage. ``generate_ms`` is the whole model call, the server's prompt
     processing included; ``first_token_ms`` counts from the start of the request."""
 
+    split_ms: float = 0.0  # the model splitting a multi-part question
     retrieve_ms: float = 0.0
     rerank_ms: float = 0.0
     prompt_ms: float = 0.0
@@ -109,6 +123,7 @@ class Answer(BaseModel):
     prompt_cached_tokens: int | None = None  # of those, the ones the server had cached and did not read again
     completion_tokens: int | None = None
     ranking: str = ""  # which ranking chose the passages, in words ("fused ranking; no reranker model installed")
+    parts: list[PartAnswer] = []  # a multi-part question's parts, each answered in turn; empty for one question
     timings: Timings
 
     @computed_field
@@ -242,9 +257,19 @@ class Answerer:
             yield Answer(analysis_id=analysis.id, question=question, text=text, sources=[], cited=[], abstained=True,
                          abstain_reason="off-topic", coverage=coverage, timings=Timings(total_ms=elapsed_ms()))
             return
+        timings = Timings()
+        if self.settings.multipart and looks_multipart(question):
+            mark = time.perf_counter()
+            parts = self.split(question)
+            timings.split_ms = (time.perf_counter() - mark) * 1000
+            if len(parts) > 1:
+                yield from self.stream_parts(analysis, question, parts, history, coverage, timings, elapsed_ms,
+                                             on_prompt)
+                return
+        mark = time.perf_counter()
         result = self.retriever.search(analysis.id, question)
-        rerank_ms = result.timings_ms.get("rerank", 0.0)
-        timings = Timings(retrieve_ms=elapsed_ms() - rerank_ms, rerank_ms=rerank_ms)
+        timings.rerank_ms = result.timings_ms.get("rerank", 0.0)
+        timings.retrieve_ms = (time.perf_counter() - mark) * 1000 - timings.rerank_ms
         trusted = [hit for hit in result.hits if self.trusted(hit)]
         ranking = ranking_note(result.system, self.retriever.reranker is not None)
 
@@ -264,6 +289,14 @@ class Answerer:
             on_prompt(prompt, self.model_info)
 
         written, usage = yield from self.write(prompt, timings, elapsed_ms)
+        yield self._checked(analysis, question, written, prompt, usage, coverage, len(result.hits), ranking, timings,
+                            elapsed_ms)
+
+    def _checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
+                 coverage: QuestionCoverage, retrieved: int, ranking: str, timings: Timings,
+                 elapsed_ms: Callable[[], float], parts: Sequence[PartAnswer] = (), said: str = "") -> Answer:
+        """The model's text with its citations parsed and each cited sentence checked against
+        its passages; ``said`` (what the answer adds to the model's text) follows it."""
         text, cited = parse_citations(written, len(prompt.passages))
         support: list[SentenceSupport] = []
         draft = None
@@ -276,13 +309,71 @@ class Answerer:
                 text, cited = parse_citations(recited, len(prompt.passages))
             if self.settings.withhold_unsupported and not any(s.supported for s in support):
                 draft, text = text, unsupported_text(analysis)
+        for part in parts:
+            part.cited = [n for n in cited if n in part.passages]
+            checked = [x.supported for x in support if x.supported is not None and set(x.cited) & set(part.passages)]
+            part.supported_share = round(sum(checked) / len(checked), 4) if checked else None
         timings.total_ms = elapsed_ms()
-        yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources, cited=cited,
-                     coverage=coverage, support=support, withheld=draft is not None, draft=draft,
-                     retrieved=len(result.hits), ranking=ranking, model=self.model_info,
-                     prompt_tokens=usage.get("input_tokens"),
-                     prompt_cached_tokens=(usage.get("input_token_details") or {}).get("cache_read"),
-                     completion_tokens=usage.get("output_tokens"), timings=timings)
+        return Answer(analysis_id=analysis.id, question=question, text=text + said, sources=prompt.sources,
+                      cited=cited, coverage=coverage, support=support, withheld=draft is not None, draft=draft,
+                      retrieved=retrieved, ranking=ranking, model=self.model_info,
+                      prompt_tokens=usage.get("input_tokens"),
+                      prompt_cached_tokens=(usage.get("input_token_details") or {}).get("cache_read"),
+                      completion_tokens=usage.get("output_tokens"), parts=list(parts), timings=timings)
+
+    def split(self, question: str) -> list[str]:
+        """A question's parts, each standing alone, as the model writes them (one part: it asks one thing)."""
+        with self.llm_errors():
+            reply = self.chat_model.invoke(SPLIT_PROMPT.format_messages(question=question))
+        return parse_parts(str(reply.content), self.settings.multipart_max_parts)
+
+    def stream_parts(self, analysis: Analysis, question: str, parts: Sequence[str], history: Sequence[PastExchange],
+                     coverage: QuestionCoverage, timings: Timings, elapsed_ms: Callable[[], float],
+                     on_prompt: Callable[[Prompt, ModelInfo], None] | None = None) -> Iterator[str | Answer]:
+        """Each part retrieved on its own (with its own off-topic check and relevance floor),
+        one answer addressing the parts that have passages in turn, then a line for each part
+        that has none."""
+        floor = self.settings.min_question_coverage
+        answers = [PartAnswer(question=q) for q in parts]
+        found: list[tuple[int, str, list[Hit]]] = []
+        retrieved, system = 0, "hybrid"
+        mark = time.perf_counter()
+        for n, part in enumerate(answers, start=1):
+            if floor is not None and self.coverage(analysis, part.question).share < floor:
+                part.skipped = "off-topic"
+                continue
+            result = self.retriever.search(analysis.id, part.question)
+            retrieved, system = retrieved + len(result.hits), result.system
+            timings.rerank_ms += result.timings_ms.get("rerank", 0.0)
+            hits = [hit for hit in result.hits if self.trusted(hit)]
+            if hits:
+                found.append((n, part.question, hits))
+            else:
+                part.skipped = "no-relevant-passage"
+        timings.retrieve_ms = (time.perf_counter() - mark) * 1000 - timings.rerank_ms
+        ranking = ranking_note(system, self.retriever.reranker is not None)
+        said = "".join(f"\n\n{not_covered_text(analysis, n, p.question)}"
+                       for n, p in enumerate(answers, start=1) if p.skipped)
+        if not found:
+            text = abstention_text(analysis) + said
+            yield text
+            timings.total_ms = elapsed_ms()
+            yield Answer(analysis_id=analysis.id, question=question, text=text, sources=[], cited=[], abstained=True,
+                         abstain_reason="no-relevant-passage", coverage=coverage, retrieved=retrieved,
+                         ranking=ranking, parts=answers, timings=timings)
+            return
+        mark = time.perf_counter()
+        prompt, numbers = build_parts_prompt(analysis, found, history, self.settings)
+        for n, numbered in numbers.items():
+            answers[n - 1].passages = numbered
+        timings.prompt_ms = (time.perf_counter() - mark) * 1000
+        if on_prompt is not None:
+            on_prompt(prompt, self.model_info)
+        written, usage = yield from self.write(prompt, timings, elapsed_ms)
+        if said:
+            yield said
+        yield self._checked(analysis, question, written, prompt, usage, coverage, retrieved, ranking, timings,
+                            elapsed_ms, answers, said)
 
     def entails(self) -> Entails | None:
         """The cross-encoder as the support check's reader of paraphrase, where one is loaded."""

@@ -167,6 +167,17 @@ class Prompt:
     def sources(self) -> list[Hit]:
         return [p.hit for p in self.passages]
 
+    @classmethod
+    def of(cls, messages: list[BaseMessage], passages: list[Passage], left_out: list[Hit], history_turns: int,
+           settings: Settings) -> "Prompt":
+        return cls(messages=messages, passages=passages, left_out=left_out, history_turns=history_turns,
+                   estimated_tokens=messages_tokens(messages, settings))
+
+
+def messages_tokens(messages: Sequence[BaseMessage], settings: Settings) -> int:
+    """Estimated prompt tokens, with ~8 tokens of chat-template markup per message."""
+    return sum(estimate_tokens(str(m.content), settings) + 8 for m in messages)
+
 
 def analysis_summary(analysis: Analysis) -> str:
     """One or two sentences on what the analysis is: its abstract's first sentence, else its title."""
@@ -313,7 +324,7 @@ def question_sentences(
     return _in_reading_order([(cut.hit, cut.text()) for cut in chosen]), [cut.hit for cut in cuts if not cut.kept]
 
 
-def _history_messages(history: Sequence[PastExchange]) -> list[BaseMessage]:
+def history_messages(history: Sequence[PastExchange]) -> list[BaseMessage]:
     """Earlier answers without their citation markers: those numbered other passages."""
     messages: list[BaseMessage] = []
     for past in history:
@@ -321,39 +332,41 @@ def _history_messages(history: Sequence[PastExchange]) -> list[BaseMessage]:
     return messages
 
 
-def build_answer_prompt(
-    analysis: Analysis, question: str, hits: Sequence[Hit], history: Sequence[PastExchange], settings: Settings
-) -> Prompt:
-    """The answer prompt within ``llm_context_tokens``: room for the answer
-    (``llm_max_tokens``) and the fixed text first, older history dropped before passages."""
-    values = {
+def answer_values(analysis: Analysis, question: str) -> dict[str, str]:
+    """What the answer prompt's templates name: the locked analysis and the question."""
+    return {
         "analysis_title": sanitise(analysis.title),
         "analysis_id": analysis.id,
         "analysis_summary": analysis_summary(analysis),
         "question": question,
     }
+
+
+def fit_history(template: ChatPromptTemplate, values: dict, history: Sequence[PastExchange],
+                settings: Settings) -> tuple[list[PastExchange], int]:
+    """The recent history that fits and the tokens left for passages: room for the answer
+    (``llm_max_tokens``) and the fixed text first, older history dropped before passages."""
     history = list(history)[-settings.llm_history_turns :] if settings.llm_history_turns > 0 else []
-    budget = 0
     while True:
-        skeleton = ANSWER_PROMPT.format_messages(**values, history=_history_messages(history), passages="")
-        # ~8 tokens of chat-template markup per message
-        fixed = sum(estimate_tokens(str(m.content), settings) + 8 for m in skeleton)
-        budget = settings.llm_context_tokens - settings.llm_max_tokens - fixed
+        skeleton = template.format_messages(**values, history=history_messages(history), passages="")
+        budget = settings.llm_context_tokens - settings.llm_max_tokens - messages_tokens(skeleton, settings)
         if budget >= settings.llm_context_tokens // 3 or not history:
-            break
+            return history, budget
         history = history[1:]
+
+
+def build_answer_prompt(
+    analysis: Analysis, question: str, hits: Sequence[Hit], history: Sequence[PastExchange], settings: Settings
+) -> Prompt:
+    """The answer prompt within ``llm_context_tokens`` (``fit_history``)."""
+    values = answer_values(analysis, question)
+    history, budget = fit_history(ANSWER_PROMPT, values, history, settings)
     if settings.context_sentences:
         passages, left_out = question_sentences(question, hits, max(min(budget, settings.context_tokens), 0), settings)
     else:
         passages, left_out = select_passages(hits, max(budget, 0), settings)
-    messages = ANSWER_PROMPT.format_messages(**values, history=_history_messages(history), passages=render_passages(passages))
-    return Prompt(
-        messages=messages,
-        passages=passages,
-        left_out=left_out,
-        history_turns=len(history),
-        estimated_tokens=sum(estimate_tokens(str(m.content), settings) + 8 for m in messages),
-    )
+    messages = ANSWER_PROMPT.format_messages(**values, history=history_messages(history), passages=render_passages(passages))
+    return Prompt.of(messages, passages, left_out, len(history), settings)
 
 
 def build_condense_prompt(history: Sequence[PastExchange], question: str) -> list[BaseMessage]:

@@ -32,6 +32,7 @@ def _answer_json(answer) -> dict:
         "moved_citations": answer.moved_citations,
         "ranking": answer.ranking,
         "supported_share": answer.supported_share,
+        "parts": [part.model_dump() for part in answer.parts],
         "citations": [hit.to_json(rank=n) for n, hit in answer.cited_sources],
         "sources": [hit.to_json(rank=n) for n, hit in enumerate(answer.sources, start=1)],
         "retrieved": answer.retrieved,

@@ -224,6 +224,11 @@ class AnswerSettings(BaseModel):
         450, ge=50, description="token budget of the passages' sentences in the answer prompt (estimated with "
         "llm_chars_per_token); the model reads the prompt before its first word, ~55 tokens/s on 2 cores"
     )
+    multipart: bool = Field(
+        True, description="a question the cheap check finds several questions in is split by the model, each part "
+        "retrieved on its own and answered in turn with its own citations; off: answered as one question"
+    )
+    multipart_max_parts: int = Field(4, ge=2, description="parts a question is split into at most (the rest join the last)")
     llm_threads: int | None = Field(None, description="embedded llama.cpp server threads; unset = all cores")
     judge_backend: Literal["auto", "ollama", "openai", "embedded"] | None = Field(
         None, description="eval-answers' judge; unset = the answering backend"

@@ -1,0 +1,150 @@
+"""Multi-part questions in a locked session: "What is the dominant background, how was it
+estimated, and how large is its uncertainty?"
+
+``looks_multipart`` is the cheap check: a regular expression, so a single question costs
+nothing extra. Only a question it flags goes to the configured model to be split
+(``SPLIT_PROMPT``): the model rewrites each part to stand alone ("how was it estimated"
+becomes "how was the dominant background estimated"), which a rule cannot do, and each
+part is then retrieved on its own. The answer prompt lists the parts and puts each part's
+passages under it; a part none of whose passages clears the relevance floor is not sent
+to the model, and the answer says it is not covered.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal, Sequence
+
+from langchain_core.messages import BaseMessage
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from pydantic import BaseModel, computed_field
+
+from mitra.answer.prompts import (
+    ANSWER_SYSTEM,
+    Passage,
+    PastExchange,
+    Prompt,
+    answer_values,
+    fit_history,
+    history_messages,
+    question_sentences,
+    render_passages,
+    sanitise,
+    select_passages,
+)
+from mitra.core.settings import Settings
+from mitra.core.types import Analysis, Hit
+
+# A word that opens a question. After a comma or semicolon only those that cannot open a
+# relative clause (", which dominates" is one question; ", how was it estimated" is not).
+_OPENERS = r"what|how|why|is|are|was|were|does|do|did|can|could|should|would|has|have"
+_AFTER_AND = _OPENERS + r"|which|where|when|who|whose"
+_BOUNDARY = re.compile(
+    # at least three words before it, so "How and why was the cut chosen?" stays one question
+    rf"^(?:\S+\s+){{3,}}?\S*?(?:[,;]\s+(?:and\s+|or\s+)?(?:{_OPENERS})|\s(?:and|or)\s+(?:{_AFTER_AND}))\s+\S",
+    re.I,
+)
+_TWO_QUESTIONS = re.compile(r"\?\s*\S.*\?")  # "What is X? How was it measured?"
+_ENUMERATED = re.compile(r"(?:^|\s)\(?(?:1|i|a)[.)]\s.*\s\(?(?:2|ii|b)[.)]\s", re.I)
+
+
+def looks_multipart(question: str) -> bool:
+    """Does the question ask several things? No model: a miss costs only a coarser answer,
+    while a false alarm costs a model call, so it errs on the side of one question."""
+    q = " ".join(question.split())
+    return bool(_TWO_QUESTIONS.search(q) or _ENUMERATED.search(q) or _BOUNDARY.search(q))
+
+
+SPLIT_PROMPT = ChatPromptTemplate.from_messages([
+    ("system",
+     "Split the user's question into the separate questions it asks. Write each one so that it can be "
+     "understood alone: replace words like it, its, they and this with what they refer to. Keep physics "
+     "terms, numbers and names exactly. Do not answer. Reply with one question per line and nothing else."),
+    ("human", "{question}"),
+])
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\(?\d+[.):]|\(?[a-z][.)]|(?:part|question)\s*\d+\s*[:.)-])\s*", re.I)
+
+
+def parse_parts(reply: str, max_parts: int) -> list[str]:
+    """The model's lines as questions: bullets and numbering removed, repeats and one-word
+    lines dropped. Beyond ``max_parts`` the rest join the last part, so nothing asked is lost."""
+    parts: list[str] = []
+    for line in reply.splitlines():
+        text = _BULLET.sub("", line).strip().strip('"').strip()
+        if len(text.split()) >= 2 and text.lower() not in (p.lower() for p in parts):
+            parts.append(text)
+    if len(parts) > max_parts:
+        parts = parts[: max_parts - 1] + [" ".join(parts[max_parts - 1:])]
+    return parts
+
+
+Skipped = Literal["off-topic", "no-relevant-passage"]
+
+
+class PartAnswer(BaseModel):
+    """One part of a multi-part question, as answered."""
+
+    question: str  # as the model rewrote it to stand alone
+    skipped: Skipped | None = None  # why none of its passages reached the model
+    passages: list[int] = []  # the numbers of its passages in the prompt (shared ones included)
+    cited: list[int] = []  # the answer's citations of those
+    supported_share: float | None = None  # of the checked sentences citing them, those supported
+
+    @computed_field
+    @property
+    def answered(self) -> bool:
+        """It had passages and the answer cites one of them."""
+        return self.skipped is None and bool(self.cited)
+
+
+PARTS_HUMAN = """\
+<passages>
+{passages}
+</passages>
+
+Question about {analysis_id}, in parts:
+{parts}
+(Answer each part in turn, numbered as above, from the passages under it only, and cite them as [n].)"""
+
+PARTS_PROMPT = ChatPromptTemplate.from_messages(
+    [("system", ANSWER_SYSTEM), MessagesPlaceholder("history"), ("human", PARTS_HUMAN)]
+)
+
+
+def build_parts_prompt(analysis: Analysis, parts: Sequence[tuple[int, str, Sequence[Hit]]],
+                       history: Sequence[PastExchange], settings: Settings) -> tuple[Prompt, dict[int, list[int]]]:
+    """The answer prompt for the parts that have passages, ``(part number, question, hits)``:
+    each part's passages under a "### Part n" line, numbered on across parts. A passage two
+    parts retrieved is shown once, under the first. The passages share the one-question
+    prompt's ``context_tokens`` so that the model's wait stays that of a single question.
+    Returns the prompt and, per part number, the passage numbers it retrieved."""
+    listed = "\n".join(f"{n}. {sanitise(q)}" for n, q, _ in parts)
+    values = {**answer_values(analysis, listed), "parts": listed}
+    history, budget = fit_history(PARTS_PROMPT, values, history, settings)
+    share = max(min(budget, settings.context_tokens) // max(len(parts), 1), 0)
+    seen: dict[str, int] = {}  # chunk id -> its number
+    blocks: list[str] = []
+    passages: list[Passage] = []
+    left_out: list[Hit] = []
+    numbers: dict[int, list[int]] = {}
+    for n, question, hits in parts:
+        fresh = [h for h in hits if h.chunk.id not in seen]
+        if settings.context_sentences:
+            chosen, dropped = question_sentences(question, fresh, share, settings)
+        else:
+            chosen, dropped = select_passages(fresh, share, settings)
+        left_out += dropped
+        mine = [Passage(len(passages) + i, p.hit, p.text) for i, p in enumerate(chosen, start=1)]
+        passages += mine
+        seen.update((p.hit.chunk.id, p.number) for p in mine)
+        numbers[n] = [seen[h.chunk.id] for h in hits if h.chunk.id in seen]
+        blocks.append(f"### Part {n}: {sanitise(question)}\n{render_passages(mine) or '(no passage fitted)'}")
+    messages: list[BaseMessage] = PARTS_PROMPT.format_messages(
+        **values, history=history_messages(history), passages="\n".join(blocks))
+    return Prompt.of(messages, passages, left_out, len(history), settings), numbers
+
+
+def not_covered_text(analysis: Analysis, n: int, question: str) -> str:
+    """Said for a part none of whose passages cleared the floor: the model never saw it."""
+    return f"{n}. The documents of {analysis.id} do not cover this part: “{question}”"

@@ -1,0 +1,162 @@
+"""Multi-part questions in a locked session: the cheap check, the model's split, one
+retrieval per part, an answer per part with its own citations, and a part the passages do
+not hold said to be unanswered. The model is the Ollama stub (real wire protocol), which
+records every request, so the tests count the model calls a question costs."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from mitra.answer.answerer import Answerer
+from mitra.answer.multipart import looks_multipart, parse_parts
+from mitra.models.llm import load_chat_model
+from mitra.retrieval.retriever import RetrievalResult, Timer
+from tests.integration.test_answer import BACKGROUND_HITS, DARK_MATTER, FixedKnowledge, hit
+
+MULTIPART = [
+    "What is the dominant background, how was it estimated, and how large is its uncertainty?",
+    "What is the signal yield and how does it compare with the expectation?",
+    "What is the luminosity? Which trigger selected the events?",
+    "Which backgrounds are considered and how are they addressed?",
+    "Give (1) the selection efficiency and (2) the purity of the sample.",
+    "What is the mass resolution; how was it calibrated?",
+]
+SINGLE = [
+    "What is the dominant background?",
+    "How and why was the cut on the missing momentum chosen?",
+    "What is the background, which dominates at high mass, made of?",
+    "How were the W and Z backgrounds estimated and validated?",
+    "Is the background estimated from data or from simulation?",
+    "What are the signal and background yields in the signal region?",
+    "How does the selection strategy remove background from charm decays or other three-body radiative decays?",
+    "Why is this result different to the previous result?",
+    "How is semileptonic background treated?",
+]
+
+
+@pytest.mark.parametrize("question", MULTIPART)
+def test_the_cheap_check_finds_several_questions(question):
+    assert looks_multipart(question)
+
+
+@pytest.mark.parametrize("question", SINGLE)
+def test_the_cheap_check_leaves_one_question_alone(question):
+    assert not looks_multipart(question)
+
+
+def test_the_split_reads_the_models_lines():
+    reply = "1. What is the dominant background?\n- How was the dominant background estimated?\n\n" \
+            "Part 3: How large is its uncertainty?\n2. what is the dominant background?\nok"
+    assert parse_parts(reply, 4) == ["What is the dominant background?", "How was the dominant background estimated?",
+                                     "How large is its uncertainty?"]
+    # beyond the most parts, the rest join the last part: nothing asked is dropped
+    assert parse_parts("a b?\nc d?\ne f?", 2) == ["a b?", "c d? e f?"]
+
+
+LUMINOSITY = [hit("AN-2024-002", 12, "The integrated luminosity of 138 fb-1 is known to 1.6%.", 1,
+                  section=("Data",), page=2, rerank=5.0)]
+BELOW_FLOOR = [hit("AN-2024-002", 20, "Jets are clustered with the anti-kt algorithm.", 1, rerank=-3.0)]
+
+
+class PartRetriever:
+    """``Retriever.search``'s signature; the hits of the first keyword the query contains."""
+
+    def __init__(self, by_word: dict[str, list]):
+        self.by_word = by_word
+        self.queries: list[str] = []
+        every = {h.chunk.id: h for hits in by_word.values() for h in hits}
+        self.kb = FixedKnowledge(list(every.values()))
+        self.reranker = None
+
+    def search(self, analysis_id, question, *, system="rerank", k=None, version=None) -> RetrievalResult:
+        self.queries.append(question)
+        hits = next((h for word, h in self.by_word.items() if word in question.lower()), [])
+        timer = Timer()
+        with timer.stage("rerank"):
+            time.sleep(0.001)
+        return RetrievalResult(hits=hits, timings_ms=timer.timings, system=system, reranked=True)
+
+
+QUESTION = "What is the dominant background, how was it estimated, and how is the jet energy calibrated?"
+SPLIT = ("What is the dominant background?\nHow was the dominant background estimated?\n"
+         "How is the jet energy calibrated?")
+
+
+@pytest.fixture
+def parts_answerer(ollama_settings, ollama_stub):
+    def make(**settings) -> Answerer:
+        s = ollama_settings.model_copy(update={"relevance_floor": 0.0, "min_question_coverage": None, **settings})
+        model, info = load_chat_model(s)
+        retriever = PartRetriever({"background": BACKGROUND_HITS[:2], "jet": BELOW_FLOOR, "luminosity": LUMINOSITY})
+        return Answerer(retriever, model, info, s)
+
+    def reply(request: dict) -> str:
+        if "Split the user's question" in request["messages"][0]["content"]:
+            return SPLIT
+        return "1. Z(nunu)+jets dominates [1]. 2. It is estimated from dimuon and photon control regions [1]."
+
+    ollama_stub.reply = reply
+    return make
+
+
+def test_each_part_is_retrieved_and_answered_with_its_own_citations(parts_answerer, ollama_stub):
+    answerer = parts_answerer()
+    *pieces, answer = answerer.stream(DARK_MATTER, QUESTION)
+    assert answerer.retriever.queries == SPLIT.splitlines()  # one retrieval per part, not the whole question
+    assert len(ollama_stub.chats) == 2  # the split, then one answer
+    prompt = ollama_stub.chats[1]["messages"][-1]["content"]
+    assert "### Part 1: What is the dominant background?" in prompt
+    assert "1. What is the dominant background?\n2. How was the dominant background estimated?" in prompt
+    assert "jet energy" not in prompt.split("</passages>")[0]  # the part without passages never reaches the model
+    # a passage both parts retrieved is shown once, and counts for both
+    assert prompt.count("Z(nunu)+jets") == 1
+    one, two, three = answer.parts
+    assert one.passages == two.passages and one.cited == [1] and one.answered and two.answered
+    assert three.skipped == "no-relevant-passage" and not three.answered and three.passages == []
+    assert answer.text.endswith(f"3. The documents of {DARK_MATTER.id} do not cover this part: "
+                                "“How is the jet energy calibrated?”")
+    assert "".join(pieces).endswith(answer.text[-40:])  # streamed too, not only in the final text
+    assert one.supported_share == 1.0
+    assert answer.timings.split_ms > 0 and answer.timings.first_token_ms > answer.timings.split_ms
+
+
+def test_a_single_question_costs_one_model_call(parts_answerer, ollama_stub):
+    answerer = parts_answerer()
+    answer = answerer.answer(DARK_MATTER, "How was the dominant background estimated?")
+    assert len(ollama_stub.chats) == 1 and answer.parts == [] and answer.timings.split_ms == 0
+    assert answerer.retriever.queries == ["How was the dominant background estimated?"]
+
+
+def test_a_question_the_model_does_not_split_is_answered_as_one(parts_answerer, ollama_stub):
+    answerer = parts_answerer()
+    split = ollama_stub.reply
+    ollama_stub.reply = lambda request: ("What is the size of the background?" if len(ollama_stub.chats) == 1
+                                         else split(request))
+    answer = answerer.answer(DARK_MATTER, "What is the background, how large is it?")
+    assert len(ollama_stub.chats) == 2 and answer.parts == []  # the model's one line: one question
+    assert answerer.retriever.queries == ["What is the background, how large is it?"]
+
+
+def test_no_part_with_passages_abstains_without_the_answer_call(parts_answerer, ollama_stub):
+    answerer = parts_answerer()
+    ollama_stub.reply = lambda request: "How are jets clustered?\nHow is the jet energy calibrated?"
+    answer = answerer.answer(DARK_MATTER, "How are jets clustered, and how is the jet energy calibrated?")
+    assert answer.abstained and len(ollama_stub.chats) == 1
+    assert [p.skipped for p in answer.parts] == ["no-relevant-passage"] * 2
+    assert "do not cover this part: “How are jets clustered?”" in answer.text
+
+
+def test_off_multipart_answers_the_whole_question(parts_answerer, ollama_stub):
+    answerer = parts_answerer(multipart=False)
+    answer = answerer.answer(DARK_MATTER, QUESTION)
+    assert len(ollama_stub.chats) == 1 and answer.parts == [] and answerer.retriever.queries == [QUESTION]
+
+
+def test_the_cli_json_gives_per_part_support(parts_answerer, ollama_stub):
+    from mitra.cli.answer import _answer_json
+
+    parts = _answer_json(parts_answerer().answer(DARK_MATTER, QUESTION))["parts"]
+    assert [p["answered"] for p in parts] == [True, True, False]
+    assert parts[0]["cited"] == [1] and parts[0]["supported_share"] == 1.0
