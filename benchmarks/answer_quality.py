@@ -42,8 +42,8 @@ from benchmarks.corpora import BenchmarkSet, load_set, shared_dir
 from benchmarks.corpora.demo_questions import DEMO_QUESTIONS, OFF_TOPIC_QUESTIONS, DemoQuestion
 from benchmarks.retrieval_quality import build
 from demo.records import demo_records
-from mitra.answer.grounding import analysis_coverage, numbers
-from mitra.chat.session import AnswerTurn, Session, SwitchOffer, load_answerer
+from mitra.answer.grounding import SentenceSupport, analysis_coverage, numbers
+from mitra.chat.session import AnswererLike, AnswerTurn, Session, SwitchOffer, load_answerer
 from mitra.core.settings import Settings
 from mitra.core.text import tokenize
 from mitra.models.llm import demo_gguf_path
@@ -110,30 +110,51 @@ def facts_present(text: str, facts: list[str]) -> float | None:
     return sum(found) / len(found)
 
 
+def locked_turn(pipeline: Pipeline, answerer: AnswererLike, analysis_id: str, question: str) -> AnswerTurn | SwitchOffer:
+    """``question`` in a session locked on ``analysis_id``: its turn run to the end, or the switch offered."""
+    session = Session(pipeline, answerer)
+    session.lock(analysis_id)
+    events = session.submit(question)
+    turn = next((e for e in events if isinstance(e, AnswerTurn)), None)
+    if turn is None:
+        return session.offer
+    for _ in turn.tokens():
+        pass
+    return turn
+
+
+def support_counts(support: list[SentenceSupport]) -> dict:
+    """The answer's sentences that cite a passage, and of those the ones it supports."""
+    checked = [s.supported for s in support if s.supported is not None]
+    return {"cited_sentences": len(checked), "supported_sentences": sum(checked)}
+
+
+def with_settings(pipeline: Pipeline, update: dict) -> Pipeline:
+    """The same knowledge base and models under changed settings."""
+    settings = pipeline.settings.model_copy(update=update)
+    changed = Pipeline(**{**pipeline.__dict__, "settings": settings})
+    changed.retriever.settings = settings
+    return changed
+
+
 def answer_run(pipeline: Pipeline, questions: list[DemoQuestion]) -> dict:
     """Every question through a real session and the embedded model."""
     answerer = load_answerer(pipeline)
     rows = []
     for q in questions:
-        session = Session(pipeline, answerer)
-        session.lock(q.locked)
-        events = session.submit(q.question)
+        turn = locked_turn(pipeline, answerer, q.locked, q.question)
         row: dict = {"kind": q.kind, "locked": q.locked, "question": q.question}
-        turn = next((e for e in events if isinstance(e, AnswerTurn)), None)
-        if turn is None:
-            row.update(outcome="switch", offered=session.offer.suggested.analysis.id)
+        if isinstance(turn, SwitchOffer):
+            row.update(outcome="switch", offered=turn.suggested.analysis.id)
         else:
-            for _ in turn.tokens():
-                pass
             answer = turn.answer
             if answer is None:
                 row.update(outcome="error", error=turn.error)
             else:
-                checked = [s.supported for s in answer.support if s.supported is not None]
                 row.update(
                     outcome="abstain" if answer.abstained or answer.withheld else "answer",
                     text=answer.draft or answer.text, withheld=answer.withheld, abstained=answer.abstained,
-                    cited_sentences=len(checked), supported_sentences=sum(checked),
+                    **support_counts(answer.support),
                     facts=facts_present(answer.draft or answer.text, q.facts),
                     first_token_ms=answer.timings.first_token_ms,
                 )
@@ -213,10 +234,7 @@ def main() -> None:
         for label, update in (("before", GROUNDING_OFF), ("after", {})):
             if label not in args.runs.split(","):
                 continue
-            settings = demo.settings.model_copy(update=update)
-            run_pipeline = Pipeline(**{**demo.__dict__, "settings": settings})
-            run_pipeline.retriever.settings = settings
-            report["answers"][label] = answer_run(run_pipeline, DEMO_QUESTIONS)
+            report["answers"][label] = answer_run(with_settings(demo, update), DEMO_QUESTIONS)
         report["answers"]["model"] = Path(overrides.get("gguf_path", "packaged SmolLM2")).name
         report["answers"]["seconds"] = round(time.perf_counter() - start)
     table = markdown(report)
