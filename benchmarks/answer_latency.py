@@ -13,6 +13,9 @@ The model reads the sentences of each passage that bear on the question under
 before), so the two can be timed back to back. A question the answerer abstains on
 (off-topic: the model is not called) is listed, not timed.
 
+Questions the answerer splits into parts (``multipart``: the split is one more model call
+before retrieval) are summarised apart from single ones, so the two waits can be compared.
+
     python benchmarks/answer_latency.py [--gguf PATH | --demo-model] [--max-tokens 128]
                                         [--context 4096] [--threads N] [--repeat 1]
                                         [--whole-passages | --context-tokens N]
@@ -44,6 +47,12 @@ QUESTIONS = [
     ("SMP-24-002", "What integrated luminosity is used?"),
     ("BPH-24-005", "How is the signal yield extracted?"),
     ("EXO-24-003", "How many Higgs bosons were discovered in this search?"),
+]
+# Several questions in one: the answerer splits them.
+MULTIPART = [
+    ("EXO-24-003", "Which mediator masses are excluded, and what is the largest systematic uncertainty?"),
+    ("HIG-24-001", "What integrated luminosity is used, and how is the signal yield extracted?"),
+    ("SMP-24-002", "What is the dominant background, how is it estimated, and how large is its uncertainty?"),
 ]
 
 
@@ -86,7 +95,7 @@ def main() -> None:
     answerer.answer(pipeline.kb.get_analysis(QUESTIONS[0][0]), "Which data are used?")  # pays one-off costs
 
     rows, abstained = [], []
-    for analysis_id, question in QUESTIONS * args.repeat:
+    for analysis_id, question in (QUESTIONS + MULTIPART) * args.repeat:
         mark = time.perf_counter()
         pipeline.router.route(question)
         route_ms = (time.perf_counter() - mark) * 1000
@@ -101,7 +110,7 @@ def main() -> None:
             **{k: round(v, 1) for k, v in t.model_dump().items()},
             "prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens,
             "decode_tokens_per_s": round((answer.completion_tokens - 1) / decode_s, 2) if decode_s > 0 else None,
-            "passages": len(answer.sources), "answer": answer.text,
+            "passages": len(answer.sources), "parts": len(answer.parts), "answer": answer.text,
         })
 
     stages = ("route_ms", "retrieve_ms", "rerank_ms", "prompt_ms", "first_token_ms", "generate_ms", "total_ms")
@@ -117,6 +126,11 @@ def main() -> None:
         "questions": len(rows),
         "stages_ms": {s: summary([r[s] for r in rows]) for s in stages},
         "prompt_tokens": summary([r["prompt_tokens"] for r in rows]),
+        **{kind: {"questions": len(mine), "first_token_ms": summary([r["first_token_ms"] for r in mine]),
+                  "split_ms": summary([r["split_ms"] for r in mine]),
+                  "prompt_tokens": summary([r["prompt_tokens"] for r in mine])}
+           for kind, mine in (("single", [r for r in rows if not r["parts"]]), ("multipart", [r for r in rows if r["parts"]]))
+           if mine},
         "decode_tokens_per_s": summary([r["decode_tokens_per_s"] for r in rows if r["decode_tokens_per_s"]]),
         "per_question": rows,
         "abstained": abstained,

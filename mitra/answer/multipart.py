@@ -60,6 +60,10 @@ SPLIT_PROMPT = ChatPromptTemplate.from_messages([
      "Split the user's question into the separate questions it asks. Write each one so that it can be "
      "understood alone: replace words like it, its, they and this with what they refer to. Keep physics "
      "terms, numbers and names exactly. Do not answer. Reply with one question per line and nothing else."),
+    # One worked example: a 1.5B model given only the rule kept "it" and wrote the parts on one line.
+    ("human", "What is the trigger efficiency, how was it measured, and how large is its uncertainty?"),
+    ("ai", "What is the trigger efficiency?\nHow was the trigger efficiency measured?\n"
+           "How large is the uncertainty of the trigger efficiency?"),
     ("human", "{question}"),
 ])
 
@@ -70,7 +74,8 @@ def parse_parts(reply: str, max_parts: int) -> list[str]:
     """The model's lines as questions: bullets and numbering removed, repeats and one-word
     lines dropped. Beyond ``max_parts`` the rest join the last part, so nothing asked is lost."""
     parts: list[str] = []
-    for line in reply.splitlines():
+    # A model may write the questions on one line: each "?" ends one.
+    for line in (q for line in reply.splitlines() for q in re.split(r"(?<=\?)\s+", line)):
         text = _BULLET.sub("", line).strip().strip('"').strip()
         if len(text.split()) >= 2 and text.lower() not in (p.lower() for p in parts):
             parts.append(text)

@@ -51,6 +51,8 @@ def test_the_split_reads_the_models_lines():
             "Part 3: How large is its uncertainty?\n2. what is the dominant background?\nok"
     assert parse_parts(reply, 4) == ["What is the dominant background?", "How was the dominant background estimated?",
                                      "How large is its uncertainty?"]
+    # a model that writes them on one line
+    assert parse_parts("What is the yield? How is it fitted?", 4) == ["What is the yield?", "How is it fitted?"]
     # beyond the most parts, the rest join the last part: nothing asked is dropped
     assert parse_parts("a b?\nc d?\ne f?", 2) == ["a b?", "c d? e f?"]
 
