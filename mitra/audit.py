@@ -13,7 +13,10 @@ Events (``Event``) and the fields their callers give them::
     question                      analysis, question
     answer, refusal               analysis, chunks (the chunk ids served), cited, model, backend,
                                   timings_ms (per stage), abstained (its reason), withheld;
-                                  a failed or interrupted answer: analysis, chunks, error
+                                  a failed or interrupted answer: analysis, chunks, error.
+                                  Asked across analyses or side by side (the app's modes):
+                                  mode ("across" / "compare"), and analyses where one answer
+                                  drew on several (an across answer; a compare question)
     feedback                      analysis, rating, chunks (the cited ones)
     command                       a command run as a member (``mitra --as NAME``): command, args,
                                   question and analysis where it has them

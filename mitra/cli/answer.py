@@ -142,10 +142,10 @@ def _across(p, answerer, question: str, k: int | None, as_json: bool) -> None:
     typer.echo("\n")
     print_support(answer)
     _print_sources(answer.sources, set(answer.cited), with_analysis=True)
+    from mitra.chat.session import part_summary
+
     for part in answer.parts:
-        said = {"off-topic": "off-topic, not asked", "no-relevant-passage": "no passage above the floor"}
-        state = said[part.skipped] if part.skipped else f"{part.passages} passages, cited {len(part.cited)}"
-        console.print(f"[dim]{escape(part.analysis_id)} ({escape(part.title)}): {state}[/]")
+        console.print(f"[dim]{escape(part.analysis_id)} ({escape(part.title)}): {part_summary(part)}[/]")
     if answer.abstained:
         console.print("[yellow]No chosen analysis had a passage above the floor: the model was not asked.[/]")
 
