@@ -17,8 +17,11 @@ from mitra.evaluation.feedback import Feedback
 from mitra.store.conversations import SavedTurn
 from mitra.ui.render import inert_markdown as inert
 from mitra.chat.session import (
+    ASIDE,
+    AcrossTurn,
     AnswerTurn,
     Candidates,
+    CompareTurn,
     Locked,
     Notice,
     PastTurn,
@@ -29,6 +32,7 @@ from mitra.chat.session import (
     SwitchOffer,
     UserSaid,
     document_label,
+    part_summary,
 )
 
 
@@ -39,6 +43,10 @@ PLACEHOLDER = {
     Phase.locked: "Ask a follow-up…",
     Phase.offering: "Or ask another question…",
 }
+# How the next question is answered: routed to one analysis (the conversation's flow), from
+# the top routed analyses at once, or in two chosen analyses side by side.
+MODES = {"one": "One analysis", "across": "Across analyses", "compare": "Side by side"}
+MODE_PLACEHOLDER = {"across": "Ask across the analyses you may read…", "compare": "Ask both analyses…"}
 
 
 def session() -> Session:
@@ -48,7 +56,7 @@ def session() -> Session:
         saved = None if ui.reader().principal.open else ui.conversation_store()
         st.session_state.session = Session(ui.reader(), ui.answerer().for_pipeline(ui.reader()), ui.audit_log(),
                                            ui.prompt_speed(), conversations=saved)
-        st.session_state.ratings = {}  # transcript index -> feedback row id
+        st.session_state.ratings = {}  # an answer's key (its transcript index; side by side, with its analysis) -> row
     return st.session_state.session
 
 
@@ -63,7 +71,13 @@ def act(method: str, *args) -> None:
 def submit() -> None:
     """Chat input callback: the question is taken before the page is drawn, so the input's
     hint already fits the phase it leads to (choosing an analysis, a switch on offer)."""
-    act("submit", st.session_state.question)
+    question, mode = st.session_state.question, st.session_state.get("mode", "one")
+    if mode == "across":
+        act("across", question)
+    elif mode == "compare":
+        act("compare", st.session_state.compare_first, st.session_state.compare_second, question)
+    else:
+        act("submit", question)
 
 
 def new_conversation() -> None:
@@ -93,6 +107,7 @@ def sidebar(s: Session) -> bool:
             f"{stats['current_chunks']} current passages"
         )
         expert = st.toggle("Expert view", help="Show each stage's scores and timings.")
+        answer_mode()
         if s.analysis is not None:
             st.markdown(f":material/lock: **{s.analysis.id}**  \n{s.analysis.title}")
             st.button("Switch analysis", icon=":material/swap_horiz:", on_click=act, args=("switch",), width="stretch")
@@ -112,6 +127,20 @@ def sidebar(s: Session) -> bool:
         )
         st.caption(ui.model_label())
     return expert
+
+
+def answer_mode() -> None:
+    """How the next question is answered; side by side picks its two analyses among those
+    the member may read."""
+    mode = st.radio("Answer from", list(MODES), format_func=MODES.get, key="mode",
+                    help="Across: one answer from the top routed analyses, each claim naming its analysis. "
+                         "Side by side: the question answered in each of two analyses.")
+    if mode != "compare":
+        return
+    names = {a.id: f"{a.id} — {a.title}" for a in ui.kb().analyses()}
+    ids = list(names)
+    st.selectbox("First analysis", ids, format_func=names.get, key="compare_first")
+    st.selectbox("Second analysis", ids, index=int(len(ids) > 1), format_func=names.get, key="compare_second")
 
 
 def past_conversations(s: Session) -> None:
@@ -166,13 +195,14 @@ def render_choices(event_index: int, analyses, scores, expert: bool) -> None:
                 )
 
 
-def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
+def stream_turn(turn, expert: bool, key: str) -> None:
+    """An answer's text, streamed where it stands on its first draw, and its support."""
     # The same three slots on every run, streaming or not: the cards below keep their place,
     # so one the member opened stays open across the rerun a click on it makes.
     status, slot, early = st.empty(), st.empty(), st.empty()
     if not turn.done:
         status.caption(":material/search: Retrieving the passages…")
-        turn.on_reading = partial(show_reading, status, early, expert, index)
+        turn.on_reading = partial(show_reading, status, early, expert, key)
         streamed = ui.stream_inert(slot, ui.clear_on_first(status, turn.tokens()))
         status.empty()
         early.empty()  # the cards are drawn again below, now with their page and section views
@@ -182,32 +212,74 @@ def render_answer(index: int, turn: AnswerTurn, expert: bool) -> None:
         slot.markdown(inert(turn.answer.text))
     if turn.answer is not None:
         render_support(turn.answer)
-    if turn.answer is not None and turn.answer.uncited:
-        st.caption(":material/warning: This answer cites no passage: treat it as unsupported and read the sources.")
-    if turn.error:
-        st.warning(f"{turn.error}\n\nThe passages retrieved for your question are shown below.", icon=":material/cloud_off:")
-    if turn.standalone and turn.standalone != turn.question:
-        st.caption(f"Searched as: “{inert(turn.standalone)}”")
-    documents = ui.documents_by_version(turn.analysis.id)
+
+
+def render_sources(turn, expert: bool, key: str) -> None:
+    """The passages the model read, the cited ones marked; an across answer's name their analysis."""
+    across = isinstance(turn, AcrossTurn)
+    documents = ui.documents_for(turn.passages)
     cited = set(turn.answer.cited) if turn.answer else set()
     for n, hit in enumerate(turn.passages, start=1):
-        ui.source_card(n, hit, documents, expert, cited=n in cited, key=str(index))
+        ui.source_card(n, hit, documents, expert, cited=n in cited, key=key, with_analysis=across)
+
+
+def render_error(turn) -> None:
+    if turn.error:
+        st.warning(f"{turn.error}\n\nThe passages retrieved for your question are shown below.", icon=":material/cloud_off:")
+
+
+def render_answer(index: int, turn: AnswerTurn, expert: bool, key: str | None = None) -> None:
+    """An answer in one analysis's lock; ``key`` tells apart two answers of one event (side by side)."""
+    key = key or str(index)
+    stream_turn(turn, expert, key)
+    for part in turn.answer.parts if turn.answer is not None else []:
+        if not part.answered:  # a multi-part question's part: said, not buried in the answer
+            why = "its passages are not cited" if part.skipped is None else "no passage covers it"
+            st.caption(f":material/help: Not answered: “{inert(part.question)}” ({why}).")
+    if turn.answer is not None and turn.answer.uncited:
+        st.caption(":material/warning: This answer cites no passage: treat it as unsupported and read the sources.")
+    render_error(turn)
+    if turn.standalone and turn.standalone != turn.question:
+        st.caption(f"Searched as: “{inert(turn.standalone)}”")
+    render_sources(turn, expert, key)
     if turn.answer is not None and turn.answer.ranking and not expert:
         st.caption(f"Passages chosen by the {turn.answer.ranking}.")
     if expert and turn.answer is not None:
         ui.answer_details(turn.answer)
     if turn.answer is not None:
-        feedback(index, turn)
+        feedback(key, turn)
 
 
-def show_reading(status, early, expert: bool, index: int, turn: AnswerTurn) -> None:
+def render_across(index: int, turn: AcrossTurn, expert: bool) -> None:
+    """One answer from several analyses: what each contributed, and the passages naming theirs."""
+    st.caption(":material/hub: Across analyses")
+    stream_turn(turn, expert, str(index))
+    if turn.answer is not None:
+        for part in turn.answer.parts:
+            st.caption(f"`{inert(part.analysis_id)}` {inert(part.title)}: {part_summary(part)}")
+        if turn.answer.abstained:
+            st.caption("No analysis had a passage above the floor: the model was not asked.")
+    render_error(turn)
+    render_sources(turn, expert, str(index))
+
+
+def render_compare(index: int, compared: CompareTurn, expert: bool) -> None:
+    """The two answers side by side, each with its own cited sources (streamed one after the other)."""
+    for column, turn in zip(st.columns(len(compared.turns)), compared.turns):
+        with column, st.container(key=f"side-{index}-{turn.analysis.id}"), ui.user_errors():
+            st.markdown(f"**{inert(turn.analysis.id)}** — {inert(turn.analysis.title)}")
+            render_answer(index, turn, expert, key=f"{index}-{turn.analysis.id}")
+
+
+def show_reading(status, early, expert: bool, key: str, turn) -> None:
     """The passages as soon as they are chosen, and what the wait is: the member reads
     while the model does (on a CPU that is most of the wait)."""
     status.info(str(turn.reading), icon=":material/hourglass_top:")
-    documents = ui.documents_by_version(turn.analysis.id)
-    with early.container(), st.container(key=f"reading-{index}"):
+    documents = ui.documents_for(turn.passages)
+    with early.container(), st.container(key=f"reading-{key}"):
         for n, hit in enumerate(turn.passages, start=1):
-            ui.source_card(n, hit, documents, expert, key=f"early-{index}", live=True)
+            ui.source_card(n, hit, documents, expert, key=f"early-{key}", live=True,
+                           with_analysis=isinstance(turn, AcrossTurn))
 
 
 def render_support(answer) -> None:
@@ -234,22 +306,22 @@ def render_offer(index: int, offer: SwitchOffer, live: bool) -> None:
                  width="stretch")
 
 
-def feedback(index: int, turn: AnswerTurn) -> None:
+def feedback(key: str, turn: AnswerTurn) -> None:
     ratings = st.session_state.ratings
-    rating = st.feedback("thumbs", key=f"rate-{index}", on_change=rate, args=(index, turn))
-    if rating is not None and index in ratings:
-        with st.form(key=f"why-{index}", border=False):
-            reason = st.text_input("What was good or wrong? (optional)", key=f"reason-{index}")
+    rating = st.feedback("thumbs", key=f"rate-{key}", on_change=rate, args=(key, turn))
+    if rating is not None and key in ratings:
+        with st.form(key=f"why-{key}", border=False):
+            reason = st.text_input("What was good or wrong? (optional)", key=f"reason-{key}")
             if st.form_submit_button("Send"):
-                ui.feedback_store().set_reason(ratings[index], reason)
+                ui.feedback_store().set_reason(ratings[key], reason)
                 st.toast("Thanks, noted.")
 
 
-def rate(index: int, turn: AnswerTurn) -> None:
-    value = st.session_state.get(f"rate-{index}")
+def rate(key: str, turn: AnswerTurn) -> None:
+    value = st.session_state.get(f"rate-{key}")
     if value is None or turn.answer is None:
         return
-    st.session_state.ratings[index] = ui.feedback_store().add(
+    st.session_state.ratings[key] = ui.feedback_store().add(
         Feedback(
             analysis_id=turn.analysis.id,
             question=turn.question,
@@ -265,7 +337,7 @@ def rate(index: int, turn: AnswerTurn) -> None:
 
 def render_past(turn: SavedTurn) -> None:
     """A reopened conversation's turn: what was answered and cited then (not asked again)."""
-    st.caption(f"From {inert(turn.analysis_id)} — {inert(turn.analysis_title)}")
+    st.caption(f"From {inert(turn.analysis_id.replace(ASIDE, ', '))} — {inert(turn.analysis_title)}")
     if turn.answer:
         st.markdown(inert(turn.answer))
     if turn.error:
@@ -297,7 +369,13 @@ def render(s: Session, expert: bool) -> None:
                 if expert:
                     st.caption(f"Routing margin between the first two: {event.margin:.3f}")
                 render_choices(index, [o.analysis for o in event.options], event.options, expert)
-                st.button("None of these", key=f"none-{index}", icon=":material/search:", on_click=act, args=("none_of_these",))
+                left, right = st.columns(2)
+                left.button("None of these", key=f"none-{index}", icon=":material/search:", on_click=act,
+                            args=("none_of_these",))
+                if event.offer_across:
+                    right.button("Answer across these analyses", key=f"across-{index}", icon=":material/hub:",
+                                 on_click=act, args=("across",), help="One answer from the top analyses, each claim "
+                                 "naming its analysis and citing its passages.")
             elif isinstance(event, SearchPrompt):
                 st.markdown(
                     "Which one is it? Type part of its **name or id** below — or **rephrase** your question "
@@ -317,6 +395,11 @@ def render(s: Session, expert: bool) -> None:
             elif isinstance(event, AnswerTurn):
                 with ui.user_errors():
                     render_answer(index, event, expert)
+            elif isinstance(event, AcrossTurn):
+                with ui.user_errors():
+                    render_across(index, event, expert)
+            elif isinstance(event, CompareTurn):
+                render_compare(index, event, expert)
 
 
 def empty_state() -> None:
@@ -334,14 +417,15 @@ def main() -> None:
     st.html(ui.CSS)
     ui.member()
     st.html('<p class="mitra-title">MITRA</p><p class="mitra-sub">Ask your collaboration\'s analysis notes. '
-            "Every answer is grounded in one analysis and cites its passages.</p>")
+            "Every answer is grounded in the analyses it names and cites their passages.</p>")
     with ui.user_errors():
         s = session()
         expert = sidebar(s)
         if not ui.kb().analyses():
             empty_state()
             return
-        st.chat_input(PLACEHOLDER[s.phase], key="question", on_submit=submit)
+        hint = MODE_PLACEHOLDER.get(st.session_state.get("mode"), PLACEHOLDER[s.phase])
+        st.chat_input(hint, key="question", on_submit=submit)
         flash()
         banner(s)
         if not s.transcript:

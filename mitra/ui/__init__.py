@@ -248,15 +248,17 @@ def show_cited_source(document: Document | None, hit: Hit, key: str) -> None:
 
 def source_card(
     n: int, hit: Hit, documents: dict[tuple[str, str], DocumentRecord], expert: bool, cited: bool = False,
-    key: str = "", live: bool = False,
+    key: str = "", live: bool = False, with_analysis: bool = False,
 ) -> None:
     """Passage [n]: where it is from, its text, and its page (drawn, passage highlighted) or
     its slide's or section's text. ``key`` tells the cards of different answers apart. ``live``
     (while the answer streams): the text only, no toggles, since a click reruns the page and
-    stops the answer."""
+    stops the answer. ``with_analysis``: the label names the passage's analysis (an answer
+    drawing on several)."""
     c = hit.chunk
     icon = ":material/push_pin:" if cited else ":material/article:"
-    with st.expander(inert_markdown(source_label(n, hit)) + (" · cited" if cited else ""), expanded=False, icon=icon):
+    label = source_label(n, hit, with_analysis)
+    with st.expander(inert_markdown(label) + (" · cited" if cited else ""), expanded=False, icon=icon):
         record = documents.get((c.doc_id, c.version))
         meta = [f"**{inert_markdown(c.doc_id)}** {version_label(c.version)}" + (" (superseded)" if c.superseded else "")]
         if c.section_path:
@@ -305,6 +307,12 @@ def clear_on_first(slot, tokens: Iterator[str]) -> Iterator[str]:
 
 def documents_by_version(analysis_id: str) -> dict[tuple[str, str], DocumentRecord]:
     return {(d.document.doc_id, d.document.version): d for d in kb().documents(analysis_id)}
+
+
+def documents_for(hits: list[Hit]) -> dict[tuple[str, str], DocumentRecord]:
+    """The documents of every analysis the passages come from, by (doc_id, version)."""
+    return {key: record for analysis_id in dict.fromkeys(h.chunk.analysis_id for h in hits)
+            for key, record in documents_by_version(analysis_id).items()}
 
 
 @st.cache_resource

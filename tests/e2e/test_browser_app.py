@@ -3,9 +3,10 @@ Chromium through Selenium, on the sample KB and the embedded SmolLM2."""
 
 from __future__ import annotations
 
+import re
 import time
 
-
+from tests.e2e.test_app_across import named
 from tests.fixtures.browser import open_tab
 
 HIGGS = "What is the dominant background in the dimuon Higgs search?"
@@ -44,3 +45,20 @@ def test_two_sessions_lock_on_different_analyses(browser, app_url):
     assert "SMP-24-003" in second.text(".st-key-lock-banner")
     page = second.text("[data-testid=stAppViewContainer]")
     assert HIGGS not in page and "HIG-24-001" not in second.text(".st-key-lock-banner")
+
+
+def test_ask_across_analyses_then_two_side_by_side(browser, app_url):
+    """The sidebar's mode: one answer whose sources name two analyses, then two answers in
+    two columns, each with its own analysis's sources."""
+    tab = open_tab(browser, app_url, new=True)
+    tab.choose("Across analyses")
+    tab.ask("What is the dominant background?")
+    deadline = time.monotonic() + 30
+    while len(analyses := named(tab.answered())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)  # the cards are drawn one after the other
+    assert len(analyses) >= 2, tab.answered()
+    tab.choose("Side by side")  # the first two analyses by default: EXO-24-002 and HIG-24-001
+    tab.ask("What is the dominant background?")
+    for analysis, doc in (("EXO-24-002", "AN-2024-002"), ("HIG-24-001", "AN-2024-001")):
+        cards = tab.answered(within=f"[class*='st-key-side-'][class*='-{analysis}']")
+        assert cards and all(re.match(rf"\[\d+\] {doc} v1", label) for label in cards), cards
