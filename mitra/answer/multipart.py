@@ -121,13 +121,15 @@ def build_parts_prompt(analysis: Analysis, parts: Sequence[tuple[int, str, Seque
                        history: Sequence[PastExchange], settings: Settings) -> tuple[Prompt, dict[int, list[int]]]:
     """The answer prompt for the parts that have passages, ``(part number, question, hits)``:
     each part's passages under a "### Part n" line, numbered on across parts. A passage two
-    parts retrieved is shown once, under the first. The passages share the one-question
-    prompt's ``context_tokens`` so that the model's wait stays that of a single question.
+    parts retrieved is shown once, under the first. Each part gets ``context_tokens`` shared
+    by the parts, but at least half of it: a third of it held one sentence a part, too
+    little to answer from (demo model), while every 100 tokens more is ~1 s more to wait.
     Returns the prompt and, per part number, the passage numbers it retrieved."""
     listed = "\n".join(f"{n}. {sanitise(q)}" for n, q, _ in parts)
     values = {**answer_values(analysis, listed), "parts": listed}
     history, budget = fit_history(PARTS_PROMPT, values, history, settings)
-    share = max(min(budget, settings.context_tokens) // max(len(parts), 1), 0)
+    share = max(settings.context_tokens // max(len(parts), 1), settings.context_tokens // 2)
+    share = max(min(share, budget // max(len(parts), 1)), 0)
     seen: dict[str, int] = {}  # chunk id -> its number
     blocks: list[str] = []
     passages: list[Passage] = []

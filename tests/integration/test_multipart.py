@@ -162,3 +162,19 @@ def test_the_cli_json_gives_per_part_support(parts_answerer, ollama_stub):
     parts = _answer_json(parts_answerer().answer(DARK_MATTER, QUESTION))["parts"]
     assert [p["answered"] for p in parts] == [True, True, False]
     assert parts[0]["cited"] == [1] and parts[0]["supported_share"] == 1.0
+
+
+def test_each_of_three_parts_reads_half_the_context_budget(tmp_path):
+    from mitra.answer.multipart import build_parts_prompt
+    from mitra.answer.prompts import estimate_tokens
+    from mitra.core.settings import Settings
+
+    settings = Settings(data_dir=tmp_path, context_tokens=300)
+    sentences = " ".join(f"The {w} background sentence number {i} is long enough to count." for i in range(40)
+                         for w in ["dominant"])
+    parts = [(n, f"What is the dominant background {n}?", [hit(f"AN-{n}", 1, sentences, 1, rerank=5.0)])
+             for n in (1, 2, 3)]
+    prompt, numbers = build_parts_prompt(DARK_MATTER, parts, [], settings)
+    read = [estimate_tokens(p.text, settings) for p in prompt.passages]
+    assert len(read) == 3 and all(settings.context_tokens // 3 < r <= settings.context_tokens // 2 for r in read)
+    assert numbers == {1: [1], 2: [2], 3: [3]}
