@@ -55,6 +55,21 @@ def print_support(answer) -> None:
         out.print(f"[yellow]⇄ {escape(moved)}[/]")
 
 
+def part_lines(answer) -> list[str]:
+    """A multi-part answer's parts, one line each: what it cites, or why it is unanswered."""
+    lines = []
+    for n, part in enumerate(answer.parts, start=1):
+        if part.skipped:
+            state = "not answered: " + ("off-topic" if part.skipped == "off-topic" else "no passage above the floor")
+        elif not part.answered:
+            state = "not answered: its passages are not cited"
+        else:
+            share = f", {part.supported_share:.0%} supported" if part.supported_share is not None else ""
+            state = "cites " + ", ".join(f"[{c}]" for c in part.cited) + share
+        lines.append(f"part {n} “{part.question}”: {state}")
+    return lines
+
+
 def print_reading(reading, passages, with_analysis: bool = False) -> None:
     """Before the model's first word: the passages it reads, and what the wait is."""
     _print_sources(passages, set(range(1, len(passages) + 1)), with_analysis)
@@ -243,6 +258,8 @@ def register(app: typer.Typer) -> None:
         typer.echo("\n")
         print_support(answer)
         _print_sources(answer.sources, set(answer.cited))
+        for line in part_lines(answer):
+            console.print(f"[dim]{escape(line)}[/]")
         t = answer.timings
         if answer.abstained:
             reason = ("Off-topic for this analysis" if answer.abstain_reason == "off-topic"

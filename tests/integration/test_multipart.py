@@ -164,6 +164,16 @@ def test_the_cli_json_gives_per_part_support(parts_answerer, ollama_stub):
     assert parts[0]["cited"] == [1] and parts[0]["supported_share"] == 1.0
 
 
+def test_the_cli_names_each_part_and_the_unanswered_one(parts_answerer, ollama_stub):
+    from mitra.cli.answer import part_lines
+
+    assert part_lines(parts_answerer().answer(DARK_MATTER, QUESTION)) == [
+        "part 1 “What is the dominant background?”: cites [1], 100% supported",
+        "part 2 “How was the dominant background estimated?”: cites [1], 100% supported",
+        "part 3 “How is the jet energy calibrated?”: not answered: no passage above the floor",
+    ]
+
+
 def test_each_of_three_parts_reads_half_the_context_budget(tmp_path):
     from mitra.answer.multipart import build_parts_prompt
     from mitra.answer.prompts import estimate_tokens
