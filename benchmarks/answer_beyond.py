@@ -27,7 +27,6 @@ token. Across also reports how many of the expected analyses routing chose.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 import time
@@ -35,7 +34,7 @@ from pathlib import Path
 from statistics import mean, median
 from typing import Callable, Iterator
 
-from benchmarks.answer_quality import facts_present, locked_turn, support_counts, with_settings
+from benchmarks.answer_quality import facts_present, locked_turn, support_counts, with_settings, write_report
 from benchmarks.corpora import shared_dir
 from benchmarks.corpora.beyond_questions import ACROSS, COMPARE, MULTIPART, analysis_id, beyond_set
 from benchmarks.retrieval_quality import build
@@ -233,13 +232,7 @@ def main() -> None:
                   file=sys.stderr)
         report["types"][name] = {"summary": summary(rows), "seconds": round(time.perf_counter() - start),
                                  "per_question": rows}
-    table = markdown(report)
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
-    if args.markdown:
-        args.markdown.write_text(table + "\n")
-    print(json.dumps(report, indent=2, ensure_ascii=False))
-    print(table, file=sys.stderr)
+    write_report(report, markdown(report), args.out, args.markdown)
 
 
 if __name__ == "__main__":

@@ -190,6 +190,16 @@ def markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
+def write_report(report: dict, table: str, out: Path | None, table_path: Path | None) -> None:
+    """The JSON on stdout (and ``out``), the table on stderr (and ``table_path``)."""
+    if out:
+        out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
+    if table_path:
+        table_path.write_text(table + "\n")
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+    print(table, file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default="demo,lhcb,qasper")
@@ -237,13 +247,7 @@ def main() -> None:
             report["answers"][label] = answer_run(with_settings(demo, update), DEMO_QUESTIONS)
         report["answers"]["model"] = Path(overrides.get("gguf_path", "packaged SmolLM2")).name
         report["answers"]["seconds"] = round(time.perf_counter() - start)
-    table = markdown(report)
-    if args.out:
-        args.out.write_text(json.dumps(report, indent=2, ensure_ascii=False))
-    if args.markdown:
-        args.markdown.write_text(table + "\n")
-    print(json.dumps(report, indent=2, ensure_ascii=False))
-    print(table, file=sys.stderr)
+    write_report(report, markdown(report), args.out, args.markdown)
 
 
 if __name__ == "__main__":
