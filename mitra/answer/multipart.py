@@ -146,7 +146,7 @@ def build_parts_prompt(analysis: Analysis, parts: Sequence[tuple[int, str, Seque
         passages += mine
         seen.update((p.hit.chunk.id, p.number) for p in mine)
         numbers[n] = [seen[h.chunk.id] for h in hits if h.chunk.id in seen]
-        blocks.append(f"### Part {n}: {sanitise(question)}\n{render_passages(mine) or '(no passage fitted)'}")
+        blocks.append(f"### Part {n}: {sanitise(question)}\n{render_passages(mine, settings.context_headings) or '(no passage fitted)'}")
     messages: list[BaseMessage] = PARTS_PROMPT.format_messages(
         **values, history=history_messages(history), passages="\n".join(blocks))
     return Prompt.of(messages, passages, left_out, len(history), settings), numbers

@@ -143,12 +143,13 @@ class Passage:
         return f'<passage n="{self.number}"{at}>\n{self.text}\n</passage>'
 
 
-def render_passages(passages: Sequence[Passage]) -> str:
-    """The passages in their order, a header line before each run of one document section."""
+def render_passages(passages: Sequence[Passage], headings: bool = True) -> str:
+    """The passages in their order, a header line before each run of one document section
+    (``headings``; without, only each passage's own place)."""
     lines: list[str] = []
     header = None
     for passage in passages:
-        if (here := sanitise(group_header(passage.hit.chunk))) != header:
+        if headings and (here := sanitise(group_header(passage.hit.chunk))) != header:
             header = here
             lines.append(f"## {header}")
         lines.append(passage.render())
@@ -365,7 +366,8 @@ def build_answer_prompt(
         passages, left_out = question_sentences(question, hits, max(min(budget, settings.context_tokens), 0), settings)
     else:
         passages, left_out = select_passages(hits, max(budget, 0), settings)
-    messages = ANSWER_PROMPT.format_messages(**values, history=history_messages(history), passages=render_passages(passages))
+    messages = ANSWER_PROMPT.format_messages(**values, history=history_messages(history),
+                                             passages=render_passages(passages, settings.context_headings))
     return Prompt.of(messages, passages, left_out, len(history), settings)
 
 

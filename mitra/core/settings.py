@@ -224,6 +224,10 @@ class AnswerSettings(BaseModel):
         450, ge=50, description="token budget of the passages' sentences in the answer prompt (estimated with "
         "llm_chars_per_token); the model reads the prompt before its first word, ~55 tokens/s on 2 cores"
     )
+    context_headings: bool = Field(
+        True, description="passages reach the model under a '## document vN · section path' line per section; off: "
+        "each passage with its own place only (the ablation in the README)"
+    )
     multipart: bool = Field(
         True, description="a question the cheap check finds several questions in is split by the model, each part "
         "retrieved on its own and answered in turn with its own citations; off: answered as one question"

@@ -154,6 +154,12 @@ def test_passages_are_grouped_by_document_in_reading_order(tmp_path):
     assert prompt.sources == [p.hit for p in prompt.passages]
 
 
+def test_section_heading_lines_can_be_left_out(tmp_path):
+    prompt = build_answer_prompt(DARK_MATTER, "q", BACKGROUND_HITS, [], Settings(data_dir=tmp_path, context_headings=False))
+    human = prompt.messages[-1].content
+    assert "## " not in human and '<passage n="1" at="p. 3">' in human
+
+
 @pytest.mark.parametrize("sentences", [True, False])
 def test_passages_fit_the_token_budget_best_first(tmp_path, sentences):
     settings = Settings(data_dir=tmp_path, llm_context_tokens=1024, llm_max_tokens=256, context_sentences=sentences)
