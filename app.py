@@ -234,7 +234,8 @@ def render_answer(index: int, turn: AnswerTurn, expert: bool, key: str | None = 
     stream_turn(turn, expert, key)
     for part in turn.answer.parts if turn.answer is not None else []:
         if not part.answered:  # a multi-part question's part: said, not buried in the answer
-            why = "its passages are not cited" if part.skipped is None else "no passage covers it"
+            why = ("no passage covers it" if part.skipped else "its passages are not cited" if not part.cited
+                   else "what the answer says of it is not in its passages")
             st.caption(f":material/help: Not answered: “{inert(part.question)}” ({why}).")
     if turn.answer is not None and turn.answer.uncited:
         st.caption(":material/warning: This answer cites no passage: treat it as unsupported and read the sources.")

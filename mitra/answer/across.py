@@ -17,6 +17,7 @@ any model call); each answer is the locked answerer's own, citations and support
 
 from __future__ import annotations
 
+import re
 import time
 from typing import TYPE_CHECKING, Callable, Iterator, Literal, Sequence
 
@@ -181,6 +182,33 @@ def _labelled(hit: Hit, analyses: dict[str, Analysis]) -> Hit:
     return hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": text})})
 
 
+def _blank(hit: Hit) -> Hit:
+    return hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": ""})})
+
+
+def attributed(support: Sequence[SentenceSupport], sources: Sequence[Hit], analyses: Sequence[Analysis],
+               min_overlap: float, entails) -> list[SentenceSupport]:
+    """A sentence that names analyses is checked again against their passages only: its
+    citation moves to one of theirs that holds it, or its citations of other analyses are
+    removed and it is unsupported. The word check alone let "In A, … [14]" citing B's
+    passage pass when the rest of the sentence was B's words (answer_beyond.py)."""
+    checked: list[SentenceSupport] = []
+    for sentence in support:
+        named = {a.id for a in analyses if re.search(rf"(?<![\w-]){re.escape(a.id)}(?![\w-])", sentence.text)}
+        if not named or all(sources[n - 1].chunk.analysis_id in named for n in sentence.cited):
+            checked.append(sentence)
+            continue
+        scoped = [hit if hit.chunk.analysis_id in named else _blank(hit) for hit in sources]
+        for again in check_support(sentence.text, scoped, min_overlap, entails):
+            theirs = [n for n in again.cited if sources[n - 1].chunk.analysis_id in named]
+            if theirs != again.cited:
+                written = again.cited if again.recited_from is None else again.recited_from
+                again = again.model_copy(update={"cited": theirs, "supported": bool(again.supported and theirs),
+                                                 "recited_from": written, "misattributed": True})
+            checked.append(again)
+    return checked
+
+
 def abstention_across(analyses: Sequence[Analysis]) -> str:
     return (f"The documents of {', '.join(a.id for a in analyses)} do not cover this question, "
             "so I cannot answer it from them.")
@@ -238,7 +266,9 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
     draft = None
     if content_words(CITATION.sub(" ", text)):  # an answer of bare markers has nothing to check
         by_id = {a.id: a for a in analyses}
-        support = check_support(text, [_labelled(h, by_id) for h in sources], s.support_min_overlap, answerer.entails())
+        labelled = [_labelled(h, by_id) for h in sources]
+        support = check_support(text, labelled, s.support_min_overlap, answerer.entails())
+        support = attributed(support, labelled, analyses, s.support_min_overlap, answerer.entails())
         if (recited := recite(support)) is not None:
             text, cited = parse_citations(recited, len(sources))
     if s.withhold_unsupported and not any(sentence.supported for sentence in support):

@@ -151,6 +151,11 @@ class Answer(BaseModel):
             if s.recited_from is None:
                 continue
             said = CITATION.sub("", s.text).strip()
+            if s.misattributed:
+                removed = [n for n in s.recited_from if n not in s.cited]
+                lines.append(f"Citation removed: the model cited {marks(removed)} for “{said}”, a passage of another "
+                             "analysis than the one the sentence names.")
+                continue
             written = f"cited {marks(s.recited_from)}" if s.recited_from else "cited no passage"
             lines.append(f"Citation moved: the model {written} for “{said}”; the passage that holds it is "
                          f"{marks(s.cited)}, so the answer cites that.")

@@ -91,12 +91,15 @@ class SentenceSupport(BaseModel):
     missing_numbers: list[str] = []
     missing_words: list[str] = []
     recited_from: list[int] | None = None  # the citations the model wrote, when the check replaced them
+    misattributed: bool = False  # it named an analysis and cited only passages of another: citations removed
 
     @property
     def problem(self) -> str:
         """Why it is not supported, in a line ("" when it is, or cites nothing)."""
         if self.supported is not False:
             return ""
+        if self.misattributed:
+            return "it cites passages of another analysis than the one it names"
         where = ", ".join(f"[{n}]" for n in self.cited)
         if self.missing_numbers:
             return f"{', '.join(self.missing_numbers)} is not in {where}"
@@ -177,6 +180,7 @@ def recite(support: Sequence[SentenceSupport]) -> str | None:
     if not any(s.recited_from is not None for s in support):
         return None
     return " ".join(
-        f"{CITATION.sub('', s.text).rstrip()} [{', '.join(map(str, s.cited))}]" if s.recited_from is not None else s.text
+        CITATION.sub("", s.text).rstrip() + (f" [{', '.join(map(str, s.cited))}]" if s.cited else "")
+        if s.recited_from is not None else s.text
         for s in support
     )

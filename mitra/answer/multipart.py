@@ -99,8 +99,9 @@ class PartAnswer(BaseModel):
     @computed_field
     @property
     def answered(self) -> bool:
-        """It had passages and the answer cites one of them."""
-        return self.skipped is None and bool(self.cited)
+        """It had passages, the answer cites one of them, and what cites them is not all
+        unsupported: a part a small model answered from thin air is not counted as answered."""
+        return self.skipped is None and bool(self.cited) and self.supported_share != 0
 
 
 PARTS_HUMAN = """\

@@ -61,8 +61,10 @@ def part_lines(answer) -> list[str]:
     for n, part in enumerate(answer.parts, start=1):
         if part.skipped:
             state = "not answered: " + ("off-topic" if part.skipped == "off-topic" else "no passage above the floor")
-        elif not part.answered:
+        elif not part.cited:
             state = "not answered: its passages are not cited"
+        elif not part.answered:
+            state = "not answered: what the answer says of it is not in its passages"
         else:
             share = f", {part.supported_share:.0%} supported" if part.supported_share is not None else ""
             state = "cites " + ", ".join(f"[{c}]" for c in part.cited) + share

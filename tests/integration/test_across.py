@@ -10,8 +10,9 @@ import re
 
 import pytest
 
-from mitra.answer.across import _labelled, build_across_prompt, choose
-from mitra.answer.grounding import check_support
+from mitra.answer.across import AcrossAnswer, _labelled, attributed, build_across_prompt, choose
+from mitra.answer.answerer import Timings
+from mitra.answer.grounding import check_support, recite
 from mitra.answer.prompts import estimate_tokens
 from mitra.audit import open_audit
 from mitra.core.settings import Settings, get_settings
@@ -147,6 +148,30 @@ def test_a_sentence_naming_the_wrong_analysis_is_not_supported():
     right, wrong = (f"In {a.id}, the dominant background is Z boson production [1]." for a in (exo, higgs))
     assert check_support(right, passages, 0.6)[0].supported
     assert check_support(wrong, passages, 0.6)[0].missing_numbers == ["1"]  # HIG-24-001 vs EXO-24-002
+
+
+def test_a_claim_naming_one_analysis_never_keeps_a_citation_of_another():
+    """Words alone can pass a sentence naming A that cites B's passage (the id is one word of
+    many): the attribution check moves the citation to A's passage that holds it, or removes it."""
+    higgs, exo = (Analysis(id=a["analysis_id"], title=a["title"]) for a in ANALYSES[:2])
+    text = "The dominant background is Z boson production with decays to neutrinos, estimated in control regions."
+
+    def passage(analysis: Analysis, n: int) -> Hit:
+        chunk = Chunk(id=f"c{n}", analysis_id=analysis.id, doc_id="AN", version="1", position=n, text=text)
+        return _labelled(Hit(chunk=chunk), {analysis.id: analysis})
+
+    claim = ("In EXO-24-002, the dominant background is Z boson production with decays to neutrinos, "
+             "estimated in control regions [1].")
+    only_higgs = [passage(higgs, 1)]
+    (removed,) = attributed(check_support(claim, only_higgs, 0.6), only_higgs, [higgs, exo], 0.6, None)
+    assert removed.cited == [] and removed.misattributed and removed.supported is False
+    assert recite([removed]) == claim.replace(" [1]", "")
+    both = [passage(higgs, 1), passage(exo, 2)]
+    (moved,) = attributed(check_support(claim, both, 0.6), both, [higgs, exo], 0.6, None)
+    assert moved.cited == [2] and moved.supported and moved.recited_from == [1]
+    assert "Citation removed: the model cited [1]" in AcrossAnswer(
+        question="q", text="", parts=[], sources=only_higgs, cited=[], support=[removed],
+        timings=Timings()).moved_citations[0]
 
 
 def test_a_member_gets_no_passage_from_an_analysis_they_may_not_read(cli, alice, ollama_stub):

@@ -188,3 +188,18 @@ def test_each_of_three_parts_reads_half_the_context_budget(tmp_path):
     read = [estimate_tokens(p.text, settings) for p in prompt.passages]
     assert len(read) == 3 and all(settings.context_tokens // 3 < r <= settings.context_tokens // 2 for r in read)
     assert numbers == {1: [1], 2: [2], 3: [3]}
+
+
+def test_a_part_whose_citing_sentences_are_all_unsupported_is_not_answered(parts_answerer, ollama_stub):
+    answerer = parts_answerer()
+    ollama_stub.reply = lambda request: ("What is the dominant background?\nWhat is the luminosity?"
+                                         if len(ollama_stub.chats) == 1 else
+                                         "1. Z(nunu)+jets dominates [1]. 2. The luminosity is 300 fb-1 [3].")
+    answer = answerer.answer(DARK_MATTER, "What is the dominant background, and what is the luminosity?")
+    background, luminosity = answer.parts
+    assert background.answered and luminosity.cited == [3] and luminosity.supported_share == 0.0
+    assert not luminosity.answered
+    from mitra.cli.answer import part_lines
+
+    assert part_lines(answer)[1] == ("part 2 “What is the luminosity?”: not answered: what the answer says of it "
+                                     "is not in its passages")
