@@ -39,9 +39,12 @@ from mitra.core.types import Analysis, Hit
 # relative clause (", which dominates" is one question; ", how was it estimated" is not).
 _OPENERS = r"what|how|why|is|are|was|were|does|do|did|can|could|should|would|has|have"
 _AFTER_AND = _OPENERS + r"|which|where|when|who|whose"
+# At least three words before the second question, so "How and why was the cut chosen?"
+# stays one. After a comma only in a question that opens as one: "Based on this paper, what
+# is …" is one question with a preamble.
 _BOUNDARY = re.compile(
-    # at least three words before it, so "How and why was the cut chosen?" stays one question
-    rf"^(?:\S+\s+){{3,}}?\S*?(?:[,;]\s+(?:and\s+|or\s+)?(?:{_OPENERS})|\s(?:and|or)\s+(?:{_AFTER_AND}))\s+\S",
+    rf"^(?:(?:{_AFTER_AND})\s+(?:\S+\s+){{2,}}?\S*?[,;]\s+(?:and\s+|or\s+)?(?:{_OPENERS})"
+    rf"|(?:\S+\s+){{3,}}?\S*?\s(?:and|or)\s+(?:{_AFTER_AND}))\s+\S",
     re.I,
 )
 _TWO_QUESTIONS = re.compile(r"\?\s*\S.*\?")  # "What is X? How was it measured?"

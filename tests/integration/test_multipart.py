@@ -33,6 +33,7 @@ SINGLE = [
     "How does the selection strategy remove background from charm decays or other three-body radiative decays?",
     "Why is this result different to the previous result?",
     "How is semileptonic background treated?",
+    "Based on this paper, what is the more predictive set of features to detect fake news?",  # a QASPER question
 ]
 
 
