@@ -54,6 +54,8 @@ from mitra.answer.multipart import (
     SPLIT_PROMPT,
     PartAnswer,
     build_parts_prompt,
+    clause_split,
+    faithful,
     looks_multipart,
     not_covered_text,
     parse_parts,
@@ -327,10 +329,15 @@ class Answerer:
                       completion_tokens=usage.get("output_tokens"), parts=list(parts), timings=timings)
 
     def split(self, question: str) -> list[str]:
-        """A question's parts, each standing alone, as the model writes them (one part: it asks one thing)."""
+        """A question's parts, each standing alone, as the model writes them (one part: it asks
+        one thing); cut where the check saw a new question begin when the model's parts use
+        words the question does not (``multipart.faithful``)."""
         with self.llm_errors():
             reply = self.chat_model.invoke(SPLIT_PROMPT.format_messages(question=question))
-        return parse_parts(str(reply.content), self.settings.multipart_max_parts)
+        parts = parse_parts(str(reply.content), self.settings.multipart_max_parts)
+        if len(parts) > 1 and not faithful(parts, question):
+            parts = parse_parts("\n".join(clause_split(question)), self.settings.multipart_max_parts)
+        return parts
 
     def stream_parts(self, analysis: Analysis, question: str, parts: Sequence[str], history: Sequence[PastExchange],
                      coverage: QuestionCoverage, timings: Timings, elapsed_ms: Callable[[], float],

@@ -33,6 +33,7 @@ from mitra.answer.prompts import (
     select_passages,
 )
 from mitra.core.settings import Settings
+from mitra.core.text import tokenize
 from mitra.core.types import Analysis, Hit
 
 # A word that opens a question. After a comma or semicolon only those that cannot open a
@@ -85,6 +86,25 @@ def parse_parts(reply: str, max_parts: int) -> list[str]:
     if len(parts) > max_parts:
         parts = parts[: max_parts - 1] + [" ".join(parts[max_parts - 1:])]
     return parts
+
+
+def faithful(parts: Sequence[str], question: str) -> bool:
+    """Does every part use only the question's own words (stemmed, stop words aside)? The
+    demo's 1.5B model rewrote "phis" as "decay constant", and each part is retrieved as
+    written."""
+    asked = set(tokenize(question))
+    return all(set(tokenize(part)) <= asked for part in parts)
+
+
+_CLAUSE = re.compile(rf"(?<=\?)\s+|[,;]\s+(?:and\s+|or\s+)?(?=(?:{_OPENERS})\b)|\s+(?:and|or)\s+(?=(?:{_AFTER_AND})\b)",
+                     re.I)
+
+
+def clause_split(question: str) -> list[str]:
+    """The question cut where the cheap check saw a new question begin: the fallback when the
+    model's parts are not faithful. "it" stays unresolved, but every word is the member's."""
+    parts = [p.strip(" ,;") for p in _CLAUSE.split(" ".join(question.split())) if len(p.split()) >= 2]
+    return [p[0].upper() + p[1:] + ("" if p.endswith("?") else "?") for p in (p.rstrip(".") for p in parts)]
 
 
 Skipped = Literal["off-topic", "no-relevant-passage"]

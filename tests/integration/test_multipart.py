@@ -204,3 +204,13 @@ def test_a_part_whose_citing_sentences_are_all_unsupported_is_not_answered(parts
 
     assert part_lines(answer)[1] == ("part 2 “What is the luminosity?”: not answered: what the answer says of it "
                                      "is not in its passages")
+
+
+def test_a_split_that_changes_the_members_words_falls_back_to_the_clauses(parts_answerer, ollama_stub):
+    answerer = parts_answerer()
+    split = ollama_stub.reply
+    ollama_stub.reply = lambda request: ("What is the dominant decay constant?\nHow is the decay constant measured?"
+                                         if len(ollama_stub.chats) == 1 else split(request))
+    answer = answerer.answer(DARK_MATTER, "What is the dominant background, and how is it estimated?")
+    assert answerer.retriever.queries == ["What is the dominant background?", "How is it estimated?"]
+    assert [p.question for p in answer.parts] == answerer.retriever.queries
