@@ -25,6 +25,7 @@ from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, computed_field
 
 from mitra.answer.answerer import Answer, Answerer, Timings, parse_citations
+from mitra.answer.multipart import Skipped
 from mitra.answer.grounding import SentenceSupport, check_support, content_words, recite
 from mitra.answer.prompts import (
     CITATION,
@@ -74,9 +75,6 @@ Question, across {analysis_ids}: {question}
 (Answer from the passages only, name each claim's analysis and cite the passages as [n].)"""
 
 ACROSS_PROMPT = ChatPromptTemplate.from_messages([("system", ACROSS_SYSTEM), ("human", ACROSS_HUMAN)])
-
-Skipped = Literal["off-topic", "no-relevant-passage"]
-
 
 class AcrossPart(BaseModel):
     """One chosen analysis's share of an across answer."""

@@ -4,8 +4,9 @@ estimated, and how large is its uncertainty?"
 ``looks_multipart`` is the cheap check: a regular expression, so a single question costs
 nothing extra. Only a question it flags goes to the configured model to be split
 (``SPLIT_PROMPT``): the model rewrites each part to stand alone ("how was it estimated"
-becomes "how was the dominant background estimated"), which a rule cannot do, and each
-part is then retrieved on its own. The answer prompt lists the parts and puts each part's
+becomes "how was the dominant background estimated"), which a rule cannot do; parts that
+use words the question does not (``faithful``) give way to the question cut at its
+clauses. Each part is then retrieved on its own. The answer prompt lists the parts and puts each part's
 passages under it; a part none of whose passages clears the relevance floor is not sent
 to the model, and the answer says it is not covered.
 """
