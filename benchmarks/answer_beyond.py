@@ -40,6 +40,8 @@ from benchmarks.corpora.beyond_questions import ACROSS, COMPARE, MULTIPART, anal
 from benchmarks.retrieval_quality import build
 from mitra.answer.across import AcrossAnswer, compare, readable, stream_across
 from mitra.answer.answerer import Answer, Answerer, build_answerer
+from mitra.answer.multipart import build_parts_prompt, clause_split
+from mitra.answer.prompts import build_answer_prompt
 from mitra.chat.session import SwitchOffer
 from mitra.core.errors import MitraError
 from mitra.core.settings import Settings
@@ -154,6 +156,36 @@ def run_compare(pipeline: Pipeline, answerer: Answerer, limit: int | None) -> It
                "first_token_ms": [t for g in each for t in g["first_token_ms"]]}
 
 
+def context_recall(pipeline: Pipeline) -> dict:
+    """Model-free: the share of the answerable parts' gold facts in the passages the model
+    would read, for each part asked alone, the whole question retrieved once, and the whole
+    question split into parts (the gold parts, as a perfect split gives; and cut at its
+    clauses, the fallback), each part retrieved on its own."""
+    kb, settings = pipeline.kb, pipeline.settings
+
+    def hits(analysis, question):
+        return pipeline.retriever.search(analysis.id, question).hits
+
+    def read(prompt) -> str:
+        return " ".join(p.text for p in prompt.passages)
+
+    found: dict[str, list[float]] = {"alone": [], "whole": [], "split (gold parts)": [], "split (clauses)": []}
+    for q in MULTIPART:
+        analysis = kb.get_analysis(analysis_id(q.arxiv_id))
+        whole = read(build_answer_prompt(analysis, q.question, hits(analysis, q.question), [], settings))
+        splits = {}
+        for name, parts in (("split (gold parts)", [p.question for p in q.parts]),
+                            ("split (clauses)", clause_split(q.question))):
+            prompt, _ = build_parts_prompt(analysis, [(n, part, hits(analysis, part))
+                                                      for n, part in enumerate(parts, start=1)], [], settings)
+            splits[name] = read(prompt)
+        for part in (p for p in q.parts if p.answerable):
+            alone = read(build_answer_prompt(analysis, part.question, hits(analysis, part.question), [], settings))
+            for name, text in (("alone", alone), ("whole", whole), *splits.items()):
+                found[name].append(facts_present(text, list(part.facts)))
+    return {name: round(mean(values), 3) for name, values in found.items()} | {"parts": len(found["alone"])}
+
+
 def summary(rows: list[dict]) -> dict:
     units = [u for r in rows for u in r["units"]]
     covered = [u["facts"] for u in units if u["facts"] is not None]
@@ -193,6 +225,9 @@ def markdown(report: dict) -> str:
                      f"| {cell(s['supported_citations'])} of {s['cited_sentences']} "
                      f"| {cell(s['abstention_unanswerable'])} of {s['unanswerable_parts']} "
                      f"| {s['wrong_analysis_citations']} | {first} |")
+    if context := report.get("context"):
+        lines += ["", f"Gold facts in the passages the model reads ({context['parts']} answerable parts, no model): "
+                  + "; ".join(f"{name} {share:.0%}" for name, share in context.items() if name != "parts")]
     return "\n".join(lines)
 
 
@@ -225,12 +260,14 @@ def main() -> None:
     bench = beyond_set(root, args.distractors)
     pipeline, seconds, _ = build(bench, args.work_dir, args.reuse, overrides)
     print(f"knowledge base: {len(bench.records)} analyses, built in {seconds} s", file=sys.stderr)
+    report_context = context_recall(pipeline)
+    print(f"context: {report_context}", file=sys.stderr)
     base = build_answerer(pipeline)
     runs: dict[str, tuple[Callable, bool]] = {"single": (run_single, False), "multipart": (run_multipart, True),
                                               "multipart-off": (run_multipart, False),
                                               "across": (run_across, False), "compare": (run_compare, False)}
     report: dict = {"benchmark": "answer_beyond", "model": gguf.name, "max_tokens": args.max_tokens,
-                    "analyses": len(bench.records), "build_s": seconds, "types": {}}
+                    "analyses": len(bench.records), "build_s": seconds, "context": report_context, "types": {}}
     for name in types:
         run, split = runs[name]
         variant = with_settings(pipeline, {"multipart": split})
