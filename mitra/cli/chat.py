@@ -2,6 +2,9 @@
 
 Ask a question, confirm an analysis by its number (0 = none of these), then follow
 up; ``/switch`` leaves the analysis, ``/new`` starts over, ``/quit`` (or Ctrl-D) ends.
+``/across [QUESTION]`` answers from the top routed analyses (the question waiting for an
+analysis when none is given), ``/compare A,B QUESTION`` in two analyses side by side; the
+lock stays as it was.
 When a question looks like it is about another analysis, ``y`` switches to it and ``n``
 answers from the locked one anyway.
 """
@@ -19,17 +22,19 @@ from mitra.cli.common import console, knowledge, user_errors
 from mitra.core.errors import MitraError
 
 if TYPE_CHECKING:  # the session pulls in the models' libraries: imported when `chat` runs
-    from mitra.chat.session import AnswerTurn, Event, Session
+    from mitra.chat.session import Event, Session, StreamedTurn
 
 out = Console(highlight=False)
 
 COMMANDS = {"/new": "new_conversation", "/switch": "switch"}
-HELP = "Commands: a number picks an analysis, 0 = none of these, y/n to a proposed switch, /switch, /new, /quit."
+HELP = ("Commands: a number picks an analysis, 0 = none of these, y/n to a proposed switch, /switch, /new, "
+        "/across [QUESTION], /compare A,B QUESTION, /quit.")
 
 
 def show(events: list[Event]) -> None:
     from mitra.chat.session import (
-        AnswerTurn, Candidates, Locked, Notice, SearchPrompt, SearchResults, SwitchOffer, document_label,
+        AcrossTurn, AnswerTurn, Candidates, CompareTurn, Locked, Notice, SearchPrompt, SearchResults, SwitchOffer,
+        document_label, part_summary,
     )
 
     for event in events:
@@ -56,14 +61,25 @@ def show(events: list[Event]) -> None:
             out.print(f"[yellow]{escape(event.text)}[/]")
         elif isinstance(event, AnswerTurn):
             stream_answer(event)
+        elif isinstance(event, AcrossTurn):
+            out.rule("[bold]across analyses[/]")
+            stream_answer(event, with_analysis=True)
+            for part in event.answer.parts if event.answer else []:
+                out.print(f"[dim]{escape(part.analysis_id)} ({escape(part.title)}): {part_summary(part)}[/]")
+        elif isinstance(event, CompareTurn):
+            for side in event.turns:
+                out.rule(f"[bold]{escape(side.analysis.id)}[/] — {escape(side.analysis.title)}")
+                stream_answer(side)
 
 
-def stream_answer(turn: AnswerTurn) -> None:
+def stream_answer(turn: StreamedTurn, with_analysis: bool = False) -> None:
+    """A turn's answer as it streams, then its support notes and passages (``with_analysis``:
+    each naming its analysis, as in an across answer)."""
     from mitra.chat.session import source_label
 
     from mitra.cli.answer import print_reading, print_support
 
-    turn.on_reading = lambda t: print_reading(t.reading, t.passages)
+    turn.on_reading = lambda t: print_reading(t.reading, t.passages, with_analysis)
     for token in turn.tokens():
         out.print(token, end="", markup=False)
     out.print()
@@ -74,7 +90,7 @@ def stream_answer(turn: AnswerTurn) -> None:
     cited = set(turn.answer.cited) if turn.answer else set()
     for n, hit in enumerate(turn.passages, start=1):
         style = "bold" if n in cited else "dim"  # what the answer cites stands out
-        out.print(f"[{style}]{escape(source_label(n, hit))}[/]")
+        out.print(f"[{style}]{escape(source_label(n, hit, with_analysis))}[/]")
 
 
 def handle(session: Session, line: str) -> list[Event]:
@@ -82,6 +98,14 @@ def handle(session: Session, line: str) -> list[Event]:
 
     if line in COMMANDS:
         return getattr(session, COMMANDS[line])()
+    command, _, rest = line.partition(" ")
+    if command == "/across":
+        return session.across(rest.strip() or None)
+    if command == "/compare":
+        from mitra.answer.across import pair
+
+        ids, _, question = rest.strip().partition(" ")
+        return session.compare(*pair(ids), question)
     if session.phase is Phase.offering and line.lower() in ("y", "yes", "n", "no"):
         return session.accept_switch() if line.lower().startswith("y") else session.stay()
     if line.isdigit() and session.phase in (Phase.choosing, Phase.searching):

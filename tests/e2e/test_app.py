@@ -4,6 +4,7 @@ pipeline and the embedded SmolLM2 (or an LLM server that is down)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -248,6 +249,26 @@ def test_chat_cli_has_the_same_flow(app_env):
     assert "locked on HIG-24-001" in out and "[1] AN-2024-001 v1" in out
     assert "Left HIG-24-001" in out
     assert "locked on EXO-24-002" in out and "[1] AN-2024-002 v1" in out
+
+
+def test_chat_cli_answers_across_and_side_by_side_keeping_the_lock(app_env):
+    import typer
+    from typer.testing import CliRunner
+
+    from mitra.cli.chat import register
+
+    cli = typer.Typer()
+    cli.callback()(lambda: None)
+    register(cli)
+    script = [HIGGS, "1", "/across What is the dominant background?", "/compare EXO-24-002 What is it?",
+              "/compare EXO-24-002,SMP-24-003 What is the dominant background?", "/quit"]
+    result = CliRunner().invoke(cli, ["chat"], input="\n".join(script) + "\n")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())  # rich wraps long lines
+    assert "across analyses" in out and re.search(r"\[1\] [A-Z]{3}-24-00\d · AN-2024-00\d v1", out)
+    assert "--compare takes two different analysis ids" in out  # one line, the chat goes on
+    assert "EXO-24-002 — " in out and "SMP-24-003 — " in out
+    assert "locked on EXO-24-002" not in out and "Left HIG-24-001" not in out  # the lock stayed
 
 
 def test_a_question_about_another_analysis_is_offered_a_switch(app_env):
