@@ -26,7 +26,7 @@ from pydantic import BaseModel, computed_field
 
 from mitra.answer.answerer import Answer, Answerer, Timings, parse_citations
 from mitra.answer.multipart import Skipped
-from mitra.answer.grounding import SentenceSupport, check_support, content_words, recite
+from mitra.answer.grounding import SentenceSupport, check_support, content_words, off_topic, recite, supported_share
 from mitra.answer.prompts import (
     CITATION,
     PASSAGES_ARE_DATA,
@@ -106,8 +106,7 @@ class AcrossAnswer(BaseModel):
     @computed_field
     @property
     def supported_share(self) -> float | None:
-        checked = [s.supported for s in self.support if s.supported is not None]
-        return round(sum(checked) / len(checked), 4) if checked else None
+        return supported_share(self.support)
 
     cited_sources = Answer.cited_sources
     moved_citations = Answer.moved_citations  # both read only ``sources``, ``cited`` and ``support``
@@ -233,8 +232,7 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
                         confidence=c.confidence) for c in routed]
     per_analysis: list[list[Hit]] = []
     for analysis, part in zip(analyses, parts):
-        floor = s.min_question_coverage
-        if floor is not None and answerer.coverage(analysis, question).share < floor:
+        if off_topic(answerer.coverage(analysis, question), s.min_question_coverage):
             part.skipped, hits = "off-topic", []
         else:
             hits = [h for h in answerer.retriever.search(analysis.id, question).hits if answerer.trusted(h)]
@@ -275,8 +273,7 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
         mine = {n for n, hit in enumerate(sources, start=1) if hit.chunk.analysis_id == part.analysis_id}
         part.passages = len(mine)
         part.cited = [n for n in cited if n in mine]
-        checked = [x.supported for x in support if x.supported is not None and mine & set(x.cited)]
-        part.supported_share = round(sum(checked) / len(checked), 4) if checked else None
+        part.supported_share = supported_share(support, mine)
     timings.total_ms = elapsed_ms()
     yield AcrossAnswer(question=question, text=text, parts=parts, sources=sources, cited=cited, support=support,
                        withheld=draft is not None, draft=draft, model=answerer.model_info,

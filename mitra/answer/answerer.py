@@ -66,7 +66,9 @@ from mitra.answer.grounding import (
     SentenceSupport,
     analysis_coverage,
     check_support,
+    off_topic,
     recite,
+    supported_share,
 )
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Hit
@@ -138,8 +140,7 @@ class Answer(BaseModel):
     @property
     def supported_share(self) -> float | None:
         """Of the sentences that cite a passage, the share their passages support."""
-        checked = [s.supported for s in self.support if s.supported is not None]
-        return round(sum(checked) / len(checked), 4) if checked else None
+        return supported_share(self.support)
 
     @property
     def moved_citations(self) -> list[str]:
@@ -257,8 +258,7 @@ class Answerer:
         start = time.perf_counter()
         elapsed_ms = lambda: (time.perf_counter() - start) * 1000  # noqa: E731
         coverage = self.coverage(analysis, question)
-        floor = self.settings.min_question_coverage
-        if floor is not None and coverage.share < floor:
+        if off_topic(coverage, self.settings.min_question_coverage):
             text = off_topic_text(analysis, coverage.unknown)
             yield text
             yield Answer(analysis_id=analysis.id, question=question, text=text, sources=[], cited=[], abstained=True,
@@ -318,8 +318,7 @@ class Answerer:
                 draft, text = text, unsupported_text(analysis)
         for part in parts:
             part.cited = [n for n in cited if n in part.passages]
-            checked = [x.supported for x in support if x.supported is not None and set(x.cited) & set(part.passages)]
-            part.supported_share = round(sum(checked) / len(checked), 4) if checked else None
+            part.supported_share = supported_share(support, part.passages)
         timings.total_ms = elapsed_ms()
         return Answer(analysis_id=analysis.id, question=question, text=text + said, sources=prompt.sources,
                       cited=cited, coverage=coverage, support=support, withheld=draft is not None, draft=draft,
@@ -345,13 +344,12 @@ class Answerer:
         """Each part retrieved on its own (with its own off-topic check and relevance floor),
         one answer addressing the parts that have passages in turn, then a line for each part
         that has none."""
-        floor = self.settings.min_question_coverage
         answers = [PartAnswer(question=q) for q in parts]
         found: list[tuple[int, str, list[Hit]]] = []
         retrieved, system = 0, "hybrid"
         mark = time.perf_counter()
         for n, part in enumerate(answers, start=1):
-            if floor is not None and self.coverage(analysis, part.question).share < floor:
+            if off_topic(self.coverage(analysis, part.question), self.settings.min_question_coverage):
                 part.skipped = "off-topic"
                 continue
             result = self.retriever.search(analysis.id, part.question)

@@ -174,6 +174,19 @@ def check_support(text: str, sources: Sequence[Hit], min_overlap: float,
     return checked
 
 
+def off_topic(coverage: QuestionCoverage, floor: float | None) -> bool:
+    """Does the analysis use too few of the question's words to answer it (``min_question_coverage``)?"""
+    return floor is not None and coverage.share < floor
+
+
+def supported_share(support: Sequence[SentenceSupport], passages: Sequence[int] | None = None) -> float | None:
+    """Of the checked sentences (those citing one of ``passages``, when given), the share
+    their passages support; None when none was checked."""
+    mine = None if passages is None else set(passages)
+    checked = [s.supported for s in support if s.supported is not None and (mine is None or mine & set(s.cited))]
+    return round(sum(checked) / len(checked), 4) if checked else None
+
+
 def recite(support: Sequence[SentenceSupport]) -> str | None:
     """The answer with the citations the check found in place of the model's, or None when
     it changed none."""

@@ -78,16 +78,12 @@ def print_reading(reading, passages, with_analysis: bool = False) -> None:
     out.print(f"[dim]{escape(str(reading))}[/]")
 
 
-def source_label(hit, with_analysis: bool = False) -> str:
-    from mitra.answer.prompts import source_header
-
-    return f"{hit.chunk.analysis_id} · {source_header(hit)}" if with_analysis else source_header(hit)
-
-
 def _print_sources(sources, cited: set[int], with_analysis: bool = False) -> None:
+    from mitra.chat.session import passage_label
+
     for n, hit in enumerate(sources, start=1):
         mark = "" if n in cited else " [dim](not cited)[/]"
-        out.print(f"[{n}] {escape(source_label(hit, with_analysis))}{mark}")
+        out.print(f"[{n}] {escape(passage_label(hit, with_analysis))}{mark}")
 
 
 def _shown(streamed, as_json: bool):
@@ -171,6 +167,7 @@ def _compare(p, answerer, analyses, question: str, as_json: bool) -> None:
     from rich.table import Table
 
     from mitra.answer.across import compare
+    from mitra.chat.session import passage_label
 
     with console.status(f"answering in {analyses[0].id}, then in {analyses[1].id}…"):
         comparison = compare(p, answerer, analyses, question)
@@ -185,7 +182,7 @@ def _compare(p, answerer, analyses, question: str, as_json: bool) -> None:
     for a in comparison.analyses:
         table.add_column(f"{escape(a.id)}\n[dim]{escape(a.title)}[/]", ratio=1)
     table.add_row(*(escape(answer.text) for answer in comparison.answers))
-    table.add_row(*("\n".join(f"[{n}] {escape(source_label(hit))}" for n, hit in answer.cited_sources)
+    table.add_row(*("\n".join(f"[{n}] {escape(passage_label(hit))}" for n, hit in answer.cited_sources)
                     or "[dim](cites no passage)[/]" for answer in comparison.answers))
     table.add_row(*(_support_line(answer) for answer in comparison.answers))
     out.print(table)
