@@ -101,17 +101,36 @@ def _open_picker(tab):
     return opened
 
 
+def _opened_cards_show(tab, text: str):
+    """A wait condition: the source cards, opened (again) while closed, show ``text``. A card
+    opened while the answer's cards are drawn again after streaming comes back closed."""
+    from selenium.common.exceptions import WebDriverException
+
+    def shown(driver):
+        cards = driver.find_elements(By.CSS_SELECTOR, "[data-testid=stExpander] details")
+        if any(text in card.text for card in cards):
+            return True
+        for card in cards:
+            if card.get_attribute("open") is None:
+                try:
+                    card.find_element(By.CSS_SELECTOR, "summary").click()  # each card renders its passage
+                except WebDriverException:
+                    pass  # redrawn meanwhile: the next poll finds the new one
+        time.sleep(1)
+        return False
+
+    return shown
+
+
 def test_passages_abstracts_and_answers_fetch_nothing(browser, leaky_app, listener):
     url, seen = listener
     tab = open_tab(browser, leaky_app, new=False)
     tab.ask("What is the dominant background in the monojet search?")
     tab.pick("LEAK-1")
     tab.answered()
-    for summary in tab.find("[data-testid=stExpander] summary"):
-        summary.click()  # each source card renders its passage
     answer = tab.find("[data-testid=stChatMessage]")[-1].text
     assert "[image: plot]" in answer and f"{url}/leak-bare" in answer  # shown, as text
-    tab._wait(lambda d: f"{url}/leak-link" in tab.text("[data-testid=stExpander]"), "the passage's link as text")
+    tab._wait(_opened_cards_show(tab, f"{url}/leak-link"), "the passage's link as text")
 
     library = open_tab(browser, f"{leaky_app}/Library", new=True)
     library.find("[data-testid=stExpander] summary")[0].click()  # the abstract
