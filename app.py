@@ -16,24 +16,11 @@ from mitra import ui
 from mitra.evaluation.feedback import Feedback
 from mitra.store.conversations import SavedTurn
 from mitra.ui.render import inert_markdown as inert
-from mitra.chat.session import (
-    ASIDE,
-    AcrossTurn,
-    AnswerTurn,
-    Candidates,
-    CompareTurn,
-    Locked,
-    Notice,
-    PastTurn,
-    Phase,
-    SearchPrompt,
-    SearchResults,
-    Session,
-    SwitchOffer,
-    UserSaid,
-    document_label,
-    part_summary,
-)
+from mitra.chat.events import Candidates, Locked, Notice, PastTurn, SearchPrompt, SearchResults, SwitchOffer, UserSaid
+from mitra.chat.labels import document_label
+from mitra.chat.saved import ASIDE
+from mitra.chat.session import Phase, Session
+from mitra.chat.turns import AcrossTurn, AnswerTurn, CompareTurn, part_summary
 
 
 PLACEHOLDER = {
@@ -46,6 +33,10 @@ PLACEHOLDER = {
 # How the next question is answered: routed to one analysis (the conversation's flow), from
 # the top routed analyses at once, or in two chosen analyses side by side.
 MODES = {"one": "One analysis", "across": "Across analyses", "compare": "Side by side"}
+NOTE_ICONS = {"citation moved": ":material/swap_horiz:", "citation removed": ":material/link_off:",
+              "figure removed": ":material/rule:", "credit corrected": ":material/swap_horiz:",
+              "sentence removed": ":material/link_off:", "not supported": ":material/warning:",
+              "figure corrected": ":material/rule:"}
 MODE_PLACEHOLDER = {"across": "Ask across the analyses you may read…", "compare": "Ask both analyses…"}
 
 
@@ -199,10 +190,11 @@ def stream_turn(turn, expert: bool, key: str) -> None:
     """An answer's text, streamed where it stands on its first draw, and its support."""
     # The same three slots on every run, streaming or not: the cards below keep their place,
     # so one the member opened stays open across the rerun a click on it makes.
-    status, slot, early = st.empty(), st.empty(), st.empty()
+    quoted, status, slot, early = st.empty(), st.empty(), st.empty(), st.empty()
     if not turn.done:
         status.caption(":material/search: Retrieving the passages…")
         turn.on_reading = partial(show_reading, status, early, expert, key)
+        turn.on_quote = partial(show_quote, quoted)
         streamed = ui.stream_inert(slot, ui.clear_on_first(status, turn.tokens()))
         status.empty()
         early.empty()  # the cards are drawn again below, now with their page and section views
@@ -210,8 +202,15 @@ def stream_turn(turn, expert: bool, key: str) -> None:
             slot.markdown(inert(turn.answer.text))  # the checked text: dead citations dropped, wordless answers explained
     elif turn.answer is not None:
         slot.markdown(inert(turn.answer.text))
+    if turn.quote is not None:
+        show_quote(quoted, turn)
     if turn.answer is not None:
         render_support(turn.answer)
+
+
+def show_quote(slot, turn) -> None:
+    """A value question's answer in the passage's own words, before the model's prose."""
+    slot.info(f"**[{turn.quote.passage}]** {ui.highlighted_quote(turn.quote)}", icon=":material/format_quote:")
 
 
 def render_sources(turn, expert: bool, key: str) -> None:
@@ -284,12 +283,14 @@ def show_reading(status, early, expert: bool, key: str, turn) -> None:
 
 
 def render_support(answer) -> None:
-    """Sentences whose cited passages do not hold them are marked; a withheld draft is one click away."""
-    for sentence in answer.support:
-        if sentence.supported is False:
-            st.caption(f":material/warning: Not supported by its passages: “{inert(sentence.text)}” — {inert(sentence.problem)}")
-    for moved in answer.moved_citations:
-        st.caption(f":material/swap_horiz: {inert(moved)}")
+    """What the checks changed or found unsupported, in plain words; a figure that failed
+    shows its passage's own sentence, the number highlighted; a withheld draft is one click away."""
+    for note in answer.notes:
+        if note.quote is not None:
+            st.warning(f"{inert(note.text)}\n\n> [{note.quote.passage}] {ui.highlighted_quote(note.quote)}",
+                       icon=":material/rule:")
+        else:
+            st.caption(f"{NOTE_ICONS[note.kind]} {inert(note.text)}")
     if answer.withheld and answer.draft:
         with st.expander("The model's withheld answer"):
             st.markdown(inert(answer.draft))

@@ -9,7 +9,8 @@ from mitra import ui
 from mitra.models.adapted import current_manifest
 from mitra.store.index_files import published_model
 from mitra.ui.render import inert_markdown
-from mitra.chat.session import document_label, find_analyses
+from mitra.chat.labels import document_label
+from mitra.chat.session import find_analyses
 from mitra.core.types import version_label
 
 st.set_page_config(page_title="MITRA · Library", page_icon=":material/library_books:", layout="wide")

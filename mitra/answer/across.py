@@ -26,7 +26,16 @@ from pydantic import BaseModel, computed_field
 
 from mitra.answer.answerer import Answer, Answerer, Timings, parse_citations
 from mitra.answer.multipart import Skipped
-from mitra.answer.grounding import SentenceSupport, check_support, content_words, off_topic, recite, supported_share
+from mitra.answer.grounding import (
+    Credit,
+    SentenceSupport,
+    check_support,
+    content_words,
+    off_topic,
+    recite,
+    shown_supported,
+    supported_share,
+)
 from mitra.answer.prompts import (
     CITATION,
     PASSAGES_ARE_DATA,
@@ -108,8 +117,9 @@ class AcrossAnswer(BaseModel):
     def supported_share(self) -> float | None:
         return supported_share(self.support)
 
-    cited_sources = Answer.cited_sources
-    moved_citations = Answer.moved_citations  # both read only ``sources``, ``cited`` and ``support``
+    cited_sources = Answer.cited_sources  # these read only ``sources``, ``cited`` and ``support``
+    notes = Answer.notes
+    moved_citations = Answer.moved_citations
 
 
 class Comparison(BaseModel):
@@ -183,27 +193,59 @@ def _blank(hit: Hit) -> Hit:
     return hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": ""})})
 
 
+def _named(text: str, analyses: Sequence[Analysis]) -> list[str]:
+    return [a.id for a in analyses if re.search(rf"(?<![\w-]){re.escape(a.id)}(?![\w-])", text)]
+
+
+def _scoped(sources: Sequence[Hit], keep) -> list[Hit]:
+    """The passages with every one outside ``keep`` blanked: numbers stay as they were."""
+    return [hit if keep(hit.chunk.analysis_id) else _blank(hit) for hit in sources]
+
+
 def attributed(support: Sequence[SentenceSupport], sources: Sequence[Hit], analyses: Sequence[Analysis],
-               min_overlap: float, entails) -> list[SentenceSupport]:
-    """A sentence that names analyses is checked again against their passages only: its
-    citation moves to one of theirs that holds it, or its citations of other analyses are
-    removed and it is unsupported. The word check alone let "In A, … [14]" citing B's
-    passage pass when the rest of the sentence was B's words (answer_beyond.py)."""
+               min_overlap: float, entails, context: str = "") -> list[SentenceSupport]:
+    """A sentence that names analyses stands only on their passages: checked again against
+    them, its citation moves to one of theirs that holds it. If none does but one other
+    analysis's passages hold it, the sentence is credited to that analysis instead (the
+    model gave HIG-24-001's calibration as SMP-24-002's); else it is left out of the answer.
+    The word check alone let "In A, … [14]" citing B's passage pass when the rest of the
+    sentence was B's words (answer_beyond.py)."""
     checked: list[SentenceSupport] = []
     for sentence in support:
-        named = {a.id for a in analyses if re.search(rf"(?<![\w-]){re.escape(a.id)}(?![\w-])", sentence.text)}
+        named = _named(sentence.text, analyses)
         if not named or all(sources[n - 1].chunk.analysis_id in named for n in sentence.cited):
-            checked.append(sentence)
+            checked.append(sentence.model_copy(update={"named": named}))
             continue
-        scoped = [hit if hit.chunk.analysis_id in named else _blank(hit) for hit in sources]
-        for again in check_support(sentence.text, scoped, min_overlap, entails):
-            theirs = [n for n in again.cited if sources[n - 1].chunk.analysis_id in named]
-            if theirs != again.cited:
-                written = again.cited if again.recited_from is None else again.recited_from
-                again = again.model_copy(update={"cited": theirs, "supported": bool(again.supported and theirs),
-                                                 "recited_from": written, "misattributed": True})
-            checked.append(again)
+        (again,) = check_support(sentence.text, _scoped(sources, lambda a: a in named), min_overlap, entails,
+                                 context) or [sentence]
+        theirs = [n for n in again.cited if sources[n - 1].chunk.analysis_id in named]
+        if again.supported and theirs == again.cited:
+            written = again.cited if again.recited_from is None else again.recited_from
+            checked.append(again.model_copy(update={"recited_from": written, "misattributed": True, "named": named}))
+            continue
+        credit = _credited(sentence, sources, analyses, named, min_overlap, entails, context)
+        checked.append(credit or sentence.model_copy(update={
+            "cited": [], "supported": False, "recited_from": sentence.cited, "misattributed": True, "named": named}))
     return checked
+
+
+def _credited(sentence: SentenceSupport, sources: Sequence[Hit], analyses: Sequence[Analysis], named: list[str],
+              min_overlap: float, entails, context: str) -> SentenceSupport | None:
+    """The sentence credited to the one other analysis whose passages hold it, if there is one."""
+    if len(named) != 1:
+        return None
+    holders = []
+    for other in (a.id for a in analyses if a.id not in named):
+        renamed = re.sub(rf"(?<![\w-]){re.escape(named[0])}(?![\w-])", other, sentence.text)
+        (again,) = check_support(renamed, _scoped(sources, lambda a: a == other), min_overlap, entails, context) or [None]
+        if again is not None and again.supported and again.cited:
+            holders.append((other, again))
+    if len(holders) != 1:
+        return None
+    holder, again = holders[0]
+    return sentence.model_copy(update={"cited": again.cited, "supported": True, "recited_from": sentence.cited,
+                                       "misattributed": True, "named": named,
+                                       "credit": Credit(named=named[0], holder=holder)})
 
 
 def abstention_across(analyses: Sequence[Analysis]) -> str:
@@ -263,11 +305,11 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
     if content_words(CITATION.sub(" ", text)):  # an answer of bare markers has nothing to check
         by_id = {a.id: a for a in analyses}
         labelled = [_labelled(h, by_id) for h in sources]
-        support = check_support(text, labelled, s.support_min_overlap, answerer.entails())
-        support = attributed(support, labelled, analyses, s.support_min_overlap, answerer.entails())
+        support = check_support(text, labelled, s.support_min_overlap, answerer.entails(), context=question)
+        support = attributed(support, labelled, analyses, s.support_min_overlap, answerer.entails(), question)
         if (recited := recite(support)) is not None:
             text, cited = parse_citations(recited, len(sources))
-    if s.withhold_unsupported and not any(sentence.supported for sentence in support):
+    if s.withhold_unsupported and not shown_supported(support):
         draft, text = text, unsupported_across(analyses)
     for part in parts:
         mine = {n for n, hit in enumerate(sources, start=1) if hit.chunk.analysis_id == part.analysis_id}

@@ -60,6 +60,8 @@ from mitra.answer.multipart import (
     not_covered_text,
     parse_parts,
 )
+from mitra.answer.claims import PassageText, Quote, asked_kind, quote, value_question
+from mitra.answer.notes import Note, notes
 from mitra.answer.grounding import (
     Entails,
     QuestionCoverage,
@@ -68,6 +70,7 @@ from mitra.answer.grounding import (
     check_support,
     off_topic,
     recite,
+    shown_supported,
     supported_share,
 )
 from mitra.core.settings import Settings
@@ -101,6 +104,7 @@ class Timings(BaseModel):
     processing included; ``first_token_ms`` counts from the start of the request."""
 
     split_ms: float = 0.0  # the model splitting a multi-part question
+    quote_ms: float | None = None  # the passage's own sentence for a value question, from the request's start
     retrieve_ms: float = 0.0
     rerank_ms: float = 0.0
     prompt_ms: float = 0.0
@@ -128,6 +132,7 @@ class Answer(BaseModel):
     completion_tokens: int | None = None
     ranking: str = ""  # which ranking chose the passages, in words ("fused ranking; no reranker model installed")
     parts: list[PartAnswer] = []  # a multi-part question's parts, each answered in turn; empty for one question
+    quote: Quote | None = None  # a value question: the passage sentence stating it, shown before the model's prose
     timings: Timings
 
     @computed_field
@@ -143,26 +148,15 @@ class Answer(BaseModel):
         return supported_share(self.support)
 
     @property
+    def notes(self) -> list[Note]:
+        """What the checks changed in the model's answer, or found unsupported (``answer.notes``)."""
+        return notes(self.support)
+
+    @property
     def moved_citations(self) -> list[str]:
         """One line per sentence whose citation the support check changed after the model
         wrote it: what was streamed cited otherwise, so the answer says so."""
-        def marks(ns: list[int]) -> str:
-            return ", ".join(f"[{n}]" for n in ns)
-
-        lines = []
-        for s in self.support:
-            if s.recited_from is None:
-                continue
-            said = CITATION.sub("", s.text).strip()
-            if s.misattributed:
-                removed = [n for n in s.recited_from if n not in s.cited]
-                lines.append(f"Citation removed: the model cited {marks(removed)} for “{said}”, a passage of another "
-                             "analysis than the one the sentence names.")
-                continue
-            written = f"cited {marks(s.recited_from)}" if s.recited_from else "cited no passage"
-            lines.append(f"Citation moved: the model {written} for “{said}”; the passage that holds it is "
-                         f"{marks(s.cited)}, so the answer cites that.")
-        return lines
+        return [note.text for note in self.notes if note.kind in ("citation moved", "citation removed")]
 
     @property
     def cited_sources(self) -> list[tuple[int, Hit]]:
@@ -294,10 +288,23 @@ class Answerer:
         timings.prompt_ms = (time.perf_counter() - mark) * 1000
         if on_prompt is not None:
             on_prompt(prompt, self.model_info)
+        quote = self.quote(question, prompt)
+        if quote is not None:
+            timings.quote_ms = elapsed_ms()
+            yield quote
 
         written, usage = yield from self.write(prompt, timings, elapsed_ms)
-        yield self._checked(analysis, question, written, prompt, usage, coverage, len(result.hits), ranking, timings,
-                            elapsed_ms)
+        answer = self._checked(analysis, question, written, prompt, usage, coverage, len(result.hits), ranking,
+                               timings, elapsed_ms)
+        yield answer.model_copy(update={"quote": quote})
+
+    def quote(self, question: str, prompt: Prompt) -> Quote | None:
+        """For a question asking for a value, the sentence of a passage the model reads that
+        states it (``claims.quote``), to show before the model's first word."""
+        if not (self.settings.quote_first and value_question(question)):
+            return None
+        passages = [PassageText.of(n, hit) for n, hit in enumerate(prompt.sources, start=1)]
+        return quote(question, asked_kind(question), passages, min_overlap=2)
 
     def _checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
                  coverage: QuestionCoverage, retrieved: int, ranking: str, timings: Timings,
@@ -310,11 +317,12 @@ class Answerer:
         if not _WORD.search(CITATION.sub("", text)):
             text = wordless_answer_text(analysis, cited)
         else:
-            support = check_support(text, prompt.sources, self.settings.support_min_overlap, self.entails())
+            support = check_support(text, prompt.sources, self.settings.support_min_overlap, self.entails(),
+                                    context=f"{question} {analysis.title}")
             recited = recite(support)
             if recited is not None:
                 text, cited = parse_citations(recited, len(prompt.passages))
-            if self.settings.withhold_unsupported and not any(s.supported for s in support):
+            if self.settings.withhold_unsupported and not shown_supported(support):
                 draft, text = text, unsupported_text(analysis)
         for part in parts:
             part.cited = [n for n in cited if n in part.passages]

@@ -24,7 +24,9 @@ from typing import Callable, Sequence
 
 from pydantic import BaseModel
 
+from mitra.answer.claims import NumberCheck, PassageText, Quote, asked_kind, bind, quote
 from mitra.answer.prompts import CITATION, expand_citation
+from mitra.answer.quantities import mentions
 from mitra.core.text import math_to_words, split_sentences, tokenize
 from mitra.core.types import Analysis, Hit
 from mitra.store.reader import KnowledgeReader
@@ -81,6 +83,13 @@ def numbers(text: str) -> set[str]:
     return found
 
 
+class Credit(BaseModel):
+    """An across sentence credited to the analysis whose passage holds it, not the one it named."""
+
+    named: str  # the analysis the model wrote
+    holder: str  # the analysis whose passage holds the claim
+
+
 class SentenceSupport(BaseModel):
     """One answer sentence checked against the passages it cites."""
 
@@ -89,9 +98,13 @@ class SentenceSupport(BaseModel):
     supported: bool | None  # None: it cites nothing, so there is nothing to check it against
     overlap: float = 1.0  # share of its content words found in the cited passages
     missing_numbers: list[str] = []
-    missing_words: list[str] = []
+    missing_words: list[str] = []  # as the sentence writes them
+    numbers: list[NumberCheck] = []  # numbers its passages state, but for another quantity
+    quote: Quote | None = None  # the passage's own sentence for the quantity, shown in its place
     recited_from: list[int] | None = None  # the citations the model wrote, when the check replaced them
     misattributed: bool = False  # it named an analysis and cited only passages of another: citations removed
+    named: list[str] = []  # the analyses it names (across answers)
+    credit: Credit | None = None  # it named another analysis than the one whose passage holds it: renamed
 
     @property
     def problem(self) -> str:
@@ -101,9 +114,16 @@ class SentenceSupport(BaseModel):
         if self.misattributed:
             return "it cites passages of another analysis than the one it names"
         where = ", ".join(f"[{n}]" for n in self.cited)
+        if self.numbers:
+            return "; ".join(check.explain() for check in self.numbers)
         if self.missing_numbers:
             return f"{', '.join(self.missing_numbers)} is not in {where}"
         return f"most of its words ({', '.join(self.missing_words[:5])}) are not in {where}"
+
+    @property
+    def wrong_figure(self) -> bool:
+        """Its passages state its numbers for other quantities: not shown as the model wrote it."""
+        return self.supported is False and bool(self.numbers)
 
 
 def sentences_with_citations(text: str) -> list[str]:
@@ -130,46 +150,71 @@ def _cited(sentence: str, n_sources: int) -> list[int]:
 Entails = Callable[[str, str], bool]  # (claim, passage text): does a model read the claim in it?
 
 
-def _against(body: str, passages: str, min_overlap: float,
-             entails: Entails | None = None) -> tuple[bool, float, list[str], list[str]]:
-    """Numbers are never excused; words short of ``min_overlap`` are, when ``entails`` says
-    the passages state the claim in other words."""
-    have = set(tokenize(passages))
-    words = content_words(body)
-    missing_words = [w for w in words if w not in have]
-    overlap = 1.0 - len(missing_words) / len(words) if words else 1.0
-    missing_numbers = sorted(numbers(body) - numbers(passages))
-    worded = overlap >= min_overlap or (entails is not None and entails(body, passages))
-    return not missing_numbers and worded, round(overlap, 4), missing_numbers, missing_words
+def surface_words(text: str, stems: Sequence[str]) -> list[str]:
+    """The words of ``text`` behind ``stems``, as written ("resolution", not "resolut")."""
+    wanted = set(stems)
+    found = [w for w in re.findall(r"[^\W_][\w\-]*", text) if (t := tokenize(w)) and set(t) <= wanted]
+    return list(dict.fromkeys(found)) or list(stems)
 
 
-def _passage_text(hit: Hit) -> str:
-    return f"{' '.join(hit.chunk.section)} {math_to_words(hit.chunk.text)}"
+class _Passages:
+    """The passages the model was shown, as the checks read them: words with their section
+    path, and numbers bound to their quantities (``claims``)."""
+
+    def __init__(self, sources: Sequence[Hit]):
+        self.texts = [f"{' '.join(h.chunk.section)} {math_to_words(h.chunk.text)}" for h in sources]
+        self.bound = [PassageText.of(n, h) for n, h in enumerate(sources, start=1)]
+
+    def against(self, body: str, cited: Sequence[int], min_overlap: float, entails: Entails | None,
+                context: str) -> SentenceSupport:
+        """Numbers are never excused: each must be in the cited passages, stated there for the
+        quantity the sentence (with its question) names. Words short of ``min_overlap`` are
+        excused when ``entails`` says the passages state the claim in other words."""
+        passages = " ".join(self.texts[n - 1] for n in cited)
+        have = set(tokenize(passages))
+        words = content_words(body)
+        missing = [w for w in words if w not in have]
+        overlap = 1.0 - len(missing) / len(words) if words else 1.0
+        missing_numbers = sorted(numbers(body) - numbers(passages))
+        wrong = [] if missing_numbers else bind(body, context, [self.bound[n - 1] for n in cited], self.bound)
+        worded = overlap >= min_overlap or (entails is not None and entails(body, passages))
+        return SentenceSupport(text=body, cited=list(cited), supported=not missing_numbers and not wrong and worded,
+                               overlap=round(overlap, 4), missing_numbers=missing_numbers,
+                               missing_words=surface_words(body, missing) if missing else [], numbers=wrong)
+
+    def quote(self, body: str, context: str, wrong: Sequence[NumberCheck]) -> Quote | None:
+        """The sentence of a shown passage that states the quantity a failed figure was claimed for."""
+        figures = [m for m in mentions(body) if any(m.written == w.written for w in wrong)]
+        avoid = figures[0] if figures else None
+        kind = avoid.kind if avoid is not None and avoid.kind else asked_kind(f"{context} {body}")
+        return quote(f"{context} {body}", kind, self.bound, avoid=avoid, min_overlap=2)
 
 
 def check_support(text: str, sources: Sequence[Hit], min_overlap: float,
-                  entails: Entails | None = None) -> list[SentenceSupport]:
+                  entails: Entails | None = None, context: str = "") -> list[SentenceSupport]:
     """Each sentence of ``text`` with its support in the passages it cites (``sources[n - 1]``
     is [n]); one that fails there, or cites nothing, is checked against each other passage.
-    ``entails``, where a cross-encoder is loaded, accepts paraphrase the word check misses."""
+    ``entails``, where a cross-encoder is loaded, accepts paraphrase the word check misses.
+    ``context`` (the question, the analysis title) names what a sentence's numbers are for
+    where the sentence leaves it open; a figure its passages state only for another quantity
+    gets the shown passage sentence that states the asked one as its ``quote``."""
     checked = []
-    texts = [_passage_text(h) for h in sources]
+    passages = _Passages(sources)
     for sentence in sentences_with_citations(text):
         cited = _cited(sentence, len(sources))
         body = CITATION.sub(" ", sentence)
         result = None
         if cited:
-            supported, overlap, numbers_missing, words_missing = _against(
-                body, " ".join(texts[n - 1] for n in cited), min_overlap, entails)
-            result = SentenceSupport(text=sentence, cited=cited, supported=supported, overlap=overlap,
-                                     missing_numbers=numbers_missing, missing_words=words_missing)
+            result = passages.against(body, cited, min_overlap, entails, context).model_copy(update={"text": sentence})
         if result is None or not result.supported:
-            holding = [(n, _against(body, texts[n - 1], min_overlap, entails)) for n in range(1, len(sources) + 1)
-                       if n not in cited and _CONTENT.search(body)]
-            best = max((h for h in holding if h[1][0]), key=lambda h: h[1][1], default=None)
+            holding = [(n, passages.against(body, [n], min_overlap, entails, context))
+                       for n in range(1, len(sources) + 1) if n not in cited and _CONTENT.search(body)]
+            best = max((h for h in holding if h[1].supported), key=lambda h: h[1].overlap, default=None)
             if best is not None:
-                result = SentenceSupport(text=sentence, cited=[best[0]], supported=True, overlap=best[1][1],
+                result = SentenceSupport(text=sentence, cited=[best[0]], supported=True, overlap=best[1].overlap,
                                          recited_from=cited)
+            elif result is not None and result.numbers:
+                result.quote = passages.quote(body, context, result.numbers)
         checked.append(result or SentenceSupport(text=sentence, cited=[], supported=None))
     return checked
 
@@ -187,13 +232,45 @@ def supported_share(support: Sequence[SentenceSupport], passages: Sequence[int] 
     return round(sum(checked) / len(checked), 4) if checked else None
 
 
+def _cite(sentence: str, cited: Sequence[int]) -> str:
+    """The sentence without its markers, citing ``cited`` before its closing full stop."""
+    bare = CITATION.sub("", sentence).rstrip()
+    if not cited:
+        return bare
+    stop = re.search(r"[.!?…:;]+$", bare)
+    end = stop.start() if stop else len(bare)
+    return f"{bare[:end]} [{', '.join(map(str, cited))}]{bare[end:]}"
+
+
+def quoted(quote: Quote) -> str:
+    """A passage's sentence as an answer shows it in place of a figure that failed."""
+    return f"“{quote.sentence}” [{quote.passage}]"
+
+
 def recite(support: Sequence[SentenceSupport]) -> str | None:
-    """The answer with the citations the check found in place of the model's, or None when
-    it changed none."""
-    if not any(s.recited_from is not None for s in support):
+    """The answer as the checks leave it, or None when they changed nothing: the citations
+    they found in place of the model's, and a sentence whose figure its passages state for
+    another quantity replaced by the passage sentence that states the asked one (or left out
+    when no shown passage does). Never the model's wrong figure beside a citation."""
+    if not any(s.recited_from is not None or s.wrong_figure or s.misattributed for s in support):
         return None
-    return " ".join(
-        CITATION.sub("", s.text).rstrip() + (f" [{', '.join(map(str, s.cited))}]" if s.cited else "")
-        if s.recited_from is not None else s.text
-        for s in support
-    )
+    kept = []
+    for s in support:
+        if s.wrong_figure:
+            if s.quote is not None:
+                kept.append(quoted(s.quote))
+        elif s.credit is not None:
+            named = re.compile(rf"(?<![\w-]){re.escape(s.credit.named)}(?![\w-])")
+            kept.append(_cite(named.sub(s.credit.holder, s.text), s.cited))
+        elif s.misattributed and not s.supported:
+            continue  # credits an analysis with what none of its passages says: not shown
+        elif s.recited_from is not None:
+            kept.append(_cite(s.text, s.cited))
+        else:
+            kept.append(s.text)
+    return " ".join(kept)
+
+
+def shown_supported(support: Sequence[SentenceSupport]) -> bool:
+    """Does the answer as shown hold a supported sentence (a quote in place of a figure counts)?"""
+    return any(s.supported or s.quote is not None for s in support)

@@ -26,22 +26,33 @@ every answered turn is saved as it ends, under the member's name (``resume`` reo
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from enum import Enum
 from itertools import takewhile
-from typing import Callable, Iterator, Protocol, Sequence, Union
+from typing import Callable, Iterator, Protocol, Sequence
 
-from mitra.answer.across import AcrossAnswer, AcrossPart, choose, readable, stream_across
+from mitra.answer.across import AcrossAnswer, choose, readable
 from mitra.answer.answerer import Answer, Timings, build_answerer
 from mitra.answer.grounding import QuestionCoverage, analysis_coverage
-from mitra.store.catalog import DocumentRecord
-from mitra.core.errors import MitraError
 from mitra.answer.prompts import Prompt
-from mitra.chat.wait import PromptSpeed, Reading
+from mitra.chat.events import (
+    Candidates,
+    Event,
+    Locked,
+    Notice,
+    PastTurn,
+    SearchPrompt,
+    SearchResults,
+    SwitchOffer,
+    UserSaid,
+)
+from mitra.chat.saved import ASIDE, restore, saved_across, saved_compare, saved_turn
+from mitra.chat.turns import AcrossTurn, AnswererLike, AnswerTurn, CompareTurn, Exchange
+from mitra.chat.wait import PromptSpeed
+from mitra.core.errors import MitraError
+from mitra.core.types import Analysis, Hit, RoutedAnalysis
 from mitra.models.llm import LLMError, ModelInfo
 from mitra.retrieval.pipeline import Pipeline
-from mitra.store.conversations import Citation, SavedTurn
-from mitra.core.types import Analysis, Hit, RoutedAnalysis, version_label
+from mitra.store.conversations import SavedTurn
 
 
 class Phase(str, Enum):
@@ -62,26 +73,6 @@ class EmptyKnowledgeBase(MitraError):
             "The knowledge base is empty. Index analyses first, for example "
             "`mitra index-jsonl analyses.jsonl` or an ingestion run, then ask again."
         )
-
-
-# ---------------------------------------------------------------- the answerer
-@dataclass
-class Exchange:
-    """One answered turn, as the answerer's history."""
-
-    question: str
-    answer: str
-
-
-class AnswererLike(Protocol):
-    """What the session needs from ``mitra.answer.answerer.Answerer``."""
-
-    def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange],
-               on_prompt: Callable[[Prompt, ModelInfo], None] | None = None) -> Iterator[str | Answer]: ...
-
-    def condense(self, history: Sequence[Exchange], question: str) -> str: ...
-
-    def for_pipeline(self, pipeline: Pipeline) -> "AnswererLike": ...
 
 
 class RetrievalOnly:
@@ -168,253 +159,6 @@ class ConversationLog(Protocol):
     def add_turn(self, conversation_id: str, owner: str, turn: SavedTurn) -> None: ...
 
     def turns(self, conversation_id: str, owner: str) -> list[SavedTurn]: ...
-
-
-# An across or compare turn is saved as one turn naming its analyses joined by ASIDE (ids
-# never hold one: `ask --compare A,B` splits on it), so a reopened conversation shows it as
-# it was, and ``resume`` locks again on the last analysis the member was locked on: such a
-# turn never changed the lock.
-ASIDE = ","
-
-
-def _citations(answer: Answer | AcrossAnswer | None, with_analysis: bool) -> list[Citation]:
-    return [Citation(n=n, label=passage_label(hit, with_analysis), chunk_id=hit.chunk.id)
-            for n, hit in answer.cited_sources] if answer else []
-
-
-def saved_turn(turn: "AnswerTurn") -> SavedTurn:
-    """An ended turn as the conversation store keeps it."""
-    answer = turn.answer
-    return SavedTurn(
-        analysis_id=turn.analysis.id, analysis_title=turn.analysis.title, question=turn.question,
-        standalone=turn.standalone or "", answer=answer.text if answer else "", error=turn.error,
-        citations=_citations(answer, with_analysis=False),
-    )
-
-
-def saved_across(turn: "AcrossTurn") -> SavedTurn:
-    """The across answer, its citations naming their analysis."""
-    titles = turn.titles
-    return SavedTurn(analysis_id=ASIDE.join(titles), analysis_title=" · ".join(titles.values()),
-                     question=turn.question, answer=turn.answer.text if turn.answer else "", error=turn.error,
-                     citations=_citations(turn.answer, with_analysis=True))
-
-
-def saved_compare(turn: "CompareTurn") -> SavedTurn:
-    """Both answers, each under its analysis's id, their citations naming their analysis."""
-    sides = turn.turns
-    errors = [f"{side.analysis.id}: {side.error}" for side in sides if side.error]
-    return SavedTurn(
-        analysis_id=ASIDE.join(side.analysis.id for side in sides),
-        analysis_title=" · ".join(side.analysis.title for side in sides), question=turn.question,
-        answer="\n\n".join(f"**{side.analysis.id}**: {side.answer.text}" for side in sides if side.answer),
-        error="; ".join(errors) or None,
-        citations=[c for side in sides for c in _citations(side.answer, with_analysis=True)],
-    )
-
-
-# ---------------------------------------------------------------- events
-@dataclass
-class UserSaid:
-    text: str
-
-
-@dataclass
-class Candidates:
-    """The analyses a question most likely refers to, best first, for the user to confirm."""
-
-    question: str
-    options: list[RoutedAnalysis]
-    margin: float
-    offer_across: bool = False  # no clear first: answering across the top analyses is offered
-
-
-@dataclass
-class SearchPrompt:
-    """After "none of these": the user names the analysis, or rephrases the question."""
-
-    question: str
-
-
-@dataclass
-class SearchResults:
-    query: str
-    matches: list[Analysis]
-
-
-@dataclass
-class Locked:
-    analysis: Analysis
-    documents: list[DocumentRecord]
-
-
-@dataclass
-class SwitchOffer:
-    """A question asked in the lock that routes clearly to another analysis: it is not
-    answered from the locked one until the user says where (``accept_switch`` or ``stay``)."""
-
-    question: str
-    current: Analysis
-    suggested: RoutedAnalysis
-    current_score: float  # the locked analysis's routing score for the question (0 if not routed)
-
-    @property
-    def text(self) -> str:
-        return (f"This looks like a question about {self.suggested.analysis.id} — {self.suggested.analysis.title} — "
-                f"rather than {self.current.id}. Switch?")
-
-
-@dataclass
-class Notice:
-    text: str
-
-
-@dataclass
-class PastTurn:
-    """A turn of a reopened conversation, as it was saved: its question, answer and citations."""
-
-    turn: SavedTurn
-
-
-@dataclass(kw_only=True)
-class StreamedTurn:
-    """An answer produced as the renderer iterates ``tokens()`` once; then ``answer`` is
-    set, or ``error`` (with the retrieved ``passages`` when there were some). As soon as the
-    passages are chosen, before the model's first word, ``passages`` and ``reading`` (what
-    the wait is, and how long) are set and ``on_reading`` is called: a renderer sets it to
-    show them while the model reads."""
-
-    answer: Answer | AcrossAnswer | None = None
-    error: str | None = None
-    passages: list[Hit] = field(default_factory=list)
-    done: bool = False
-    on_done: Callable[["StreamedTurn"], None] | None = None  # once answered, failed or interrupted
-    speed: PromptSpeed = field(default_factory=PromptSpeed)  # measured on every answer, for the next wait
-    reading: Reading | None = None
-    on_reading: Callable[["StreamedTurn"], None] | None = None
-
-    def _stream(self) -> Iterator[str | Answer | AcrossAnswer]:
-        raise NotImplementedError
-
-    def _reading(self, prompt: Prompt, model: ModelInfo | None) -> None:
-        self.passages = prompt.sources
-        if model is None:  # no model will read them (retrieval only): no wait to announce
-            return
-        self.reading = self.speed.reading(prompt, model)
-        if self.on_reading is not None:
-            self.on_reading(self)
-
-    def tokens(self) -> Iterator[str]:
-        if self.done:
-            return
-        try:
-            for item in self._stream():
-                if isinstance(item, str):
-                    yield item
-                else:
-                    self.answer = item
-                    self.passages = list(item.sources)
-        except LLMError as error:
-            self.error, self.passages = str(error), error.passages
-        except MitraError as error:
-            self.error = str(error)
-        finally:
-            self.done = True
-            if self.answer is None and self.error is None:  # the renderer stopped iterating (a rerun)
-                self.error = "The answer was interrupted before it finished: ask again to get it."
-            if self.on_done:
-                self.on_done(self)
-
-
-@dataclass
-class AnswerTurn(StreamedTurn):
-    """An answer in one analysis's lock (``StreamedTurn``)."""
-
-    analysis: Analysis
-    question: str
-    history: list[Exchange]
-    answerer: AnswererLike
-    standalone: str | None = None
-
-    def _standalone(self) -> str:
-        """A follow-up is rewritten into a standalone query first: retrieval sees no history.
-        If the model is down the question goes as typed, so its passages are still found."""
-        if not self.history:
-            return self.question
-        try:
-            return self.answerer.condense(self.history, self.question)
-        except LLMError:
-            return self.question
-
-    def _stream(self) -> Iterator[str | Answer]:
-        self.standalone = self._standalone()
-        for item in self.answerer.stream(self.analysis, self.standalone, self.history, on_prompt=self._reading):
-            if isinstance(item, Answer):
-                self.speed.measure(item)
-            yield item
-
-
-@dataclass
-class AcrossTurn(StreamedTurn):
-    """One answer from the top routed analyses the member may read (``stream_across`` on
-    their scoped pipeline), each claim naming its analysis; ``passages`` name theirs."""
-
-    question: str
-    pipeline: Pipeline
-    answerer: AnswererLike
-
-    def _stream(self) -> Iterator[str | AcrossAnswer]:
-        return stream_across(self.pipeline, self.answerer, self.question, on_prompt=self._reading)
-
-    @property
-    def titles(self) -> dict[str, str]:
-        """The analyses it drew on (those of its passages when the model failed), id -> title."""
-        if isinstance(self.answer, AcrossAnswer):
-            return {part.analysis_id: part.title for part in self.answer.parts}
-        ids = dict.fromkeys(hit.chunk.analysis_id for hit in self.passages)
-        return {i: a.title if (a := self.pipeline.kb.get_analysis(i)) else "" for i in ids}
-
-
-@dataclass
-class CompareTurn:
-    """The same question answered in each of two analyses' locks, to show side by side:
-    iterate each turn's ``tokens()``."""
-
-    question: str
-    turns: list[AnswerTurn]
-
-    @property
-    def done(self) -> bool:
-        return all(turn.done for turn in self.turns)
-
-
-def part_summary(part: AcrossPart) -> str:
-    """What became of one analysis of an across answer, in words."""
-    if part.skipped == "off-topic":
-        return "off-topic, not asked"
-    if part.skipped == "no-relevant-passage":
-        return "no passage above the floor"
-    return f"{part.passages} passages, cited {len(part.cited)}"
-
-
-Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, SwitchOffer, Notice, AnswerTurn, AcrossTurn,
-              CompareTurn, PastTurn]
-
-
-def document_label(doc_id: str, version: str) -> str:
-    return f"{doc_id} {version_label(version)}"
-
-
-def passage_label(hit: Hit, with_analysis: bool = False) -> str:
-    """Where a passage is from: "AN-2024-001 v3 · Backgrounds · p. 12", after its analysis's
-    id where an answer draws on several ("HIG-24-001 · AN-2024-001 v3 · …")."""
-    label = hit.chunk.citation_label
-    return f"{hit.chunk.analysis_id} · {label}" if with_analysis else label
-
-
-def source_label(n: int, hit: Hit, with_analysis: bool = False) -> str:
-    """How a cited passage is named everywhere: "[2] AN-2024-001 v3 · Backgrounds · p. 12"."""
-    return f"[{n}] {passage_label(hit, with_analysis)}"
 
 
 # ---------------------------------------------------------------- catalog search
@@ -596,7 +340,9 @@ class Session:
         saved = self.conversations.turns(conversation_id, self.pipeline.principal_name)
         self._reset()
         self.conversation_id = conversation_id
-        self._emit(*(PastTurn(t) for t in saved))
+        for t in saved:
+            turn = restore(t, self.pipeline, self.answerer)
+            self._emit(*((UserSaid(t.question), turn) if turn is not None else (PastTurn(t),)))
         in_lock = [t for t in saved if ASIDE not in t.analysis_id]  # across and compare turns left the lock as it was
         last = self.pipeline.kb.get_analysis(in_lock[-1].analysis_id) if in_lock else None
         if last is None:

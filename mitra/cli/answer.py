@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from mitra.answer.claims import Quote
 from mitra.cli.common import JsonOption, console, print_json, user_errors
 from mitra.core.errors import MitraError
 
@@ -30,6 +31,8 @@ def _answer_json(answer) -> dict:
         "uncited": answer.uncited,
         "support": [s.model_dump() for s in answer.support],
         "moved_citations": answer.moved_citations,
+        "notes": [note.model_dump() for note in answer.notes],
+        "quote": answer.quote.model_dump() if answer.quote else None,
         "ranking": answer.ranking,
         "supported_share": answer.supported_share,
         "parts": [part.model_dump() for part in answer.parts],
@@ -48,11 +51,10 @@ def print_support(answer) -> None:
     streamed text still shows the model's own)."""
     if answer.withheld:
         out.print(f"[yellow]{escape(answer.text)}[/]")
-    for sentence in answer.support:
-        if sentence.supported is False:
-            out.print(f"[yellow]⚠ not supported:[/] {escape(sentence.text)} [dim]({escape(sentence.problem)})[/]")
-    for moved in answer.moved_citations:
-        out.print(f"[yellow]⇄ {escape(moved)}[/]")
+    for note in answer.notes:
+        out.print(f"[yellow]⚠ {escape(note.text)}[/]")
+        if note.quote is not None:
+            out.print("  " + quote_markup(note.quote))
 
 
 def part_lines(answer) -> list[str]:
@@ -79,7 +81,7 @@ def print_reading(reading, passages, with_analysis: bool = False) -> None:
 
 
 def _print_sources(sources, cited: set[int], with_analysis: bool = False) -> None:
-    from mitra.chat.session import passage_label
+    from mitra.chat.labels import passage_label
 
     for n, hit in enumerate(sources, start=1):
         mark = "" if n in cited else " [dim](not cited)[/]"
@@ -90,11 +92,20 @@ def _shown(streamed, as_json: bool):
     """Echo an answer's pieces as the model writes them (not with --json); the final item."""
     final = None
     for item in streamed:
-        if not isinstance(item, str):
+        if isinstance(item, Quote):
+            if not as_json:  # a value question: the passage's own sentence first, the model's prose after
+                out.print(quote_markup(item) + "\n")
+        elif not isinstance(item, str):
             final = item
         elif not as_json:
             typer.echo(item, nl=False)
     return final
+
+
+def quote_markup(q: Quote) -> str:
+    """A passage's sentence for the terminal, its number in bold."""
+    return (f"\\[{q.passage}] “{escape(q.sentence[:q.start])}[bold]{escape(q.sentence[q.start:q.end])}[/]"
+            f"{escape(q.sentence[q.end:])}”")
 
 
 def _model_failed(error, as_json: bool, titles: dict[str, str] | None = None) -> None:
@@ -155,7 +166,7 @@ def _across(p, answerer, question: str, k: int | None, as_json: bool) -> None:
     typer.echo("\n")
     print_support(answer)
     _print_sources(answer.sources, set(answer.cited), with_analysis=True)
-    from mitra.chat.session import part_summary
+    from mitra.chat.turns import part_summary
 
     for part in answer.parts:
         console.print(f"[dim]{escape(part.analysis_id)} ({escape(part.title)}): {part_summary(part)}[/]")
@@ -167,7 +178,7 @@ def _compare(p, answerer, analyses, question: str, as_json: bool) -> None:
     from rich.table import Table
 
     from mitra.answer.across import compare
-    from mitra.chat.session import passage_label
+    from mitra.chat.labels import passage_label
 
     with console.status(f"answering in {analyses[0].id}, then in {analyses[1].id}…"):
         comparison = compare(p, answerer, analyses, question)

@@ -22,7 +22,9 @@ from mitra.cli.common import console, knowledge, user_errors
 from mitra.core.errors import MitraError
 
 if TYPE_CHECKING:  # the session pulls in the models' libraries: imported when `chat` runs
-    from mitra.chat.session import Event, Session, StreamedTurn
+    from mitra.chat.events import Event
+    from mitra.chat.session import Session
+    from mitra.chat.turns import StreamedTurn
 
 out = Console(highlight=False)
 
@@ -32,10 +34,9 @@ HELP = ("Commands: a number picks an analysis, 0 = none of these, y/n to a propo
 
 
 def show(events: list[Event]) -> None:
-    from mitra.chat.session import (
-        AcrossTurn, AnswerTurn, Candidates, CompareTurn, Locked, Notice, SearchPrompt, SearchResults, SwitchOffer,
-        document_label, part_summary,
-    )
+    from mitra.chat.events import Candidates, Locked, Notice, SearchPrompt, SearchResults, SwitchOffer
+    from mitra.chat.labels import document_label
+    from mitra.chat.turns import AcrossTurn, AnswerTurn, CompareTurn, part_summary
 
     for event in events:
         if isinstance(event, Candidates):
@@ -75,11 +76,12 @@ def show(events: list[Event]) -> None:
 def stream_answer(turn: StreamedTurn, with_analysis: bool = False) -> None:
     """A turn's answer as it streams, then its support notes and passages (``with_analysis``:
     each naming its analysis, as in an across answer)."""
-    from mitra.chat.session import source_label
+    from mitra.chat.labels import source_label
 
-    from mitra.cli.answer import print_reading, print_support
+    from mitra.cli.answer import print_reading, print_support, quote_markup
 
     turn.on_reading = lambda t: print_reading(t.reading, t.passages, with_analysis)
+    turn.on_quote = lambda t: out.print(quote_markup(t.quote) + "\n")
     for token in turn.tokens():
         out.print(token, end="", markup=False)
     out.print()

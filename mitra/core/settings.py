@@ -228,6 +228,11 @@ class AnswerSettings(BaseModel):
         True, description="passages reach the model under a '## document vN · section path' line per section; off: "
         "each passage with its own place only (the ablation in the README)"
     )
+    quote_first: bool = Field(
+        True, description="a question that asks for a value gets the passage sentence stating it (its qualifiers "
+        "matching the question's), quoted with the number marked, before the model's prose: on screen within a "
+        "second, where the model's first word takes several"
+    )
     multipart: bool = Field(
         True, description="a question the cheap check finds several questions in is split by the model, each part "
         "retrieved on its own and answered in turn with its own citations; off: answered as one question"

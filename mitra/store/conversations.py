@@ -40,6 +40,8 @@ class SavedTurn(BaseModel):
     citations: list[Citation] = Field(default_factory=list)
     error: str | None = None
     created_at: str = ""
+    shown: dict | None = Field(None, description="what the member was shown (the checked answer with its passages, "
+                                                 "notes and quote), as the chat layer writes it; None before it was kept")
 
 
 class ConversationSummary(BaseModel):
@@ -73,6 +75,7 @@ class ConversationStore(SqlStore):
                 conversation_id=conversation_id, seq=seq, created_at=when, analysis_id=turn.analysis_id,
                 analysis_title=turn.analysis_title, question=turn.question, standalone=turn.standalone,
                 answer=turn.answer, citations=json.dumps([c.model_dump() for c in turn.citations]), error=turn.error,
+                shown=json.dumps(turn.shown) if turn.shown is not None else None,
             ))
             db.execute(update(conversations).where(conversations.c.id == conversation_id).values(updated_at=when))
 
@@ -90,8 +93,9 @@ class ConversationStore(SqlStore):
             self._check(db, conversation_id, owner)
             rows = db.execute(select(turns).where(turns.c.conversation_id == conversation_id)
                               .order_by(turns.c.seq)).mappings().all()
-        return [SavedTurn(**{**{k: r[k] for k in SavedTurn.model_fields if k != "citations"},
-                             "citations": json.loads(r["citations"])}) for r in rows]
+        return [SavedTurn(**{**{k: r[k] for k in SavedTurn.model_fields if k not in ("citations", "shown")},
+                             "citations": json.loads(r["citations"]),
+                             "shown": json.loads(r["shown"]) if r["shown"] else None}) for r in rows]
 
     @staticmethod
     def _check(db, conversation_id: str, owner: str) -> None:

@@ -83,6 +83,7 @@ turns = Table(
     Column("answer", Text, nullable=False),
     Column("citations", Text, nullable=False),  # JSON list of {n, label, chunk_id}
     Column("error", Text),
+    Column("shown", Text),  # JSON: what the member was shown with the answer (conversations_0002)
 )
 
 # ---------------------------------------------------------------- members (PostgreSQL; files when embedded)

@@ -19,7 +19,7 @@ from mitra.chat.cited_page import HIGHLIGHT
 from mitra.store.catalog import DocumentRecord
 from mitra.core.errors import MitraError, unavailable_service
 from mitra.ui.render import inert_markdown, passage_markdown
-from mitra.chat.session import source_label
+from mitra.chat.labels import source_label
 from mitra.core.settings import Settings, get_settings
 from mitra.core.types import Chunk, ChunkKind, Document, Hit, version_label
 
@@ -363,3 +363,10 @@ def answer_details(answer) -> None:
         + (f" · {answer.model}" if answer.model else "")
         + (f" · {answer.ranking}" if answer.ranking else "")
     )
+
+
+def highlighted_quote(quote) -> str:
+    """A passage's sentence quoted in an answer, inert, its number in bold."""
+    before, number, after = (quote.sentence[:quote.start], quote.sentence[quote.start:quote.end],
+                             quote.sentence[quote.end:])
+    return f"“{inert_markdown(before)}**{inert_markdown(number)}**{inert_markdown(after)}”"

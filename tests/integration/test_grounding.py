@@ -108,7 +108,7 @@ def test_a_right_fact_under_the_wrong_number_gets_the_passage_that_holds_it(demo
     answer = demo_answerer.answer(monojet, question)
     (sentence,) = answer.support
     assert sentence.supported and sentence.recited_from and sentence.cited != sentence.recited_from
-    assert answer.cited == sentence.cited and answer.text.endswith(f"[{sentence.cited[0]}]")
+    assert answer.cited == sentence.cited and answer.text.endswith(f"[{sentence.cited[0]}].")
     assert "65%" in answer.sources[sentence.cited[0] - 1].chunk.text and not answer.withheld
 
 

@@ -1,6 +1,6 @@
 """The one JSON shape of a hit and the one citation label (search, ask and the app use them)."""
 
-from mitra.chat.session import source_label
+from mitra.chat.labels import source_label
 from mitra.core.types import Chunk, Hit
 
 HIT_FIELDS = {"rank", "chunk_id", "doc_id", "version", "section", "page", "kind", "label", "text", "scores"}

@@ -1,0 +1,67 @@
+"""What the checks changed in an answer, or found wrong with it, in plain words.
+
+The member watched the model's own text stream in; when the checks then move a citation,
+put a passage's sentence in place of a wrong figure, credit a claim to the analysis whose
+passage holds it, or leave a sentence out, the answer says so under its text. The same
+notes are saved with the turn, so a reopened conversation shows what was shown.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Sequence
+
+from pydantic import BaseModel
+
+from mitra.answer.claims import Quote
+from mitra.answer.grounding import SentenceSupport
+from mitra.answer.prompts import CITATION
+
+NoteKind = Literal["citation moved", "citation removed", "figure corrected", "figure removed", "credit corrected",
+                   "sentence removed", "not supported"]
+
+
+class Note(BaseModel):
+    kind: NoteKind
+    text: str
+    quote: Quote | None = None  # the passage's own sentence shown in place of a wrong figure
+
+
+def _marks(numbers: Sequence[int]) -> str:
+    return ", ".join(f"[{n}]" for n in numbers)
+
+
+def note_of(s: SentenceSupport) -> Note | None:
+    """The note one checked sentence needs, if any."""
+    said = CITATION.sub("", s.text).strip()
+    if s.wrong_figure:
+        why = "; ".join(check.explain() for check in s.numbers)
+        if s.quote is not None:
+            return Note(kind="figure corrected", quote=s.quote,
+                        text=f"The model's figure did not match its passage: it wrote “{said}”, but {why}. "
+                             f"The sentence of [{s.quote.passage}] that states it is quoted in its place.")
+        return Note(kind="figure removed", text=f"Left out: the model wrote “{said}”, but {why}, and no passage "
+                                                "shown states the figure asked for.")
+    if s.credit is not None:
+        return Note(kind="credit corrected",
+                    text=f"Corrected: the model credited “{said}” to {s.credit.named}; the passage that holds it, "
+                         f"{_marks(s.cited)}, is {s.credit.holder}'s, so the answer names {s.credit.holder}.")
+    if s.misattributed and not s.supported:
+        return Note(kind="sentence removed",
+                    text=f"Left out: the model wrote “{said}”, crediting {', '.join(s.named) or 'an analysis'} with "
+                         "what none of its passages says.")
+    if s.recited_from is not None and s.misattributed:
+        removed = [n for n in s.recited_from if n not in s.cited]
+        return Note(kind="citation removed", text=f"Citation removed: the model cited {_marks(removed)} for "
+                                                  f"“{said}”, a passage of another analysis than the one it names.")
+    if s.recited_from is not None:
+        written = f"cited {_marks(s.recited_from)}" if s.recited_from else "cited no passage"
+        return Note(kind="citation moved", text=f"Citation moved: the model {written} for “{said}”; the passage "
+                                                f"that holds it is {_marks(s.cited)}, so the answer cites that.")
+    if s.supported is False:
+        return Note(kind="not supported", text=f"Not supported by its passages: “{said}” — {s.problem}.")
+    return None
+
+
+def notes(support: Sequence[SentenceSupport]) -> list[Note]:
+    """One note per sentence the checks changed or found unsupported, in answer order."""
+    return [note for s in support if (note := note_of(s)) is not None]
