@@ -155,9 +155,10 @@ def build_across_prompt(question: str, analyses: Sequence[Analysis], per_analysi
                         settings: Settings) -> Prompt:
     """One prompt within ``llm_context_tokens``: the analyses named in the rules, their
     passages grouped by analysis (in routing order) and numbered from 1. With
-    ``context_sentences`` each analysis that has passages adds the locked prompt's
-    ``context_tokens`` of their question's sentences: the model reads the prompt before its
-    first word, so whole passages from three analyses would triple the wait."""
+    ``context_sentences`` each analysis that has passages gets the locked prompt's
+    ``context_tokens`` of its own passages' sentences (one analysis's five passages once took
+    the budget and SMP-24-002's own calibration sentence was cut): the model reads the prompt
+    before its first word, so whole passages from three analyses would triple the wait."""
     values = {
         "analyses": "\n".join(f'- {a.id}: "{sanitise(a.title)}". {analysis_summary(a)}' for a in analyses),
         "example_id": analyses[0].id,
@@ -169,9 +170,13 @@ def build_across_prompt(question: str, analyses: Sequence[Analysis], per_analysi
     label = max(estimate_tokens(f' analysis="{a.id}"', settings) for a in analyses)
     hits = _pooled(per_analysis)
     budget = max(settings.llm_context_tokens - settings.llm_max_tokens - fixed - label * len(hits), 0)
-    if settings.context_sentences:
-        shares = settings.context_tokens * sum(1 for analysis_hits in per_analysis if analysis_hits)
-        chosen, left_out = question_sentences(question, hits, min(budget, shares), settings)
+    if settings.context_sentences:  # each analysis its own share: one analysis's neighbours never crowd out another's
+        drawing = [analysis_hits for analysis_hits in per_analysis if analysis_hits]
+        share = min(settings.context_tokens, budget // max(len(drawing), 1))
+        chosen, left_out = [], []
+        for analysis_hits in drawing:
+            kept, dropped = question_sentences(question, analysis_hits, share, settings)
+            chosen, left_out = chosen + kept, left_out + dropped
     else:
         chosen, left_out = select_passages(hits, budget, settings)
     order = {a.id: i for i, a in enumerate(analyses)}

@@ -29,6 +29,7 @@ from typing import Protocol, Sequence
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
 
+from mitra.answer.quantities import states_for_earlier
 from mitra.core.settings import Settings
 from mitra.core.text import math_to_words, split_sentences, tokenize
 from mitra.core.types import Analysis, Chunk, ChunkKind, Hit, version_label
@@ -278,7 +279,10 @@ def question_sentences(
     how few of the candidate sentences use it. Spent in this order, each step passage by
     passage best-first: every passage's best sentence (a passage whose best does not fit is
     left out); the sentences either side of it; then any other sentence sharing a question
-    word, best first. A table or an equation is one unit: whole or not at all."""
+    word, best first. A table or an equation is one unit: whole or not at all. A sentence
+    stating a number about "it", "this", "they" … comes with the sentence before it, which
+    says what that is (the channel, the mediator, the data set): without it a small model
+    gives the number as the analysis's own."""
     cuts = [_Cut.of(hit) for hit in hits]
     asked = set(tokenize(question))
     words = [[set(tokenize(math_to_words(u))) & asked for u in cut.units] for cut in cuts]
@@ -297,12 +301,15 @@ def question_sentences(
 
     def take(cut: _Cut, index: int, first: bool = False) -> None:
         nonlocal remaining
-        cost = estimate_tokens(cut.units[index], settings) + ellipsis
+        # "It has 1.6 σ": the sentence saying what "it" is comes with it, or the figure reads as another's.
+        units = [index - 1, index] if index > 0 and states_for_earlier(cut.units[index]) else [index]
+        units = [i for i in units if i not in cut.kept]
+        cost = sum(estimate_tokens(cut.units[i], settings) + ellipsis for i in units)
         header = group_header(cut.hit.chunk)
         if first:
             cost += overhead + estimate_tokens(_place(cut.hit.chunk) + (header * (header not in headed)), settings)
-        if cost <= remaining:
-            cut.kept.add(index)
+        if units and cost <= remaining:
+            cut.kept.update(units)
             headed.add(header)
             remaining -= cost
         elif first and not cut.whole and not any(c.kept for c in cuts) and remaining > 2 * overhead:

@@ -531,6 +531,12 @@ def mentions(text: str, heading: str = "") -> tuple[Mention, ...]:
     return tuple(out)
 
 
+def states_for_earlier(sentence: str) -> bool:
+    """Does the sentence state a number for something only the sentence before it names
+    ("It has an excess with local significance 1.6 σ")?"""
+    return bool(_ANAPHOR.match(sentence.strip())) and any(ch.isdigit() for ch in sentence)
+
+
 def qualifiers_of(text: str) -> dict[str, frozenset[str]]:
     """Every class value ``text`` names (a question, a title), for the classes a claim leaves open."""
     out: dict[str, set[str]] = {}

@@ -27,7 +27,7 @@ def answerer(demo_pipeline, ollama_stub):
 def passage_with(request: dict, words: str) -> int:
     """The number the prompt gives the passage holding ``words``."""
     prompt = request["messages"][-1]["content"]
-    for n, body in re.findall(r'<passage n="(\d+)"[^>]*>\n(.*?)\n</passage>', prompt, re.S):
+    for n, body in re.findall(r'<passage n="(\d+)"[^\n]*\n(.*?)\n</passage>', prompt, re.S):
         if words in body:
             return int(n)
     raise AssertionError(f"no passage holds {words!r}")

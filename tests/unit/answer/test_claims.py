@@ -1,0 +1,106 @@
+"""A number bound to the quantity its passage states it for (issue 30), on sentences from
+the CMS discovery paper (1207.7235) and the demo's monojet note: the checker must tell a
+channel's significance from the combination's, the axial-vector limit from the vector one,
+expected from observed and statistical from systematic."""
+
+from __future__ import annotations
+
+import pytest
+
+from mitra.answer.claims import PassageText, asked_kind, bind, quote, value_question
+from mitra.answer.quantities import mentions
+
+INTRO = PassageText(1, "The observed local significance is 5.0 standard deviations (σ), compared with an expected "
+                       "significance of 5.8 σ.", "1 Introduction")
+WW = PassageText(2, "The expected significance for a SM Higgs of mass 125 GeV is 2.4 σ and the observed significance "
+                    "is 1.6 σ.", "6 Decay modes with low mass resolution > 6.1 H → WW")
+COMBINED = PassageText(3, "The WW decay mode has an exclusion sensitivity comparable to the γγ and ZZ decay modes but "
+                          "does not have a good mass resolution. It has an excess with local significance 1.6 σ for "
+                          "mH ∼ 125 GeV. Adding the ττ and bb channels in the combination, the final significance "
+                          "becomes 5.0 σ.", "7 Combined results")
+TABLE = PassageText(4, "Table 6: The expected and observed local p-values.\n"
+                       "Decay mode/combination | Expected (σ) | Observed (σ)\nγγ | 2.8 | 4.1\nZZ | 3.8 | 3.2\n"
+                       "γγ + ZZ + WW + ττ + bb | 5.8 | 5.0", "7.1 Significance")
+HIGGS = [INTRO, WW, COMBINED, TABLE]
+SIGNIFICANCE = "What is the observed local significance of the excess?"
+
+ABSTRACT = PassageText(1, "Limits are set on simplified models with axial-vector and vector mediators, excluding "
+                          "mediator masses up to 2.05 TeV. Axial-vector mediators are excluded for masses below "
+                          "2.05 TeV.", "Abstract")
+RESULTS = PassageText(2, "For the axial-vector and vector mediators with mχ = 1 GeV, mediator masses below 2.05 TeV "
+                         "and 2.10 TeV are excluded, respectively, compared with expected exclusions of 2.15 and "
+                         "2.20 TeV.", "Results")
+MONOJET = [ABSTRACT, RESULTS]
+VECTOR = "Up to what mass is the vector mediator excluded?"
+
+
+def problems(claim: str, question: str, cited, shown) -> list[str]:
+    return [check.explain() for check in bind(claim, question, cited, shown)]
+
+
+@pytest.mark.parametrize("claim, cited, wrong", [
+    ("The observed local significance is 1.6 σ.", WW, "[2] states 1.6 σ for the WW channel, which the sentence does not say"),
+    ("The observed local significance is 1.6 σ.", COMBINED, "[3] states 1.6 σ for the WW channel"),
+    ("The expected significance is 5.0 σ.", INTRO, "[1] states 5.0 σ for the observed value, not the expected value"),
+    ("The significance is 5.8 σ.", INTRO, "[1] states 5.8 σ for the expected value, not the observed value"),
+    ("In the ZZ channel the observed significance is 4.1 σ.", TABLE, "[4] states 4.1 σ for the γγ channel, not the ZZ"),
+    ("In the γγ channel the observed significance is 2.8 σ.", TABLE, "[4] states 2.8 σ for the expected value"),
+])
+def test_a_figure_stated_for_a_sibling_quantity_fails(claim, cited, wrong):
+    (found,) = problems(claim, SIGNIFICANCE, [cited], HIGGS)
+    assert found.startswith(wrong)
+
+
+@pytest.mark.parametrize("claim, cited", [
+    ("The observed local significance is 5.0 σ.", INTRO),
+    ("The final significance in the combination becomes 5.0 σ.", COMBINED),
+    ("The observed local significance is 5.0 σ.", TABLE),
+    ("The expected significance is 5.8 σ.", INTRO),
+    ("In the WW channel the observed significance is 1.6 σ.", WW),
+    ("In the γγ channel the observed significance is 4.1 σ.", TABLE),
+])
+def test_the_figure_of_the_asked_quantity_stands(claim, cited):
+    assert problems(claim, SIGNIFICANCE, [cited], HIGGS) == []
+
+
+def test_the_mediator_named_by_the_question_binds_a_sentence_that_names_none():
+    """Reported: "excluded for masses below 2.05 TeV [1]" for the vector mediator, 2.05 TeV
+    being the axial-vector limit; the abstract's broad sentence names both mediators, and
+    reads as the specific sentences about 2.05 TeV say."""
+    for cited in (ABSTRACT, RESULTS):
+        (found,) = problems("It is excluded for masses below 2.05 TeV.", VECTOR, [cited], MONOJET)
+        assert found.endswith("states 2.05 TeV for the axial-vector mediator, not the vector mediator")
+    assert problems("Masses below 2.10 TeV are excluded.", VECTOR, [RESULTS], MONOJET) == []
+    (found,) = problems("The observed exclusion is 2.20 TeV.", VECTOR, [RESULTS], MONOJET)
+    assert found == "[2] states 2.20 TeV for the expected value, not the observed value"
+
+
+def test_the_passages_own_sentence_for_the_asked_quantity():
+    found = quote(f"{VECTOR} It is excluded for masses below 2.05 TeV", "energy", MONOJET,
+                  avoid=mentions("below 2.05 TeV")[0], min_overlap=2)
+    assert found.passage == 2 and found.number == "2.10 TeV"
+    assert found.sentence[found.start:found.end] == "2.10 TeV"
+    first = quote(SIGNIFICANCE, asked_kind(SIGNIFICANCE), HIGGS, min_overlap=2)
+    assert first.number == "5.0 standard deviations" and first.passage == 1
+    assert quote("What is the scalar mediator's limit?", "energy", MONOJET, min_overlap=2) is None  # none stated
+
+
+@pytest.mark.parametrize("text, qualifiers", [
+    ("The branching fraction is (1.2 ± 0.3 (stat) ± 0.1 (syst)) × 10^-5.",
+     {"1.2": {}, "0.3": {"uncertainty": {"statistical"}}, "0.1": {"uncertainty": {"systematic"}}}),
+    ("We find 0.310 ± 0.030 ± 0.021, where the first uncertainty is statistical and the second systematic.",
+     {"0.310": {}, "0.030": {"uncertainty": {"statistical"}}, "0.021": {"uncertainty": {"systematic"}}}),
+    ("The observed (expected) upper limit on the cross section is 1.1 (0.9) pb at 95% CL.",
+     {"1.1 pb": {"measure": {"observed"}, "limit": {"upper"}}, "0.9 pb": {"measure": {"expected"}, "limit": {"upper"}},
+      "95 %": {"measure": {"observed"}, "limit": {"upper"}}}),
+    ("The 7 and 8 TeV data sets exhibit an excess of 3.2 σ and 3.8 σ significance, respectively.",
+     {"7 TeV": {}, "8 TeV": {}, "3.2 σ": {"energy": {"7 TeV"}}, "3.8 σ": {"energy": {"8 TeV"}}}),
+])
+def test_each_number_reads_its_own_clause(text, qualifiers):
+    assert {m.written: {c: set(v) for c, v in m.qualifiers.items()} for m in mentions(text)} == qualifiers
+
+
+def test_value_questions():
+    assert value_question(VECTOR) and value_question("How many signal events does the VBF category expect?")
+    assert not value_question("How is the Drell-Yan background estimated?")
+    assert asked_kind(SIGNIFICANCE) == "significance" and asked_kind(VECTOR) == "energy"
