@@ -27,16 +27,8 @@ from typing import Iterable, Literal, Sequence
 
 from pydantic import BaseModel
 
-from mitra.answer.quantities import (
-    CONDITIONS,
-    DEFAULTS,
-    NOUNS,
-    STRICT,
-    SUBJECTS,
-    Mention,
-    mentions,
-    qualifiers_of,
-)
+from mitra.answer.qualifiers import CONDITIONS, DEFAULTS, NOUNS, STRICT, SUBJECTS, qualifiers_of
+from mitra.answer.quantities import Mention, mentions
 from mitra.core.text import math_to_words, tokenize
 from mitra.core.types import Hit
 

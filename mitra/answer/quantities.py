@@ -5,7 +5,7 @@ significance of 5.0 σ, compared with an expected 5.8 σ"; "2.05 TeV and 2.10 Te
 axial-vector and vector mediators, respectively"), so a number found somewhere in a
 passage says nothing about which quantity it is. ``mentions`` reads each number with its
 unit and the *qualifiers* bound to it, in closed classes a physicist tells apart
-(``CLASSES``: observed / expected, statistical / systematic, local / global, the decay
+(``qualifiers``: observed / expected, statistical / systematic, local / global, the decay
 channel, the production category, the mediator, the data set, upper / lower, the data
 split), plus the plain words of its clause for what no class names.
 
@@ -28,116 +28,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import lru_cache
 
+from mitra.answer.figures import UNITS, Figure, figures, unit_at
+from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
 from mitra.core.text import split_sentences, tokenize
 
-# -------------------------------------------------------------------- the classes
-# class -> [(value, pattern)]; a value named first wins where two patterns overlap.
-_CLASSES: dict[str, list[tuple[str, str]]] = {
-    "measure": [
-        ("expected", r"\bexp(?:ected|ectation|\.)|\bpredict(?:ed|ions?)\b|\bsensitivity\b"),
-        ("observed", r"\bobs(?:erved|\.)|\bmeasured\b"),
-    ],
-    "uncertainty": [
-        ("statistical", r"\bstat(?:istic(?:s|al|ally)|\.)?(?![a-z])"),
-        ("systematic", r"\bsyst(?:ematics?|\.)?(?![a-z])"),
-        ("theoretical", r"\btheo(?:ry|retical|\.)?(?![a-z])"),
-        ("luminosity", r"\(\s*lumi(?:nosity)?\s*\)"),
-        ("total", r"\btotal\b"),
-    ],
-    "significance": [("local", r"\blocal(?:ly)?\b"), ("global", r"\bglobal(?:ly)?\b")],
-    "channel": [
-        ("γγ", r"γ\s?γ|\bgamma\s?gamma\b|\\gamma\s?\\gamma|\bdiphoton|\btwo[- ]photon"),
-        ("Zγ", r"\bZ\s?γ|\bZ\s?gamma\b"),
-        ("ZZ", r"\bZZ\b|\bZZ\*|four[- ]lepton|\b4\s?(?:ℓ|l|leptons?)\b"),
-        ("WW", r"\bWW\b|\bWW\*|\bℓνℓν\b"),
-        ("ττ", r"τ\s?τ|\btau\s?tau\b|\bditau|\\tau\s?\\tau"),
-        ("bb", r"\bb\s?b̄|\bbb\b|\bb\s?\\bar\{?b\}?|\bbbbar\b"),
-        ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\s?mu\b|\bdimuon|\\mu\s?\\mu"),
-        ("ee", r"\bee\b|\bdielectron|\be\+\s?e[-−]"),
-        ("electron", r"\belectrons? (?:channel|final state)"),
-        ("muon", r"\bmuons? (?:channel|final state)"),
-        ("combined", r"\bcombin(?:ed|ation|ing)\b|\boverall\b|\ball (?:channels|final states|decay modes)\b"),
-    ],
-    "category": [
-        ("VBF", r"\bVBF\b|vector[- ]boson fusion"),
-        ("ggF", r"\bggF\b|\bggH\b|gluon[- ](?:gluon )?fusion"),
-        ("VH", r"\bVH\b|\bWH\b|\bZH\b|associated (?:production )?with a (?:W|Z|vector)"),
-        ("ttH", r"\bttH\b|\btt̄H\b|\bt\s?t̄\s?H\b"),
-        ("0-jet", r"\b(?:0|zero)[- ]jets?\b"),
-        ("1-jet", r"\b(?:1|one)[- ]jets?\b"),
-        ("2-jet", r"\b(?:2|two)[- ]jets?\b"),
-        ("untagged", r"\buntagged\b"),
-        ("inclusive", r"\binclusive\b"),
-    ],
-    "mediator": [
-        ("axial-vector", r"\baxial[- ]?vector"),
-        ("pseudoscalar", r"\bpseudo[- ]?scalar"),
-        ("vector", r"(?<![-\w])vector(?![- ]?boson)(?:[- ]like)?\b"),
-        ("scalar", r"(?<![-\w])scalar\b"),
-    ],
-    "limit": [("upper", r"\bupper\b"), ("lower", r"\blower\b")],
-    "run": [
-        ("Run 1", r"\bRun[- ]?(?:1|I)\b"),
-        ("Run 2", r"\bRun[- ]?(?:2|II)\b"),
-        ("Run 3", r"\bRun[- ]?(?:3|III)\b"),
-    ],
-    "split": [
-        ("development", r"\bdev(?:elopment)?\b|\bvalidation\b"),
-        ("test", r"\btest(?:ing)?\s+(?:set|data|split)\b|\bon (?:the )?test\b"),
-        ("training", r"\btrain(?:ing)?\s+(?:set|data|split)\b"),
-    ],
-}
-# What a sentence means when it names no value of the class: dropping it loses nothing.
-DEFAULTS = {"measure": "observed", "channel": "combined", "category": "inclusive", "uncertainty": "total"}
-# A specific channel or category left out of a claim is always a lost qualifier: a channel's
-# value read as the analysis's (1.6 σ in WW as "the" significance) is the classic wrong answer.
-STRICT = frozenset({"channel", "category"})
-# How a qualifier reads in a sentence for the member.
-NOUNS = {"measure": "", "uncertainty": "uncertainty", "significance": "significance", "channel": "channel",
-         "category": "category", "mediator": "mediator", "limit": "limit", "energy": "data",
-         "year": "data", "run": "data", "split": "set"}
-
-_PATTERNS = {cls: [(v, re.compile(p, re.I)) for v, p in values] for cls, values in _CLASSES.items()}
-_NOT_A_QUALIFIER = re.compile(r"\bas (?:expected|observed|predicted)\b", re.I)
-
-# -------------------------------------------------------------------- numbers and units
-_UNITS: list[tuple[str, str, str, Decimal]] = [  # unit, kind, pattern, factor to the kind's base
-    ("fb-1", "luminosity", r"fb\s?(?:\^\{?)?[-−–]\s?1\}?|fb\s?⁻¹|/fb\b|inverse femtobarns?", Decimal(1)),
-    ("pb-1", "luminosity", r"pb\s?(?:\^\{?)?[-−–]\s?1\}?|pb\s?⁻¹|/pb\b|inverse picobarns?", Decimal("0.001")),
-    ("TeV", "energy", r"TeV(?:/c2?)?", Decimal(1000)),
-    ("GeV", "energy", r"GeV(?:/c2?)?", Decimal(1)),
-    ("MeV", "energy", r"MeV(?:/c2?)?", Decimal("0.001")),
-    ("keV", "energy", r"keV(?:/c2?)?", Decimal("0.000001")),
-    ("σ", "significance", r"σ|sigma\b|\\sigma\b|standard deviations?|s\.\s?d\.", Decimal(1)),
-    ("%", "percent", r"%|\\%|per\s?cent\b", Decimal(1)),
-    ("fb", "cross section", r"fb\b", Decimal(1)),
-    ("pb", "cross section", r"pb\b", Decimal(1000)),
-    ("nb", "cross section", r"nb\b", Decimal(1000000)),
-    ("ps", "time", r"ps\b", Decimal(1)),
-    ("fs", "time", r"fs\b", Decimal("0.001")),
-    ("ns", "time", r"ns\b", Decimal(1000)),
-    ("events", "count", r"(?:signal |background |selected |candidate )?(?:events?|candidates?)\b", Decimal(1)),
-]
-_UNIT = re.compile("|".join(f"(?P<u{i}>{p})" for i, (_, _, p, _) in enumerate(_UNITS)), re.I)
-# A number as written: not part of a name (B0, SMP-24-002, 10.1103), thousands grouped by
-# a (thin) space, optionally times a power of ten.
-_NUMBER = re.compile(
-    r"(?<![\w.\-/])(?P<sign>[-−]\s?)?(?<![\w.])(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?:\.\d+)?)"
-    r"(?P<exp>\s?(?:[eE](?=[-−+]?\d)|[x×*]\s?10\s?(?:\^|\*\*)?\s?\{?)\s?(?P<power>[-−–+]?\d+)\}?)?"
-)
-# "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
-_POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
-_TIMES = re.compile(r"(?:[x×*]|\\times)\s?\Z")
-_YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
-_ENERGY_CONTEXT = re.compile(r"(?:√s|sqrt\(?s\)?|\bs\s?=|\b(?:at|of) \d+(?:\.\d+)? TeV|centre[- ]of[- ]mass|center[- ]of[- ]mass|collision|"
-                             r"data(?:\s?sets?)?\b|analys[ie]s\b|samples?\b|run\b)", re.I)
 _CLAUSE_END = re.compile(r"[,;:]|\s(?:and|while|whereas|but|or|compared)\s|\)\s*[,;]", re.I)
 _CLAUSE_START = re.compile(r";|\b(?:whereas|while|but|compared (?:with|to)|than)\b", re.I)
-# What "It has …" can refer back to: the thing measured, not how (observed, statistical …).
-SUBJECTS = frozenset({"channel", "category", "mediator", "energy", "year", "run", "split"})
 _ANAPHOR = re.compile(r"^(?:it|its|this|these|they|their|the (?:latter|former|same)|such)\b", re.I)
 _PLUS_MINUS = re.compile(r"\s*\)?\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")
 _ORDINAL = re.compile(
@@ -145,7 +44,6 @@ _ORDINAL = re.compile(
     r".{0,40}?\bsecond (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<second>statistical|systematic|theoretical)?"
     r"(?:.{0,40}?\bthird (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<third>statistical|systematic|theoretical)?)?",
     re.I)
-_UNCERTAINTY_WORDS = {"statistical": "statistical", "systematic": "systematic", "theoretical": "theoretical"}
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _CONTENT = re.compile(r"[^\W\d_]{2,}")
 
@@ -168,7 +66,7 @@ class Mention:
     @property
     def base(self) -> Decimal:
         """The value in its kind's base unit (GeV, fb, ps …), for comparing 2.05 TeV with 2050 GeV."""
-        factor = next((f for u, _, _, f in _UNITS if u == self.unit), Decimal(1))
+        factor = next((f for u, _, _, f in UNITS if u == self.unit), Decimal(1))
         return self.value * factor
 
     def same_value(self, other: "Mention") -> bool:
@@ -180,100 +78,6 @@ class Mention:
 
     def compatible_kind(self, other: "Mention") -> bool:
         return not self.kind or not other.kind or self.kind == other.kind
-
-
-def _decimal(raw: str) -> Decimal | None:
-    try:
-        return Decimal(re.sub(r"[ \u2009\u202f]", "", raw)).normalize()
-    except InvalidOperation:
-        return None
-
-
-@dataclass
-class _Raw:
-    start: int
-    end: int  # after its unit
-    num_end: int
-    value: Decimal
-    power: int | None
-    unit: str = ""
-    kind: str = ""
-    paren: bool = False  # "5.8" in "5.0 (5.8) σ"
-
-
-def _unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
-    match = _UNIT.match(text, pos + len(text[pos:]) - len(text[pos:].lstrip(" \u2009\u202f")))
-    if not match:
-        return None
-    index = int(match.lastgroup[1:])
-    unit, kind, _, _ = _UNITS[index]
-    return unit, kind, match.end()
-
-
-def _numbers(text: str) -> list[_Raw]:
-    raws: list[_Raw] = []
-    skip_to = 0
-    for match in _NUMBER.finditer(text):
-        value = _decimal(match.group("num"))
-        if match.start() < skip_to or value is None:
-            continue
-        if (power := _POWER_OF_TEN.match(text, match.start("num"))) and _TIMES.search(text, 0, match.start()):
-            skip_to = power.end()
-            continue
-        power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
-        raw = _Raw(match.start("num"), match.end(), match.end("num"), value, power)
-        found = _unit_at(text, match.end())
-        if not found and (closing := re.match(r"\s*\)", text[match.end():])):  # "5.8) σ"
-            found = _unit_at(text, match.end() + closing.end())
-        if found:
-            raw.unit, raw.kind, raw.end = found
-        raws.append(raw)
-    for before, after in zip(raws, raws[1:]):  # "5.0 (5.8) σ", "2.15 and 2.20 TeV", "5.0 ± 0.3 GeV": one unit
-        between = text[before.end:after.start]
-        if re.fullmatch(r"\s*\(\s*", between) and re.match(r"\s*\)", text[after.num_end:]):
-            after.paren = True
-        if not before.unit and re.fullmatch(r"\s*(?:\(|\)|,|and|or|to|[-–]|±|\+-|\+/-|\\pm)?\s*\(?\s*", between):
-            before.unit, before.kind = after.unit, after.kind
-    for before, after in zip(reversed(raws[:-1]), reversed(raws[1:])):
-        between = text[before.end:after.start]
-        if after.paren and not before.unit and re.fullmatch(r"\s*\(\s*", between):
-            before.unit, before.kind = after.unit, after.kind
-    return raws
-
-
-def _qualifiers(text: str) -> list[tuple[str, str, int, int]]:
-    """(class, value, start, end) of every qualifier in ``text``, in order."""
-    masked = _NOT_A_QUALIFIER.sub(lambda m: " " * len(m.group()), text)
-    found: list[tuple[str, str, int, int]] = []
-    for cls, patterns in _PATTERNS.items():
-        taken: list[tuple[int, int]] = []
-        for value, pattern in patterns:
-            for m in pattern.finditer(masked):
-                if not any(s < m.end() and m.start() < e for s, e in taken):
-                    taken.append((m.start(), m.end()))
-                    found.append((cls, value, m.start(), m.end()))
-    return sorted(found, key=lambda q: q[2])
-
-
-def _conditions(text: str, raws: list[_Raw]) -> list[tuple[str, str, int, int]]:
-    """Numbers that say which data: a centre-of-mass energy (13 TeV data, √s = 8 TeV) or a year."""
-    found = []
-    for raw in raws:
-        written = text[raw.start:raw.num_end]
-        near = text[max(0, raw.start - 30):raw.end + 25]
-        if raw.unit == "TeV" and raw.value in _BEAM_ENERGIES and _ENERGY_CONTEXT.search(near):
-            found.append(("energy", f"{raw.value} TeV", raw.start, raw.end))
-        elif not raw.unit and raw.power is None and _YEAR.fullmatch(written):
-            found.append(("year", written, raw.start, raw.end))
-        elif _SETTING.search(text, 0, raw.start):
-            found.append(("setting", written, raw.start, raw.end))
-    return found
-
-
-# "for mH = 125.5 GeV", "with mχ = 1 GeV": the point a result is given at, not a result.
-_SETTING = re.compile(r"\b(?:for|with|at|assuming)\s+[^\s=]{1,15}\s?[=∼~≈]\s?\Z", re.I)
-CONDITIONS = frozenset({"energy", "year", "setting"})  # classes whose value is a number of the text
-_BEAM_ENERGIES = frozenset(Decimal(v).normalize() for v in ("0.9", "2.76", "5.02", "7", "8", "13", "13.6", "14"))
 
 
 def _paren_following(text: str, quals: list[tuple[str, str, int, int]]) -> set[int]:
@@ -288,7 +92,7 @@ def _paren_following(text: str, quals: list[tuple[str, str, int, int]]) -> set[i
     return out
 
 
-def _window(text: str, raws: list[_Raw], i: int, clause_start: int) -> tuple[int, int]:
+def _window(text: str, raws: list[Figure], i: int, clause_start: int) -> tuple[int, int]:
     raw = raws[i]
     left = clause_start
     for j in range(i - 1, -1, -1):
@@ -316,11 +120,11 @@ def _clause_start(text: str, pos: int) -> int:
 
 
 def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
-    named = _qualifiers(sentence)
-    raws = [r for r in _numbers(sentence) if not any(q[2] <= r.start < q[3] for q in named)]
+    named = qualifiers(sentence)
+    raws = [r for r in figures(sentence) if not any(q[2] <= r.start < q[3] for q in named)]
     if not raws:
         return []
-    quals = named + _conditions(sentence, raws)
+    quals = named + conditions(sentence, raws)
     quals.sort(key=lambda q: q[2])
     in_brackets = _paren_following(sentence, quals)
     windows = [_window(sentence, raws, i, _clause_start(sentence, raw.start)) for i, raw in enumerate(raws)]
@@ -350,10 +154,10 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     mentions = []
     for i, raw in enumerate(raws):
         left, right = windows[i]
-        qualifiers = {cls: set(values) for cls, values in bound[i].items()}
+        own = {cls: set(values) for cls, values in bound[i].items()}
         for cls, values in inherited.items():
-            qualifiers.setdefault(cls, set(values))
-        channels = qualifiers.get("channel", set())
+            own.setdefault(cls, set(values))
+        channels = own.get("channel", set())
         if len(channels - {"combined"}) >= 2:  # "γγ + ZZ": a combination of channels
             channels.add("combined")
         words = frozenset(t for t in tokenize(sentence[left:right]) if _CONTENT.fullmatch(t))
@@ -361,18 +165,18 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
         mentions.append(Mention(
             written=written, value=raw.value, power=raw.power, unit=raw.unit, kind=raw.kind, sentence=sentence,
             span=(raw.start, raw.end if raw.unit and ")" not in sentence[raw.num_end:raw.end] else raw.num_end),
-            qualifiers={c: frozenset(v) for c, v in qualifiers.items() if v},
+            qualifiers={c: frozenset(v) for c, v in own.items() if v},
             words=words, condition=_is_condition(raw, quals)))
     return mentions
 
 
-def _ordinal(text: str, raws: list[_Raw], bound: list[dict[str, set[str]]]) -> None:
+def _ordinal(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> None:
     """"0.307 ± 0.017 ± 0.023, where the first uncertainty is statistical and the second
     systematic": each ± of a chain takes its ordinal's name."""
     named = _ORDINAL.search(text)
     if not named:
         return
-    kinds = [_UNCERTAINTY_WORDS.get(w.lower()) if (w := named.group(g)) else None for g in ("first", "second", "third")]
+    kinds = [(named.group(g) or "").lower() or None for g in ("first", "second", "third")]
     chain: list[int] = []
     for i in range(1, len(raws) + 1):
         linked = i < len(raws) and _PLUS_MINUS.fullmatch(text[raws[i - 1].num_end:raws[i].start])
@@ -385,7 +189,7 @@ def _ordinal(text: str, raws: list[_Raw], bound: list[dict[str, set[str]]]) -> N
         chain = []
 
 
-def _listed(text: str, raws: list[_Raw], bound: list[dict[str, set[str]]]) -> None:
+def _listed(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> None:
     """"expected exclusions of 2.15 and 2.20 TeV": numbers listed together share what the
     list's first one is stated for."""
     for i in range(1, len(raws)):
@@ -395,7 +199,7 @@ def _listed(text: str, raws: list[_Raw], bound: list[dict[str, set[str]]]) -> No
                 bound[i].setdefault(cls, set(values))
 
 
-def _bracket_of_other(text: str, raws: list[_Raw], i: int, start: int) -> bool:
+def _bracket_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
     """Is the qualifier at ``start`` a bracket right after another number than raws[i]?"""
     for j, other in enumerate(raws):
         if j != i and re.fullmatch(r"\s*\(\s*", text[other.end:start]):
@@ -403,7 +207,7 @@ def _bracket_of_other(text: str, raws: list[_Raw], i: int, start: int) -> bool:
     return False
 
 
-def _respectively(text: str, raws: list[_Raw], quals, bound: list[dict[str, set[str]]]) -> None:
+def _respectively(text: str, raws: list[Figure], quals, bound: list[dict[str, set[str]]]) -> None:
     """"… for A and B … x and y, respectively": A is x's, B is y's."""
     for mark in _RESPECTIVELY.finditer(text):
         before = [i for i, r in enumerate(raws) if r.end <= mark.start() and not r.paren]
@@ -427,11 +231,11 @@ def _respectively(text: str, raws: list[_Raw], quals, bound: list[dict[str, set[
                     bound[i].setdefault(cls, {value})
 
 
-def _is_condition(raw: _Raw, quals) -> bool:
+def _is_condition(raw: Figure, quals) -> bool:
     return any(q[0] in CONDITIONS and q[2] == raw.start for q in quals)
 
 
-def _shared(raws: list[_Raw], quals, windows, bound: list[dict[str, set[str]]]) -> None:
+def _shared(raws: list[Figure], quals, windows, bound: list[dict[str, set[str]]]) -> None:
     """A qualifier outside every number's window ("The observed limits are 2.1 TeV for … and
     1.5 TeV for …") is shared by the numbers that name no value of its class."""
     for cls, value, start, end in quals:
@@ -446,11 +250,11 @@ def _open_classes(previous: str, heading: str) -> dict[str, set[str]]:
     """What a sentence's numbers inherit for the classes they leave open: the previous
     sentence's subject (first value) when this one opens on an anaphor, else the heading's."""
     out: dict[str, set[str]] = {}
-    for cls, value, _, _ in _qualifiers(previous):
+    for cls, value, _, _ in qualifiers(previous):
         if cls in SUBJECTS:
             out.setdefault(cls, {value})
     from_heading: dict[str, set[str]] = {}
-    for cls, value, _, _ in _qualifiers(heading):
+    for cls, value, _, _ in qualifiers(heading):
         if cls not in out:
             from_heading.setdefault(cls, set()).add(value)
     return out | from_heading
@@ -472,7 +276,7 @@ def _read_table(text: str, heading: str) -> list[Mention]:
     lines = [line for line in text.split("\n") if line.strip()]
     caption = " ".join(line for line in lines if "|" not in line)
     rows = [_CELL.split(line.strip().strip("|")) for line in lines if "|" in line]
-    header = next((r for r in rows if not any(_numbers(c) for c in r[1:])), None)
+    header = next((r for r in rows if not any(figures(c) for c in r[1:])), None)
     context = _open_classes("", f"{heading} {caption}")
     mentions: list[Mention] = []
     for row in rows:
@@ -488,28 +292,28 @@ def _read_table(text: str, heading: str) -> list[Mention]:
             column = header[j] if header is not None and len(header) == len(row) else ""
             label = f"{row[0]} {column}"
             for m in _read(cell, "", ""):
-                qualifiers: dict[str, set[str]] = {}
+                bound: dict[str, set[str]] = {}
                 for cls, values in qualifiers_of(label).items():
-                    qualifiers.setdefault(cls, set()).update(values)
+                    bound.setdefault(cls, set()).update(values)
                 for cls, values in context.items():
-                    qualifiers.setdefault(cls, set(values))
+                    bound.setdefault(cls, set(values))
                 for cls, values in m.qualifiers.items():
-                    qualifiers[cls] = set(values)
-                if len(qualifiers.get("channel", set()) - {"combined"}) >= 2:
-                    qualifiers["channel"].add("combined")
+                    bound[cls] = set(values)
+                if len(bound.get("channel", set()) - {"combined"}) >= 2:
+                    bound["channel"].add("combined")
                 unit = m.unit or (found[0] if (found := _unit_in(column)) else "")
                 kind = m.kind or (found[1] if found else "")
                 mentions.append(Mention(
                     written=m.written, value=m.value, power=m.power, unit=unit, kind=kind, sentence=line,
                     span=(start + m.span[0], start + m.span[1]),
-                    qualifiers={c: frozenset(v) for c, v in qualifiers.items() if v},
+                    qualifiers={c: frozenset(v) for c, v in bound.items() if v},
                     words=frozenset(t for t in tokenize(label) if _CONTENT.fullmatch(t))))
     return mentions
 
 
 def _unit_in(text: str) -> tuple[str, str] | None:
     match = re.search(r"\(\s*([^()]{1,20})\s*\)", text)
-    found = _unit_at(match.group(1), 0) if match else None
+    found = unit_at(match.group(1), 0) if match else None
     return (found[0], found[1]) if found else None
 
 
@@ -535,12 +339,3 @@ def states_for_earlier(sentence: str) -> bool:
     """Does the sentence state a number for something only the sentence before it names
     ("It has an excess with local significance 1.6 σ")?"""
     return bool(_ANAPHOR.match(sentence.strip())) and any(ch.isdigit() for ch in sentence)
-
-
-def qualifiers_of(text: str) -> dict[str, frozenset[str]]:
-    """Every class value ``text`` names (a question, a title), for the classes a claim leaves open."""
-    out: dict[str, set[str]] = {}
-    for cls, value, _, _ in _qualifiers(text) + _conditions(text, _numbers(text)):
-        if cls != "setting":
-            out.setdefault(cls, set()).add(value)
-    return {cls: frozenset(values) for cls, values in out.items()}

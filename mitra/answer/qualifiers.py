@@ -1,0 +1,129 @@
+"""The qualifiers that tell sibling values apart, in closed classes a physicist reads:
+observed / expected, statistical / systematic, local / global, the decay channel, the
+production category, the mediator, upper / lower, the data split, and the numbers that
+say which data (a beam energy, a year) or at which point (for mH = 125 GeV)."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from mitra.answer.figures import Figure, figures
+
+# class -> [(value, pattern)]; a value named first wins where two patterns overlap.
+_CLASSES: dict[str, list[tuple[str, str]]] = {
+    "measure": [
+        ("expected", r"\bexp(?:ected|ectation|\.)|\bpredict(?:ed|ions?)\b|\bsensitivity\b"),
+        ("observed", r"\bobs(?:erved|\.)|\bmeasured\b"),
+    ],
+    "uncertainty": [
+        ("statistical", r"\bstat(?:istic(?:s|al|ally)|\.)?(?![a-z])"),
+        ("systematic", r"\bsyst(?:ematics?|\.)?(?![a-z])"),
+        ("theoretical", r"\btheo(?:ry|retical|\.)?(?![a-z])"),
+        ("luminosity", r"\(\s*lumi(?:nosity)?\s*\)"),
+        ("total", r"\btotal\b"),
+    ],
+    "significance": [("local", r"\blocal(?:ly)?\b"), ("global", r"\bglobal(?:ly)?\b")],
+    "channel": [
+        ("γγ", r"γ\s?γ|\bgamma\s?gamma\b|\\gamma\s?\\gamma|\bdiphoton|\btwo[- ]photon"),
+        ("Zγ", r"\bZ\s?γ|\bZ\s?gamma\b"),
+        ("ZZ", r"\bZZ\b|\bZZ\*|four[- ]lepton|\b4\s?(?:ℓ|l|leptons?)\b"),
+        ("WW", r"\bWW\b|\bWW\*|\bℓνℓν\b"),
+        ("ττ", r"τ\s?τ|\btau\s?tau\b|\bditau|\\tau\s?\\tau"),
+        ("bb", r"\bb\s?b̄|\bbb\b|\bb\s?\\bar\{?b\}?|\bbbbar\b"),
+        ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\s?mu\b|\bdimuon|\\mu\s?\\mu"),
+        ("ee", r"\bee\b|\bdielectron|\be\+\s?e[-−]"),
+        ("electron", r"\belectrons? (?:channel|final state)"),
+        ("muon", r"\bmuons? (?:channel|final state)"),
+        ("combined", r"\bcombin(?:ed|ation|ing)\b|\boverall\b|\ball (?:channels|final states|decay modes)\b"),
+    ],
+    "category": [
+        ("VBF", r"\bVBF\b|vector[- ]boson fusion"),
+        ("ggF", r"\bggF\b|\bggH\b|gluon[- ](?:gluon )?fusion"),
+        ("VH", r"\bVH\b|\bWH\b|\bZH\b|associated (?:production )?with a (?:W|Z|vector)"),
+        ("ttH", r"\bttH\b|\btt̄H\b|\bt\s?t̄\s?H\b"),
+        ("0-jet", r"\b(?:0|zero)[- ]jets?\b"),
+        ("1-jet", r"\b(?:1|one)[- ]jets?\b"),
+        ("2-jet", r"\b(?:2|two)[- ]jets?\b"),
+        ("untagged", r"\buntagged\b"),
+        ("inclusive", r"\binclusive\b"),
+    ],
+    "mediator": [
+        ("axial-vector", r"\baxial[- ]?vector"),
+        ("pseudoscalar", r"\bpseudo[- ]?scalar"),
+        ("vector", r"(?<![-\w])vector(?![- ]?boson)(?:[- ]like)?\b"),
+        ("scalar", r"(?<![-\w])scalar\b"),
+    ],
+    "limit": [("upper", r"\bupper\b"), ("lower", r"\blower\b")],
+    "run": [
+        ("Run 1", r"\bRun[- ]?(?:1|I)\b"),
+        ("Run 2", r"\bRun[- ]?(?:2|II)\b"),
+        ("Run 3", r"\bRun[- ]?(?:3|III)\b"),
+    ],
+    "split": [
+        ("development", r"\bdev(?:elopment)?\b|\bvalidation\b"),
+        ("test", r"\btest(?:ing)?\s+(?:set|data|split)\b|\bon (?:the )?test\b"),
+        ("training", r"\btrain(?:ing)?\s+(?:set|data|split)\b"),
+    ],
+}
+# What a sentence means when it names no value of the class: dropping it loses nothing.
+DEFAULTS = {"measure": "observed", "channel": "combined", "category": "inclusive", "uncertainty": "total"}
+# A specific channel or category left out of a claim is always a lost qualifier: a channel's
+# value read as the analysis's (1.6 σ in WW as "the" significance) is the classic wrong answer.
+STRICT = frozenset({"channel", "category"})
+# How a qualifier reads in a sentence for the member.
+NOUNS = {"measure": "", "uncertainty": "uncertainty", "significance": "significance", "channel": "channel",
+         "category": "category", "mediator": "mediator", "limit": "limit", "energy": "data",
+         "year": "data", "run": "data", "split": "set"}
+
+_PATTERNS = {cls: [(v, re.compile(p, re.I)) for v, p in values] for cls, values in _CLASSES.items()}
+_NOT_A_QUALIFIER = re.compile(r"\bas (?:expected|observed|predicted)\b", re.I)
+_YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
+_ENERGY_CONTEXT = re.compile(r"(?:√s|sqrt\(?s\)?|\bs\s?=|\b(?:at|of) \d+(?:\.\d+)? TeV|centre[- ]of[- ]mass|center[- ]of[- ]mass|collision|"
+                             r"data(?:\s?sets?)?\b|analys[ie]s\b|samples?\b|run\b)", re.I)
+# What "It has …" can refer back to: the thing measured, not how (observed, statistical …).
+SUBJECTS = frozenset({"channel", "category", "mediator", "energy", "year", "run", "split"})
+
+
+def qualifiers(text: str) -> list[tuple[str, str, int, int]]:
+    """(class, value, start, end) of every qualifier in ``text``, in order."""
+    masked = _NOT_A_QUALIFIER.sub(lambda m: " " * len(m.group()), text)
+    found: list[tuple[str, str, int, int]] = []
+    for cls, patterns in _PATTERNS.items():
+        taken: list[tuple[int, int]] = []
+        for value, pattern in patterns:
+            for m in pattern.finditer(masked):
+                if not any(s < m.end() and m.start() < e for s, e in taken):
+                    taken.append((m.start(), m.end()))
+                    found.append((cls, value, m.start(), m.end()))
+    return sorted(found, key=lambda q: q[2])
+
+
+def conditions(text: str, raws: list[Figure]) -> list[tuple[str, str, int, int]]:
+    """Numbers that say which data: a centre-of-mass energy (13 TeV data, √s = 8 TeV) or a year."""
+    found = []
+    for raw in raws:
+        written = text[raw.start:raw.num_end]
+        near = text[max(0, raw.start - 30):raw.end + 25]
+        if raw.unit == "TeV" and raw.value in _BEAM_ENERGIES and _ENERGY_CONTEXT.search(near):
+            found.append(("energy", f"{raw.value} TeV", raw.start, raw.end))
+        elif not raw.unit and raw.power is None and _YEAR.fullmatch(written):
+            found.append(("year", written, raw.start, raw.end))
+        elif _SETTING.search(text, 0, raw.start):
+            found.append(("setting", written, raw.start, raw.end))
+    return found
+
+
+# "for mH = 125.5 GeV", "with mχ = 1 GeV": the point a result is given at, not a result.
+_SETTING = re.compile(r"\b(?:for|with|at|assuming)\s+[^\s=]{1,15}\s?[=∼~≈]\s?\Z", re.I)
+CONDITIONS = frozenset({"energy", "year", "setting"})  # classes whose value is a number of the text
+_BEAM_ENERGIES = frozenset(Decimal(v).normalize() for v in ("0.9", "2.76", "5.02", "7", "8", "13", "13.6", "14"))
+
+
+def qualifiers_of(text: str) -> dict[str, frozenset[str]]:
+    """Every class value ``text`` names (a question, a title), for the classes a claim leaves open."""
+    out: dict[str, set[str]] = {}
+    for cls, value, _, _ in qualifiers(text) + conditions(text, figures(text)):
+        if cls != "setting":
+            out.setdefault(cls, set()).add(value)
+    return {cls: frozenset(values) for cls, values in out.items()}
