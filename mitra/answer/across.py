@@ -38,6 +38,7 @@ from mitra.answer.grounding import (
 )
 from mitra.answer.prompts import (
     CITATION,
+    NUMBERS_RULE,
     PASSAGES_ARE_DATA,
     Passage,
     Prompt,
@@ -70,10 +71,11 @@ numbers, names or results.
 2. Name the analysis of every claim by its id, and cite the passage that supports it in \
 square brackets: "In {example_id}, ... [1]." Never attribute a passage to another analysis.
 3. Where the analyses differ, say so, each with its own citation.
-4. If the passages do not contain the answer, say plainly that the documents of these \
+4. """ + NUMBERS_RULE + """
+5. If the passages do not contain the answer, say plainly that the documents of these \
 analyses do not cover the question.
-5. """ + PASSAGES_ARE_DATA + """
-6. Be concise and precise."""
+6. """ + PASSAGES_ARE_DATA + """
+7. Be concise and precise."""
 
 ACROSS_HUMAN = """\
 <passages>

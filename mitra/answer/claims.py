@@ -144,10 +144,19 @@ def _problem(claimed: dict[str, frozenset[str]], stated: dict[str, frozenset[str
             combination = cls == "channel" and ("combined" in said) != ("combined" in values)
             if not (said & values) or (combination and len(values - {"combined"}) != 1):
                 return "contradicted", cls, values, said
-        elif len(values) == 1 and next(iter(values)) != DEFAULTS.get(cls) and (
+        elif len(values) == 1 and not values <= DEFAULTS.get(cls, frozenset()) and (
                 cls in STRICT or _in_play(cls, values, number, shown)):
             return "left out", cls, values, said
     return None
+
+
+def _nearest(claim: str, found: list[tuple[int, Mention]]) -> list[tuple[int, Mention]]:
+    """The statements of a number the claim is about: those whose sentence shares most of
+    its words. A value stated twice, once bound (0.11 syst) and once bare (a table cell, an
+    aside), is judged where the claim's words are, not excused by the bare one."""
+    words = set(tokenize(claim))
+    scores = [len(words & (m.words | set(tokenize(m.sentence)))) for _, m in found]
+    return [f for f, score in zip(found, scores) if score == max(scores)]
 
 
 def bind(claim: str, context: str, cited: Sequence[PassageText], shown: Sequence[PassageText]) -> list[NumberCheck]:
@@ -172,7 +181,8 @@ def bind(claim: str, context: str, cited: Sequence[PassageText], shown: Sequence
             continue
         claimed = _claimed(number, wanted)
         resolved = _resolved(everything, number)
-        problems = [(n, _problem(claimed, _narrowed(m, resolved), number, everything)) for n, m in same_kind]
+        problems = [(n, _problem(claimed, _narrowed(m, resolved), number, everything))
+                    for n, m in _nearest(claim, same_kind)]
         if any(p is None for _, p in problems):
             continue
         n, (kind, cls, stated, said) = problems[0]
@@ -205,10 +215,10 @@ def _answers(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]
     names each specific thing asked (a channel, a mediator …), and no specific value of a
     class the question leaves open (an expected limit for "the limit")."""
     for cls, values in asked.items():
-        specific = values - {DEFAULTS.get(cls)}
+        specific = values - DEFAULTS.get(cls, frozenset())
         if cls in SUBJECTS - CONDITIONS and specific and not (stated.get(cls, frozenset()) & specific):
             return False
-    return not any(cls not in asked and values and values != {DEFAULTS.get(cls)} and len(values) == 1
+    return not any(cls not in asked and values and not values <= DEFAULTS.get(cls, frozenset()) and len(values) == 1
                    for cls, values in stated.items() if cls not in CONDITIONS)
 
 

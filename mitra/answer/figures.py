@@ -29,12 +29,15 @@ UNITS: list[tuple[str, str, str, Decimal]] = [  # unit, kind, pattern, factor to
     ("events", "count", r"(?:signal |background |selected |candidate )?(?:events?|candidates?)\b", Decimal(1)),
 ]
 _UNIT = re.compile("|".join(f"(?P<u{i}>{p})" for i, (_, _, p, _) in enumerate(UNITS)), re.I)
-# A number as written: not part of a name (B0, SMP-24-002, 10.1103), thousands grouped by
+# A number as written: not part of a name (B0, SMP-24-002, 10.1103, X(3872)), thousands grouped by
 # a (thin) space, optionally times a power of ten.
 _NUMBER = re.compile(
-    r"(?<![\w.\-/])(?P<sign>[-−]\s?)?(?<![\w.])(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?:\.\d+)?)"
+    r"(?<![\w.\-/])(?<![\w*]\()(?P<sign>[-−]\s?)?(?<![\w.])(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?:\.\d+)?)"
     r"(?P<exp>\s?(?:[eE](?=[-−+]?\d)|[x×*]\s?10\s?(?:\^|\*\*)?\s?\{?)\s?(?P<power>[-−–+]?\d+)\}?)?"
 )
+# A letter right after the digits makes a name ("2S", "B0s") unless it starts a unit or a tag ("0.012stat").
+_NAME_AFTER = re.compile(r"[^\W\d_](?<!σ)(?!tat|yst|heo)", re.I)
+PLUS_MINUS = re.compile(r"\s*\)?\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
 _POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
 _TIMES = re.compile(r"(?:[x×*]|\\times)\s?\Z")
@@ -59,6 +62,7 @@ class Figure:
     unit: str = ""
     kind: str = ""
     paren: bool = False  # "5.8" in "5.0 (5.8) σ"
+    central: bool = False  # "2.73" in "2.73 ± 0.06 ± 0.16": the value its uncertainties follow
 
 
 def unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
@@ -81,9 +85,11 @@ def figures(text: str) -> list[Figure]:
         if (power := _POWER_OF_TEN.match(text, match.start("num"))) and _TIMES.search(text, 0, match.start()):
             skip_to = power.end()
             continue
+        found = unit_at(text, match.end())
+        if not found and _NAME_AFTER.match(text, match.end()):
+            continue  # "psi(2S)", "4e": part of a name
         power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
         raw = Figure(match.start("num"), match.end(), match.end("num"), value, power)
-        found = unit_at(text, match.end())
         if not found and (closing := re.match(r"\s*\)", text[match.end():])):  # "5.8) σ"
             found = unit_at(text, match.end() + closing.end())
         if found:
@@ -93,6 +99,9 @@ def figures(text: str) -> list[Figure]:
         between = text[before.end:after.start]
         if re.fullmatch(r"\s*\(\s*", between) and re.match(r"\s*\)", text[after.num_end:]):
             after.paren = True
+        if PLUS_MINUS.fullmatch(text[before.num_end:after.start]) and not any(
+                PLUS_MINUS.fullmatch(text[r.num_end:before.start]) for r in raws if r.num_end <= before.start):
+            before.central = True
         if not before.unit and re.fullmatch(r"\s*(?:\(|\)|,|and|or|to|[-–]|±|\+-|\+/-|\\pm)?\s*\(?\s*", between):
             before.unit, before.kind = after.unit, after.kind
     for before, after in zip(reversed(raws[:-1]), reversed(raws[1:])):

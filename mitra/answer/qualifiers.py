@@ -17,9 +17,9 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("observed", r"\bobs(?:erved|\.)|\bmeasured\b"),
     ],
     "uncertainty": [
-        ("statistical", r"\bstat(?:istic(?:s|al|ally)|\.)?(?![a-z])"),
-        ("systematic", r"\bsyst(?:ematics?|\.)?(?![a-z])"),
-        ("theoretical", r"\btheo(?:ry|retical|\.)?(?![a-z])"),
+        ("statistical", r"(?<![a-z])stat(?:istic(?:s|al|ally)|\.)?(?![a-z])"),  # "0.012stat" too
+        ("systematic", r"(?<![a-z])syst(?:ematics?|\.)?(?![a-z])"),
+        ("theoretical", r"(?<![a-z])theo(?:ry|retical|\.)?(?![a-z])"),
         ("luminosity", r"\(\s*lumi(?:nosity)?\s*\)"),
         ("total", r"\btotal\b"),
     ],
@@ -67,7 +67,8 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
     ],
 }
 # What a sentence means when it names no value of the class: dropping it loses nothing.
-DEFAULTS = {"measure": "observed", "channel": "combined", "category": "inclusive", "uncertainty": "total"}
+DEFAULTS = {"measure": frozenset({"observed"}), "channel": frozenset({"combined"}),
+            "category": frozenset({"inclusive"}), "uncertainty": frozenset({"total", "central value"})}
 # A specific channel or category left out of a claim is always a lost qualifier: a channel's
 # value read as the analysis's (1.6 σ in WW as "the" significance) is the classic wrong answer.
 STRICT = frozenset({"channel", "category"})

@@ -31,19 +31,19 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 
-from mitra.answer.figures import UNITS, Figure, figures, unit_at
+from mitra.answer.figures import PLUS_MINUS, UNITS, Figure, figures, unit_at
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
 from mitra.core.text import split_sentences, tokenize
 
 _CLAUSE_END = re.compile(r"[,;:]|\s(?:and|while|whereas|but|or|compared)\s|\)\s*[,;]", re.I)
 _CLAUSE_START = re.compile(r";|\b(?:whereas|while|but|compared (?:with|to)|than)\b", re.I)
 _ANAPHOR = re.compile(r"^(?:it|its|this|these|they|their|the (?:latter|former|same)|such)\b", re.I)
-_PLUS_MINUS = re.compile(r"\s*\)?\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")
 _ORDINAL = re.compile(
     r"\bfirst (?:uncertainty |error |one )?(?:is |being |are )?(?:the )?(?P<first>statistical|systematic|theoretical)"
     r".{0,40}?\bsecond (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<second>statistical|systematic|theoretical)?"
     r"(?:.{0,40}?\bthird (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<third>statistical|systematic|theoretical)?)?",
     re.I)
+_TAG_GAP = re.compile(r"\s*\(?\s*")
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _CONTENT = re.compile(r"[^\W\d_]{2,}")
 
@@ -92,10 +92,14 @@ def _paren_following(text: str, quals: list[tuple[str, str, int, int]]) -> set[i
     return out
 
 
-def _window(text: str, raws: list[Figure], i: int, clause_start: int) -> tuple[int, int]:
+def _window(text: str, raws: list[Figure], i: int, clause_start: int, settings: set[int]) -> tuple[int, int]:
+    """The span whose qualifiers are raws[i]'s: back to the previous number of its kind (a
+    setting such as "in 2010" or "at 13 TeV" is no boundary), forward to the clause's end."""
     raw = raws[i]
     left = clause_start
     for j in range(i - 1, -1, -1):
+        if raws[j].start in settings:
+            continue
         if raws[j].kind == raw.kind or not raws[j].kind or not raw.kind:
             left = max(left, raws[j].end)
             break
@@ -108,7 +112,8 @@ def _window(text: str, raws: list[Figure], i: int, clause_start: int) -> tuple[i
     end = _CLAUSE_END.search(text, scan_from)
     if end:
         right = end.start()
-    nxt = next((r.start for r in raws[i + 1:] if not r.paren or r.start >= scan_from), None)
+    nxt = next((r.start for r in raws[i + 1:] if (not r.paren or r.start >= scan_from) and r.start not in settings),
+               None)
     if nxt is not None:
         right = min(right, nxt)
     return left, max(right, raw.end)
@@ -127,7 +132,8 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     quals = named + conditions(sentence, raws)
     quals.sort(key=lambda q: q[2])
     in_brackets = _paren_following(sentence, quals)
-    windows = [_window(sentence, raws, i, _clause_start(sentence, raw.start)) for i, raw in enumerate(raws)]
+    settings = {q[2] for q in quals if q[0] in CONDITIONS}
+    windows = [_window(sentence, raws, i, _clause_start(sentence, raw.start), settings) for i, raw in enumerate(raws)]
     for i in range(1, len(raws)):
         if raws[i].paren:  # "5.0 (5.8) σ": the bracketed number reads its main number's words
             windows[i] = (min(windows[i - 1][0], windows[i][0]), max(windows[i - 1][1], windows[i][1]))
@@ -135,14 +141,14 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     for i, raw in enumerate(raws):
         left, right = windows[i]
         own: dict[str, set[str]] = {}
-        for k, (cls, value, start, end) in enumerate(quals):
+        for k, (cls, value, start, end) in enumerate(quals if raw.start not in settings else ()):
             if cls == "setting" or start >= right or end <= left or (start >= raw.start and end <= raw.end):
                 continue
             if k in in_brackets and not raw.paren and any(q[0] == cls for q in quals[:k]):
                 continue  # "observed (expected) … 5.0 (5.8)": the bracketed one is the bracketed number's
             if raw.paren and k not in in_brackets and any(quals[x][0] == cls for x in in_brackets):
                 continue
-            if _bracket_of_other(sentence, raws, i, start):
+            if _tag_of_other(sentence, raws, i, start):
                 continue  # "0.2 (stat) ± 0.1 (syst)": "(stat)" is 0.2's only
             own.setdefault(cls, set()).add(value)
         bound.append(own)
@@ -155,6 +161,8 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     for i, raw in enumerate(raws):
         left, right = windows[i]
         own = {cls: set(values) for cls, values in bound[i].items()}
+        if raw.central:
+            own.setdefault("uncertainty", {"central value"})
         for cls, values in inherited.items():
             own.setdefault(cls, set(values))
         channels = own.get("channel", set())
@@ -179,7 +187,7 @@ def _ordinal(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) ->
     kinds = [(named.group(g) or "").lower() or None for g in ("first", "second", "third")]
     chain: list[int] = []
     for i in range(1, len(raws) + 1):
-        linked = i < len(raws) and _PLUS_MINUS.fullmatch(text[raws[i - 1].num_end:raws[i].start])
+        linked = i < len(raws) and PLUS_MINUS.fullmatch(text[raws[i - 1].num_end:raws[i].start])
         if linked:
             chain.append(i)
             continue
@@ -199,12 +207,11 @@ def _listed(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> 
                 bound[i].setdefault(cls, set(values))
 
 
-def _bracket_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
-    """Is the qualifier at ``start`` a bracket right after another number than raws[i]?"""
-    for j, other in enumerate(raws):
-        if j != i and re.fullmatch(r"\s*\(\s*", text[other.end:start]):
-            return True
-    return False
+def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
+    """Is the qualifier at ``start`` written right after another number than raws[i], as
+    its tag ("0.9 stat", "0.2 (stat.)")?"""
+    return any(j != i and other.end <= start and _TAG_GAP.fullmatch(text[other.end:start])
+               for j, other in enumerate(raws))
 
 
 def _respectively(text: str, raws: list[Figure], quals, bound: list[dict[str, set[str]]]) -> None:
@@ -264,18 +271,22 @@ def _open_classes(previous: str, heading: str) -> dict[str, set[str]]:
 _CELL = re.compile(r"\s*\|\s*")
 
 
-def _table_rows(text: str) -> list[list[str]] | None:
-    lines = [line for line in text.split("\n") if line.strip()]
-    rows = [_CELL.split(line.strip().strip("|")) for line in lines if "|" in line]
-    return rows if len(rows) >= 2 else None
+def _blocks(text: str) -> list[tuple[bool, list[str]]]:
+    """The text's runs of lines: (True, rows) for two or more lines of cells, else (False, lines)."""
+    runs: list[tuple[bool, list[str]]] = []
+    for line in (line for line in text.split("\n") if line.strip()):
+        cells = "|" in line
+        if runs and runs[-1][0] == cells:
+            runs[-1][1].append(line)
+        else:
+            runs.append((cells, [line]))
+    return [(cells and len(lines) >= 2, lines) for cells, lines in runs]
 
 
-def _read_table(text: str, heading: str) -> list[Mention]:
+def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
     """Each cell's numbers, bound to its row's label and its column's header (the first row
     without a number), under the caption's and heading's qualifiers."""
-    lines = [line for line in text.split("\n") if line.strip()]
-    caption = " ".join(line for line in lines if "|" not in line)
-    rows = [_CELL.split(line.strip().strip("|")) for line in lines if "|" in line]
+    rows = [_CELL.split(line.strip().strip("|")) for line in lines]
     header = next((r for r in rows if not any(figures(c) for c in r[1:])), None)
     context = _open_classes("", f"{heading} {caption}")
     mentions: list[Mention] = []
@@ -324,14 +335,16 @@ def mentions(text: str, heading: str = "") -> tuple[Mention, ...]:
     the text sits under (its classes fill what a sentence leaves open)."""
     if not any(ch.isdigit() for ch in text):
         return ()
-    if _table_rows(text) is not None:
-        return tuple(_read_table(text, heading))
     out: list[Mention] = []
     previous = ""
-    for sentence in split_sentences(text):
-        anaphoric = previous if _ANAPHOR.match(sentence) else ""
-        out.extend(_read(sentence, anaphoric, heading))
-        previous = sentence
+    for table, lines in _blocks(text):
+        if table:  # its caption is the prose just before it ("Table 6: The expected and observed …")
+            out.extend(_read_table(lines, previous, heading))
+            continue
+        for sentence in split_sentences(" ".join(lines)):
+            anaphoric = previous if _ANAPHOR.match(sentence) else ""
+            out.extend(_read(sentence, anaphoric, heading))
+            previous = sentence
     return tuple(out)
 
 

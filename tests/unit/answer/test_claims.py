@@ -87,9 +87,11 @@ def test_the_passages_own_sentence_for_the_asked_quantity():
 
 @pytest.mark.parametrize("text, qualifiers", [
     ("The branching fraction is (1.2 ± 0.3 (stat) ± 0.1 (syst)) × 10^-5.",
-     {"1.2": {}, "0.3": {"uncertainty": {"statistical"}}, "0.1": {"uncertainty": {"systematic"}}}),
+     {"1.2": {"uncertainty": {"central value"}}, "0.3": {"uncertainty": {"statistical"}},
+      "0.1": {"uncertainty": {"systematic"}}}),
     ("We find 0.310 ± 0.030 ± 0.021, where the first uncertainty is statistical and the second systematic.",
-     {"0.310": {}, "0.030": {"uncertainty": {"statistical"}}, "0.021": {"uncertainty": {"systematic"}}}),
+     {"0.310": {"uncertainty": {"central value"}}, "0.030": {"uncertainty": {"statistical"}},
+      "0.021": {"uncertainty": {"systematic"}}}),
     ("The observed (expected) upper limit on the cross section is 1.1 (0.9) pb at 95% CL.",
      {"1.1 pb": {"measure": {"observed"}, "limit": {"upper"}}, "0.9 pb": {"measure": {"expected"}, "limit": {"upper"}},
       "95 %": {"measure": {"observed"}, "limit": {"upper"}}}),
