@@ -13,18 +13,25 @@ The model reads the sentences of each passage that bear on the question under
 before), so the two can be timed back to back. A question the answerer abstains on
 (off-topic: the model is not called) is listed, not timed.
 
+Questions asking for a value (``VALUES``) report when the passage sentence stating it was
+on screen (``quote_ms``) beside the first token: the first useful thing is the earlier.
+``--busy N`` keeps N other processes spinning on the cores while the questions are timed
+(a second job on the machine).
+
 Questions the answerer splits into parts (``multipart``: the split is one more model call
 before retrieval) are summarised apart from single ones, so the two waits can be compared.
 
     python benchmarks/answer_latency.py [--gguf PATH | --demo-model] [--max-tokens 128]
                                         [--context 4096] [--threads N] [--repeat 1]
-                                        [--whole-passages | --context-tokens N]
+                                        [--whole-passages | --context-tokens N] [--busy N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -48,6 +55,12 @@ QUESTIONS = [
     ("BPH-24-005", "How is the signal yield extracted?"),
     ("EXO-24-003", "How many Higgs bosons were discovered in this search?"),
 ]
+# Questions asking for a value: the passage sentence stating it is shown before the model's prose.
+VALUES = [
+    ("EXO-24-003", "Up to what mass is the vector mediator excluded in the dark matter search with an energetic jet?"),
+    ("HIG-24-001", "How many signal events does the VBF category expect with the first 2024 data?"),
+    ("SMP-24-002", "How large is the muon momentum scale uncertainty on the W boson mass?"),
+]
 # Several questions in one: the answerer splits them.
 MULTIPART = [
     ("EXO-24-003", "Which mediator masses are excluded, and what is the largest systematic uncertainty?"),
@@ -68,6 +81,7 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=4096)
     parser.add_argument("--threads", type=int)
     parser.add_argument("--repeat", type=int, default=1, help="times each question is asked")
+    parser.add_argument("--busy", type=int, default=0, help="other processes spinning while the questions are timed")
     context = parser.add_mutually_exclusive_group()
     context.add_argument("--whole-passages", action="store_true", help="the model reads whole passages")
     context.add_argument("--context-tokens", type=int, help="budget of the passages' sentences (default: the setting)")
@@ -95,7 +109,8 @@ def main() -> None:
     answerer.answer(pipeline.kb.get_analysis(QUESTIONS[0][0]), "Which data are used?")  # pays one-off costs
 
     rows, abstained = [], []
-    for analysis_id, question in (QUESTIONS + MULTIPART) * args.repeat:
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.busy)]
+    for analysis_id, question in (QUESTIONS + VALUES + MULTIPART) * args.repeat:
         mark = time.perf_counter()
         pipeline.router.route(question)
         route_ms = (time.perf_counter() - mark) * 1000
@@ -107,11 +122,14 @@ def main() -> None:
         decode_s = (t.total_ms - t.first_token_ms) / 1000
         rows.append({
             "analysis_id": analysis_id, "question": question, "route_ms": round(route_ms, 1),
-            **{k: round(v, 1) for k, v in t.model_dump().items()},
+            **{k: round(v, 1) if v is not None else None for k, v in t.model_dump().items()},
             "prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens,
             "decode_tokens_per_s": round((answer.completion_tokens - 1) / decode_s, 2) if decode_s > 0 else None,
             "passages": len(answer.sources), "parts": len(answer.parts), "answer": answer.text,
+            "value": (analysis_id, question) in VALUES, "quote": answer.quote.sentence if answer.quote else None,
         })
+    for process in spinning:
+        process.kill()
 
     stages = ("route_ms", "retrieve_ms", "rerank_ms", "prompt_ms", "first_token_ms", "generate_ms", "total_ms")
     print(json.dumps({
@@ -131,6 +149,14 @@ def main() -> None:
                   "prompt_tokens": summary([r["prompt_tokens"] for r in mine])}
            for kind, mine in (("single", [r for r in rows if not r["parts"]]), ("multipart", [r for r in rows if r["parts"]]))
            if mine},
+        "value_questions": {
+            "quote_ms": summary([r["quote_ms"] for r in rows if r["value"] and r["quote_ms"] is not None] or [0]),
+            "first_token_ms": summary([r["first_token_ms"] for r in rows if r["value"]]),
+            "first_useful_ms": summary([min(r["quote_ms"] or r["first_token_ms"], r["first_token_ms"])
+                                        for r in rows if r["value"]]),
+            "quoted": sum(r["quote"] is not None for r in rows if r["value"]),
+        },
+        "busy_processes": args.busy,
         "decode_tokens_per_s": summary([r["decode_tokens_per_s"] for r in rows if r["decode_tokens_per_s"]]),
         "per_question": rows,
         "abstained": abstained,

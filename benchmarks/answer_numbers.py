@@ -22,7 +22,7 @@ off: this measures numbers, not routing), per model (``--models smollm2,qwen``):
   its marked number right / wrong / none, and when it was on screen against the first token.
 
     python benchmarks/answer_numbers.py [--papers 40] [--per-source 30] [--models smollm2,qwen]
-        [--work-dir DIR] [--reuse] [--no-answers] [--out report.json] [--markdown table.md]
+        [--temperatures 0,0.1] [--work-dir DIR] [--reuse] [--no-answers] [--out report.json] [--markdown table.md]
 """
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ from benchmarks.corpora.lhcb import LHCbPaper
 from benchmarks.corpora.qasper import qasper_set
 from benchmarks.corpora.sibling_numbers import SiblingItem, find
 from benchmarks.retrieval_quality import build
+from ingest.extract.pdf import extract_pdf
 from ingest.sources.jsonl import JsonlAnalysis
 from mitra.answer.grounding import check_support, numbers
 from mitra.chat.session import AnswerTurn, Session, load_answerer
@@ -78,9 +79,13 @@ def lhcb_records(root: Path, papers: int) -> list[JsonlAnalysis]:
 
 
 def pdf_set(root: Path) -> BenchmarkSet:
+    """The 16 ATLAS/CMS PDFs, each an analysis titled as its first page is (what an admin gives
+    `mitra ingest pdf --title`): the title says what a paper's numbers are about."""
     files = []
+    settings = Settings(_env_file=None)
     for path in sorted((root / "data/hep_pdfs").glob("*.pdf")):
-        record = JsonlAnalysis(analysis_id=f"PDF-{path.stem}", title=path.stem, abstract="", documents=[])
+        title = extract_pdf(path, settings, pages=[1]).title or path.stem
+        record = JsonlAnalysis(analysis_id=f"PDF-{path.stem}", title=title, abstract="", documents=[])
         files.append(SetFile(analysis=record, path=path, format="pdf"))
     return BenchmarkSet("numbers-pdf", records=[f.analysis for f in files], files=files)
 
@@ -90,7 +95,7 @@ def items_of(pipeline: Pipeline, source: str) -> list[SiblingItem]:
     found: dict[tuple, SiblingItem] = {}
     for analysis in pipeline.kb.analyses():
         for chunk in pipeline.kb.chunks(analysis.id):
-            for item in find(source, analysis.id, chunk.id, chunk.text):
+            for item in find(source, analysis.id, chunk.id, chunk.text, chunk.section[-1] if chunk.section else ""):
                 found.setdefault((chunk.id, item.asked, item.right, item.trap), item)
     return list(found.values())
 
@@ -102,9 +107,10 @@ def check_alone(pipelines: dict[str, Pipeline], items: list[SiblingItem]) -> dic
     for item in items:
         pipeline = pipelines[item.source]
         chunk = pipeline.kb.get_chunks(item.analysis_id, [item.chunk_id])[item.chunk_id]
+        title = pipeline.kb.get_analysis(item.analysis_id).title
         for kind, claim in item.claims.items():
             (sentence,) = check_support(claim + " [1]", [Hit(chunk=chunk)], pipeline.settings.support_min_overlap,
-                                        None, context=item.question)
+                                        None, question=item.question, title=title)
             kept = bool(sentence.supported)
             by_kind[kind].setdefault(item.source, []).append(kept if kind == "true" else not kept)
             if (kind == "true") != kept and len(failures[kind]) < 10:
@@ -170,8 +176,9 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
-def model_run(pipelines: dict[str, Pipeline], items: list[SiblingItem], gguf: Path | None) -> dict:
-    update = {"switch_margin": None, "llm_backend": "embedded", "gguf_path": str(gguf) if gguf else None}
+def model_run(pipelines: dict[str, Pipeline], items: list[SiblingItem], gguf: Path | None, temperature: float) -> dict:
+    update = {"switch_margin": None, "llm_backend": "embedded", "gguf_path": str(gguf) if gguf else None,
+              "llm_temperature": temperature}
     rows = []
     answerer = None
     for item in items:
@@ -212,6 +219,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=40, help="LHCb papers with a sibling pair to index in full")
     parser.add_argument("--per-source", type=int, default=30, help="questions per source asked of each model")
     parser.add_argument("--models", default="smollm2,qwen")
+    parser.add_argument("--temperatures", default="0.1", help="sampling temperatures to compare (0 = greedy)")
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/mitra-answer-numbers"))
     parser.add_argument("--reuse", action="store_true", help="keep knowledge bases already built there")
     parser.add_argument("--no-answers", action="store_true", help="part 1 only")
@@ -244,7 +252,9 @@ def main() -> None:
         report["models"] = {}
         for model in args.models.split(","):
             gguf = demo_gguf_path(Settings(_env_file=None)).resolve() if model == "qwen" else None
-            report["models"][model] = model_run(pipelines, asked, gguf)
+            for temperature in map(float, args.temperatures.split(",")):
+                report["models"][f"{model} at temperature {temperature:g}"] = model_run(pipelines, asked, gguf,
+                                                                                         temperature)
     write_report(report, markdown(report), args.out, args.markdown)
 
 

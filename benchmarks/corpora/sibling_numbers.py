@@ -92,14 +92,17 @@ class SiblingItem:
     right: str  # the value asked for, as written
     trap: str  # the sibling value
     unit: str
+    section: str = ""  # the passage's innermost heading: a question about a number of that section says so
 
     @property
     def question(self) -> str:
         if self.shape in _UNCERTAINTIES:
-            return f"What is the {self.asked} uncertainty on {self.quantity}?"
-        if self.shape == "respectively":
-            return f"What is the value for {self.asked} of {self.quantity}?"
-        return f"What is the {self.asked} {self.quantity}?"
+            asked = f"What is the {self.asked} uncertainty on {self.quantity}"
+        elif self.shape == "respectively":
+            asked = f"What is the value for {self.asked} of {self.quantity}"
+        else:
+            asked = f"What is the {self.asked} {self.quantity}"
+        return f"{asked} (section “{self.section}”)?" if self.section else f"{asked}?"
 
     def claim(self, qualifier: str | None, value: str) -> str:
         """"The expected upper limit on … is 0.9 pb." (no qualifier: left to the question)."""
@@ -123,8 +126,8 @@ class SiblingItem:
         }
 
 
-def find(source: str, analysis_id: str, chunk_id: str, text: str) -> Iterator[SiblingItem]:
-    """Every question the shapes find in one passage's text."""
+def find(source: str, analysis_id: str, chunk_id: str, text: str, section: str = "") -> Iterator[SiblingItem]:
+    """Every question the shapes find in one passage's text (``section``: its innermost heading)."""
     for sentence in split_sentences(math_to_words(text)):
         if len(sentence) > 600:
             continue
@@ -142,4 +145,4 @@ def find(source: str, analysis_id: str, chunk_id: str, text: str) -> Iterator[Si
                 for asked, other, right, trap in ((q1, q2, g["v1"], g["v2"]), (q2, q1, g["v2"], g["v1"])):
                     yield SiblingItem(source=source, analysis_id=analysis_id, chunk_id=chunk_id, sentence=sentence,
                                       shape=shape, quantity=quantity, asked=asked, other=other, right=right,
-                                      trap=trap, unit=unit)
+                                      trap=trap, unit=unit, section=section)

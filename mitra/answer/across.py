@@ -210,7 +210,7 @@ def _scoped(sources: Sequence[Hit], keep) -> list[Hit]:
 
 
 def attributed(support: Sequence[SentenceSupport], sources: Sequence[Hit], analyses: Sequence[Analysis],
-               min_overlap: float, entails, context: str = "") -> list[SentenceSupport]:
+               min_overlap: float, entails, question: str = "") -> list[SentenceSupport]:
     """A sentence that names analyses stands only on their passages: checked again against
     them, its citation moves to one of theirs that holds it. If none does but one other
     analysis's passages hold it, the sentence is credited to that analysis instead (the
@@ -224,27 +224,27 @@ def attributed(support: Sequence[SentenceSupport], sources: Sequence[Hit], analy
             checked.append(sentence.model_copy(update={"named": named}))
             continue
         (again,) = check_support(sentence.text, _scoped(sources, lambda a: a in named), min_overlap, entails,
-                                 context) or [sentence]
+                                 question) or [sentence]
         theirs = [n for n in again.cited if sources[n - 1].chunk.analysis_id in named]
         if again.supported and theirs == again.cited:
             written = again.cited if again.recited_from is None else again.recited_from
             checked.append(again.model_copy(update={"recited_from": written, "misattributed": True, "named": named}))
             continue
-        credit = _credited(sentence, sources, analyses, named, min_overlap, entails, context)
+        credit = _credited(sentence, sources, analyses, named, min_overlap, entails, question)
         checked.append(credit or sentence.model_copy(update={
             "cited": [], "supported": False, "recited_from": sentence.cited, "misattributed": True, "named": named}))
     return checked
 
 
 def _credited(sentence: SentenceSupport, sources: Sequence[Hit], analyses: Sequence[Analysis], named: list[str],
-              min_overlap: float, entails, context: str) -> SentenceSupport | None:
+              min_overlap: float, entails, question: str) -> SentenceSupport | None:
     """The sentence credited to the one other analysis whose passages hold it, if there is one."""
     if len(named) != 1:
         return None
     holders = []
     for other in (a.id for a in analyses if a.id not in named):
         renamed = re.sub(rf"(?<![\w-]){re.escape(named[0])}(?![\w-])", other, sentence.text)
-        (again,) = check_support(renamed, _scoped(sources, lambda a: a == other), min_overlap, entails, context) or [None]
+        (again,) = check_support(renamed, _scoped(sources, lambda a: a == other), min_overlap, entails, question) or [None]
         if again is not None and again.supported and again.cited:
             holders.append((other, again))
     if len(holders) != 1:
@@ -312,7 +312,7 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
     if content_words(CITATION.sub(" ", text)):  # an answer of bare markers has nothing to check
         by_id = {a.id: a for a in analyses}
         labelled = [_labelled(h, by_id) for h in sources]
-        support = check_support(text, labelled, s.support_min_overlap, answerer.entails(), context=question)
+        support = check_support(text, labelled, s.support_min_overlap, answerer.entails(), question=question)
         support = attributed(support, labelled, analyses, s.support_min_overlap, answerer.entails(), question)
         if (recited := recite(support)) is not None:
             text, cited = parse_citations(recited, len(sources))

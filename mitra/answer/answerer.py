@@ -304,7 +304,7 @@ class Answerer:
         if not (self.settings.quote_first and value_question(question)):
             return None
         passages = [PassageText.of(n, hit) for n, hit in enumerate(prompt.sources, start=1)]
-        return quote(question, asked_kind(question), passages, min_overlap=2)
+        return quote(question, asked_kind(question), passages)
 
     def _checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
                  coverage: QuestionCoverage, retrieved: int, ranking: str, timings: Timings,
@@ -318,7 +318,7 @@ class Answerer:
             text = wordless_answer_text(analysis, cited)
         else:
             support = check_support(text, prompt.sources, self.settings.support_min_overlap, self.entails(),
-                                    context=f"{question} {analysis.title}")
+                                    question=question, title=analysis.title)
             recited = recite(support)
             if recited is not None:
                 text, cited = parse_citations(recited, len(prompt.passages))

@@ -27,7 +27,7 @@ from typing import Iterable, Literal, Sequence
 
 from pydantic import BaseModel
 
-from mitra.answer.qualifiers import CONDITIONS, DEFAULTS, NOUNS, STRICT, SUBJECTS, qualifiers_of
+from mitra.answer.qualifiers import CONDITIONS, DATA, DEFAULTS, NOUNS, STRICT, SUBJECTS, qualifiers_of
 from mitra.answer.quantities import Mention, mentions
 from mitra.core.text import math_to_words, tokenize
 from mitra.core.types import Hit
@@ -197,16 +197,18 @@ _QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
     ("cross section", re.compile(r"\bcross[- ]sections?\b", re.I)),
     ("luminosity", re.compile(r"\bluminosit", re.I)),
     ("time", re.compile(r"\blifetimes?\b", re.I)),
-    ("energy", re.compile(r"\bmass(?:es)?\b|\bwidths?\b|\benerg(?:y|ies)\b|\bexclud|\bresolution\b|\bGeV\b|\bTeV\b",
+    ("energy", re.compile(r"\bmass(?:es)?\b|\bwidths?\b|\benerg(?:y|ies)\b|\bexclud|\bresolution\b|\bGeV\b|\bTeV\b|"
+                          r"\bmoment(?:um|a)\b|\bthresholds?\b|\bp_?T\b",
                           re.I)),
     ("count", re.compile(r"\bhow many\b|\bnumbers? of (?:signal |background )?(?:events|candidates)\b|\byields?\b",
                          re.I)),
     ("percent", re.compile(r"\bper\s?cent|\bpercentage\b|%|\befficienc", re.I)),
 ]
 VALUE_QUESTION = re.compile(
-    r"\b(?:how (?:many|much|large|big|small|precise|precisely|heavy|long)|what (?:is|was|are|were) the (?:\w+ ){0,4}"
-    r"(?:value|mass|width|significance|limit|cross[- ]section|luminosity|lifetime|uncertaint(?:y|ies)|yield|"
-    r"efficiency|resolution|fraction|ratio|asymmetry|precision|number)|up to what|at what|what (?:mass|value|energy))",
+    r"\b(?:how (?:many|much|large|big|small|precise|precisely|heavy|long|high|low)|up to what|at what|"
+    r"what\b(?:\s+[\w-]+){0,6}?\s+(?:values?|mass(?:es)?|widths?|significances?|limits?|thresholds?|luminosit(?:y|ies)|"
+    r"cross[- ]sections?|lifetimes?|uncertaint(?:y|ies)|yields?|efficienc(?:y|ies)|resolutions?|fractions?|ratios?|"
+    r"asymmetr(?:y|ies)|precision|numbers?|energ(?:y|ies)|momentum|momenta|strength)\b)",
     re.I)
 
 
@@ -216,10 +218,10 @@ def _answers(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]
     class the question leaves open (an expected limit for "the limit")."""
     for cls, values in asked.items():
         specific = values - DEFAULTS.get(cls, frozenset())
-        if cls in SUBJECTS - CONDITIONS and specific and not (stated.get(cls, frozenset()) & specific):
+        if cls in SUBJECTS - DATA and specific and not (stated.get(cls, frozenset()) & specific):
             return False
     return not any(cls not in asked and values and not values <= DEFAULTS.get(cls, frozenset()) and len(values) == 1
-                   for cls, values in stated.items() if cls not in CONDITIONS)
+                   for cls, values in stated.items() if cls not in DATA | CONDITIONS)
 
 
 def value_question(question: str) -> bool:
@@ -232,17 +234,27 @@ def asked_kind(question: str) -> str:
     return next((kind for kind, pattern in _QUANTITY_KINDS if pattern.search(question)), "")
 
 
+# A quoted sentence (with its heading) holds at least this share of the question's words:
+# "What observed significance did the previous result report?" is not answered by the
+# current result's sentence, which shares only "observed significance".
+QUOTE_MIN_SHARE = 0.4
+
+
 def quote(wanted: str, kind: str, passages: Sequence[PassageText], avoid: Mention | None = None,
-          min_overlap: int = 1) -> Quote | None:
-    """The passage sentence that best states the quantity ``wanted`` (a question or a claim)
-    asks for: a number of ``kind`` (any, when "") whose qualifiers the wanted text does not
-    contradict or leave out, in the sentence sharing most of its words; ``avoid`` (the
-    claim's own wrong figure) is never the answer."""
-    asked = qualifiers_of(wanted)
+          asked: str | None = None) -> Quote | None:
+    """The passage sentence that best states the quantity ``wanted`` (a question, or a claim
+    with its question) asks for: a number of ``kind`` (any, when "") whose qualifiers the
+    wanted text does not contradict or leave out, in a sentence that (with its section
+    heading) holds ``min_share`` of the question's words (``asked``; default ``wanted``),
+    best by the qualifiers it names, then the words it shares. ``avoid`` (the claim's own
+    wrong figure) is never the answer. None rather than a sentence about something else."""
+    named_classes = qualifiers_of(wanted)
     words = set(tokenize(wanted))
+    question = set(tokenize(asked if asked is not None else wanted))
     everything = [m for p in passages for m in p.mentions]
     best: tuple[tuple[float, ...], int, Mention] | None = None
     for rank, passage in enumerate(passages):
+        heading = set(tokenize(passage.heading))
         for m in passage.mentions:
             if m.condition or (kind and m.kind and m.kind != kind) or (kind and not m.kind and not m.unit and
                                                                        kind not in ("count", "")):
@@ -250,13 +262,13 @@ def quote(wanted: str, kind: str, passages: Sequence[PassageText], avoid: Mentio
             if avoid is not None and m.same_value(avoid):
                 continue
             stated = _narrowed(m, _resolved(everything, m))
-            if _problem(asked, stated, m, everything) is not None or not _answers(asked, stated):
+            if _problem(named_classes, stated, m, everything) is not None or not _answers(named_classes, stated):
                 continue
-            own = len(words & m.words)
-            overlap = len(words & set(tokenize(m.sentence)))
-            if own + overlap < min_overlap:
+            sentence = set(tokenize(m.sentence))
+            if question and len(question & (sentence | heading)) < QUOTE_MIN_SHARE * len(question):
                 continue
-            named = sum(1 for cls, values in asked.items() if m.qualifiers.get(cls, frozenset()) & values)
+            own, overlap = len(words & m.words), len(words & sentence)
+            named = sum(1 for cls, values in named_classes.items() if m.qualifiers.get(cls, frozenset()) & values)
             score = (named, own + overlap, own, bool(m.kind), -rank)
             if best is None or score > best[0]:
                 best = (score, passage.n, m)

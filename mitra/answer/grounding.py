@@ -166,7 +166,7 @@ class _Passages:
         self.bound = [PassageText.of(n, h) for n, h in enumerate(sources, start=1)]
 
     def against(self, body: str, cited: Sequence[int], min_overlap: float, entails: Entails | None,
-                context: str) -> SentenceSupport:
+                question: str, title: str) -> SentenceSupport:
         """Numbers are never excused: each must be in the cited passages, stated there for the
         quantity the sentence (with its question) names. Words short of ``min_overlap`` are
         excused when ``entails`` says the passages state the claim in other words."""
@@ -176,26 +176,27 @@ class _Passages:
         missing = [w for w in words if w not in have]
         overlap = 1.0 - len(missing) / len(words) if words else 1.0
         missing_numbers = sorted(numbers(body) - numbers(passages))
-        wrong = [] if missing_numbers else bind(body, context, [self.bound[n - 1] for n in cited], self.bound)
+        wrong = [] if missing_numbers else bind(body, f"{question} {title}", [self.bound[n - 1] for n in cited],
+                                                self.bound)
         worded = overlap >= min_overlap or (entails is not None and entails(body, passages))
         return SentenceSupport(text=body, cited=list(cited), supported=not missing_numbers and not wrong and worded,
                                overlap=round(overlap, 4), missing_numbers=missing_numbers,
                                missing_words=surface_words(body, missing) if missing else [], numbers=wrong)
 
-    def quote(self, body: str, context: str, wrong: Sequence[NumberCheck]) -> Quote | None:
+    def quote(self, body: str, question: str, wrong: Sequence[NumberCheck]) -> Quote | None:
         """The sentence of a shown passage that states the quantity a failed figure was claimed for."""
         figures = [m for m in mentions(body) if any(m.written == w.written for w in wrong)]
         avoid = figures[0] if figures else None
-        kind = avoid.kind if avoid is not None and avoid.kind else asked_kind(f"{context} {body}")
-        return quote(f"{context} {body}", kind, self.bound, avoid=avoid, min_overlap=2)
+        kind = avoid.kind if avoid is not None and avoid.kind else asked_kind(f"{question} {body}")
+        return quote(f"{question} {body}", kind, self.bound, avoid=avoid, asked=question or body)
 
 
 def check_support(text: str, sources: Sequence[Hit], min_overlap: float,
-                  entails: Entails | None = None, context: str = "") -> list[SentenceSupport]:
+                  entails: Entails | None = None, question: str = "", title: str = "") -> list[SentenceSupport]:
     """Each sentence of ``text`` with its support in the passages it cites (``sources[n - 1]``
     is [n]); one that fails there, or cites nothing, is checked against each other passage.
     ``entails``, where a cross-encoder is loaded, accepts paraphrase the word check misses.
-    ``context`` (the question, the analysis title) names what a sentence's numbers are for
+    ``question`` and ``title`` (the analysis's) name what a sentence's numbers are for
     where the sentence leaves it open; a figure its passages state only for another quantity
     gets the shown passage sentence that states the asked one as its ``quote``."""
     checked = []
@@ -205,16 +206,16 @@ def check_support(text: str, sources: Sequence[Hit], min_overlap: float,
         body = CITATION.sub(" ", sentence)
         result = None
         if cited:
-            result = passages.against(body, cited, min_overlap, entails, context).model_copy(update={"text": sentence})
+            result = passages.against(body, cited, min_overlap, entails, question, title).model_copy(update={"text": sentence})
         if result is None or not result.supported:
-            holding = [(n, passages.against(body, [n], min_overlap, entails, context))
+            holding = [(n, passages.against(body, [n], min_overlap, entails, question, title))
                        for n in range(1, len(sources) + 1) if n not in cited and _CONTENT.search(body)]
             best = max((h for h in holding if h[1].supported), key=lambda h: h[1].overlap, default=None)
             if best is not None:
                 result = SentenceSupport(text=sentence, cited=[best[0]], supported=True, overlap=best[1].overlap,
                                          recited_from=cited)
             elif result is not None and result.numbers:
-                result.quote = passages.quote(body, context, result.numbers)
+                result.quote = passages.quote(body, question, result.numbers)
         checked.append(result or SentenceSupport(text=sentence, cited=[], supported=None))
     return checked
 

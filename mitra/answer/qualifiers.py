@@ -41,7 +41,7 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("VBF", r"\bVBF\b|vector[- ]boson fusion"),
         ("ggF", r"\bggF\b|\bggH\b|gluon[- ](?:gluon )?fusion"),
         ("VH", r"\bVH\b|\bWH\b|\bZH\b|associated (?:production )?with a (?:W|Z|vector)"),
-        ("ttH", r"\bttH\b|\btt̄H\b|\bt\s?t̄\s?H\b"),
+        ("ttH", r"\bttH\b|\btt̄H\b|\bt\s?t̄\s?H\b|\btop[- ]quark pairs?\b"),
         ("0-jet", r"\b(?:0|zero)[- ]jets?\b"),
         ("1-jet", r"\b(?:1|one)[- ]jets?\b"),
         ("2-jet", r"\b(?:2|two)[- ]jets?\b"),
@@ -118,6 +118,8 @@ def conditions(text: str, raws: list[Figure]) -> list[tuple[str, str, int, int]]
 # "for mH = 125.5 GeV", "with mχ = 1 GeV": the point a result is given at, not a result.
 _SETTING = re.compile(r"\b(?:for|with|at|assuming)\s+[^\s=]{1,15}\s?[=∼~≈]\s?\Z", re.I)
 CONDITIONS = frozenset({"energy", "year", "setting"})  # classes whose value is a number of the text
+# Which data a value comes from: a value that names none is from the analysis's own data.
+DATA = frozenset({"energy", "year", "run"})
 _BEAM_ENERGIES = frozenset(Decimal(v).normalize() for v in ("0.9", "2.76", "5.02", "7", "8", "13", "13.6", "14"))
 
 

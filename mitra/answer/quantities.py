@@ -245,11 +245,12 @@ def _is_condition(raw: Figure, quals) -> bool:
 def _shared(raws: list[Figure], quals, windows, bound: list[dict[str, set[str]]]) -> None:
     """A qualifier outside every number's window ("The observed limits are 2.1 TeV for … and
     1.5 TeV for …") is shared by the numbers that name no value of its class."""
+    named = [set(own) for own in bound]  # the classes each names itself, before any is shared
     for cls, value, start, end in quals:
         if cls == "setting" or any(left <= start < right for left, right in windows):
             continue
         for i, raw in enumerate(raws):
-            if cls not in bound[i] and start < raw.start:
+            if cls not in named[i] and start < raw.start:
                 bound[i].setdefault(cls, set()).add(value)
 
 

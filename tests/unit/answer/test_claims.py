@@ -77,12 +77,12 @@ def test_the_mediator_named_by_the_question_binds_a_sentence_that_names_none():
 
 def test_the_passages_own_sentence_for_the_asked_quantity():
     found = quote(f"{VECTOR} It is excluded for masses below 2.05 TeV", "energy", MONOJET,
-                  avoid=mentions("below 2.05 TeV")[0], min_overlap=2)
+                  avoid=mentions("below 2.05 TeV")[0])
     assert found.passage == 2 and found.number == "2.10 TeV"
     assert found.sentence[found.start:found.end] == "2.10 TeV"
-    first = quote(SIGNIFICANCE, asked_kind(SIGNIFICANCE), HIGGS, min_overlap=2)
+    first = quote(SIGNIFICANCE, asked_kind(SIGNIFICANCE), HIGGS)
     assert first.number == "5.0 standard deviations" and first.passage == 1
-    assert quote("What is the scalar mediator's limit?", "energy", MONOJET, min_overlap=2) is None  # none stated
+    assert quote("What is the scalar mediator's limit?", "energy", MONOJET) is None  # none stated
 
 
 @pytest.mark.parametrize("text, qualifiers", [
