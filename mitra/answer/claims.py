@@ -79,11 +79,6 @@ class Quote(BaseModel):
     start: int  # of the number in ``sentence``
     end: int
 
-    @property
-    def highlighted(self) -> str:
-        """The sentence in Markdown, its number in bold."""
-        return f"{self.sentence[:self.start]}**{self.sentence[self.start:self.end]}**{self.sentence[self.end:]}"
-
 
 def _join(values: Iterable[str]) -> str:
     values = sorted(values)

@@ -147,7 +147,10 @@ def test_compare_answers_in_each_lock_side_by_side(session_of, ollama_stub, trai
     assert {c.label.split(" · ")[0] for c in turn.citations} == {"EXO-24-002", "HIG-24-001"}
     fresh = session_of()
     fresh.resume(listed.id)
-    assert fresh.phase is Phase.new and len(fresh.transcript) == 1  # shown as it was, no lock to go back to
+    assert fresh.phase is Phase.new  # no lock to go back to
+    asked, shown = fresh.transcript  # shown as it was: the question, both sides ended with their answers
+    assert asked == said and isinstance(shown, CompareTurn) and shown.done
+    assert [side.answer.text for side in shown.turns] == [side.answer.text for side in compared.turns]
 
 
 def test_compare_refuses_an_analysis_the_member_may_not_read_like_a_missing_one(session_of, ollama_stub):
