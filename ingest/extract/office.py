@@ -8,32 +8,53 @@
 * Word (python-docx): the Title and "Heading n" styles are sections of level 1 and n;
   paragraphs and tables are read where they sit in the body. Word files carry no page
   numbers, so their blocks have none.
+
+Both open the package only after ``ingest.extract.inflation.check_zip`` has inflated and
+counted every member, and read it from the file handle that check read: what python-pptx
+and python-docx inflate (all of it, and into memory) is bounded before they start.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from lxml.etree import XMLSyntaxError
 
+from ingest.extract.inflation import check_zip
 from ingest.extract.layout import Block, BlockKind
 from ingest.extract.pdf import ExtractedDocument
 from ingest.extract.readers import BROKEN_ZIP, CorruptFileError, Progress, finished, table_block, text_block
+from mitra.core.settings import Settings
 
 SPEAKER_NOTES = "Speaker notes"
 _BROKEN = (KeyError, ValueError, XMLSyntaxError, *BROKEN_ZIP)  # what a damaged package raises
 
 
+@contextmanager
+def _checked(path: Path, settings: Settings, kind: str) -> Iterator[BinaryIO]:
+    """The file open, its members inflated and counted within the limits; what the
+    reader then raises for a damaged package is said in one line."""
+    with path.open("rb") as fh:
+        try:
+            check_zip(path, fh, settings)
+            yield fh
+        except _BROKEN as exc:
+            raise CorruptFileError(path, f"the {kind} file is damaged ({exc})") from exc
+
+
 # ---------------------------------------------------------------- PowerPoint
-def read_pptx(path: Path, progress: Progress | None = None) -> ExtractedDocument:
+def read_pptx(path: Path, settings: Settings, progress: Progress | None = None) -> ExtractedDocument:
     from pptx import Presentation
     from pptx.exc import PythonPptxError
 
     try:
-        deck = Presentation(str(path))
-        slides = list(deck.slides)
-    except (PythonPptxError, *_BROKEN) as exc:
+        with _checked(path, settings, "PowerPoint") as fh:
+            deck = Presentation(fh)
+            slides = list(deck.slides)
+    except PythonPptxError as exc:
         raise CorruptFileError(path, f"the PowerPoint file is damaged ({exc})") from exc
     blocks: list[Block] = []
     for number, slide in enumerate(slides, 1):
@@ -90,15 +111,16 @@ def _notes(slide) -> str:
 
 
 # ---------------------------------------------------------------- Word
-def read_docx(path: Path, progress: Progress | None = None) -> ExtractedDocument:
+def read_docx(path: Path, settings: Settings, progress: Progress | None = None) -> ExtractedDocument:
     import docx
     from docx.opc.exceptions import OpcError
     from docx.table import Table
 
     try:
-        document = docx.Document(str(path))
-        items = list(document.iter_inner_content())
-    except (OpcError, *_BROKEN) as exc:
+        with _checked(path, settings, "Word") as fh:
+            document = docx.Document(fh)
+            items = list(document.iter_inner_content())
+    except OpcError as exc:
         raise CorruptFileError(path, f"the Word file is damaged ({exc})") from exc
     blocks: list[Block] = []
     title = document.core_properties.title or ""

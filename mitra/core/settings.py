@@ -267,12 +267,25 @@ class GroundingSettings(BaseModel):
 
 
 class IngestSettings(BaseModel):
-    """Crawling the document portal and reading its PDFs (ingest/)."""
+    """Crawling the document portal and reading its files (ingest/)."""
 
     ocr_backend: Literal["auto", "tesseract", "surya"] = Field(
         "auto", description="auto: Surya where its weights are installed, else Tesseract"
     )
     ocr_dpi: int = Field(300, description="pages are rendered at this resolution for OCR")
+    max_inflated_mb: float = Field(
+        256.0, gt=0, description="the most a file may inflate to before a reader parses it: a .docx's or .pptx's ZIP "
+        "members together, or one stream of a PDF (read a page at a time); more is refused as a decompression bomb"
+    )
+    max_inflation_ratio: float = Field(
+        100.0, gt=1, description="a ZIP member inflating past 1 MB may grow at most this many times (Apache POI's "
+        "bound); a PDF's streams together at most this many times the file (or max_inflated_mb, if larger)"
+    )
+    max_image_pixels: int = Field(
+        89_478_485, gt=0, description="a PDF image declaring more pixels is refused; a page that would render larger "
+        "for OCR is rendered at a lower resolution (the default is Pillow's MAX_IMAGE_PIXELS)"
+    )
+    max_pdf_pages: int = Field(5000, gt=0, description="a PDF with more pages is refused")
     ocr_language: str = Field("eng", description="Tesseract language")
     ocr_physics_fixes: bool = Field(
         True, description="undo Tesseract's misreadings of physics notation ('+ 2.4 (stat)' -> '± 2.4', 'fb-!' -> fb^-1)"
