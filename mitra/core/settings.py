@@ -294,6 +294,11 @@ class IngestSettings(BaseModel):
     crawl_retries: int = Field(3, description="attempts per page or file")
     crawl_delay_s: float = Field(0.5, description="pause between requests (be kind to the portal)")
     crawl_backoff_s: float = Field(1.0, description="first retry waits this long, then doubles")
+    crawl_volatile_params: str = Field(
+        r"(?i)^(jsessionid|phpsessid|sessionid|sid|utm_\w+|_|nocache)$", description="regex: URL query parameters "
+        "that do not name a document (sessions, tracking, cache busting); left out of its identity, which is its "
+        "path and other parameters under the portal's base URL, never the portal's host, port or scheme"
+    )
     chromium_binary: Path = Field(Path("/usr/bin/chromium"), description="Debian's chromium: no browser download")
     chromedriver_binary: Path = Field(Path("/usr/bin/chromedriver"), description="Debian's chromium-driver")
     ray_address: str | None = Field(
