@@ -89,6 +89,29 @@ def _print_summary(report) -> None:
         console.print(f"[red]error:[/red] {error}")
 
 
+def _repair(kb, base_url: str) -> list:
+    """Duplicates a moved portal left, folded into the documents they duplicate (the
+    manifest's rows from before locators given theirs on the portal at ``base_url``)."""
+    from ingest.repair import repair
+    from ingest.sources.identity import Identity
+    from ingest.sources.manifest import Manifest
+    from mitra.store.lock import writer_lock
+
+    settings = kb.settings
+    if not settings.manifest_path.is_file():
+        return []
+    with writer_lock(settings, "ingest repair"), Manifest.open(settings) as manifest:
+        manifest.fill_locators(Identity(base_url, settings.crawl_volatile_params, manifest).locator)
+        folds = repair(manifest, kb, settings.downloads_dir)
+        if folds:
+            kb.sync_abstracts()
+    for fold in folds:
+        moved = ", ".join(f"{v} -> {label}" if label else f"{v} (the same file)" for v, label in fold.versions.items())
+        console.print(f"repaired: {fold.analysis_id} {fold.duplicate} folded into {fold.into} ({moved})",
+                      highlight=False, soft_wrap=True)
+    return folds
+
+
 def _crawl(profile: str, base_url: str | None, settings):
     """The crawl with its progress bar and end summary, for `crawl` and `run` (it writes
     the manifest and the downloads: it holds the data dir's writer lock)."""
@@ -282,8 +305,10 @@ def run(
     from ingest.sources.profiles import load_profile
 
     kb = _indexing_kb()
+    site = load_profile(profile)
+    folds = _repair(kb, site.resolve_base_url(base_url))  # before the crawl, which then finds one id per locator
     report = _crawl(profile, base_url, kb.settings)
-    readers = [*load_profile(profile).groups, *split_groups(groups)]
+    readers = [*site.groups, *split_groups(groups)]
     with Manifest.open(kb.settings) as manifest:
         progress = _PageProgress(len(manifest.pending(Stage.index)))
         with progress.bar:
@@ -291,9 +316,32 @@ def run(
                                      groups=readers,
                                      progress=lambda record: progress.file(f"{record.doc_id} {record.version}"))
     if as_json:
-        typer.echo(json.dumps({"crawl": report.model_dump(mode="json"), "ingest": summary.as_dict()}, indent=2))
+        typer.echo(json.dumps({"repaired": [f.as_dict() for f in folds], "crawl": report.model_dump(mode="json"),
+                               "ingest": summary.as_dict()}, indent=2))
     _print_ingest_summary(summary)
     raise typer.Exit(0 if report.ok and not summary.failed else 1)
+
+
+@app.command()
+@user_errors
+def repair(
+    profile: str | None = typer.Option(None, "--profile", help=f"{_PROFILE_HELP}; its base URL places the files "
+                                       "fetched before document identity was kept (default: the portal's root)"),
+    base_url: str | None = typer.Option(None, "--base-url", help="override the profile's base URL"),
+    as_json: JsonOption = False,
+) -> None:
+    """Fold the duplicates a portal that moved (another host, port or scheme) left in the knowledge
+    base into the documents they duplicate: the same file is dropped, a changed one becomes the
+    next version. `ingest run` does this before it crawls."""
+    from ingest.sources.profiles import load_profile
+
+    kb = _indexing_kb()
+    where = load_profile(profile).resolve_base_url(base_url) if profile else (base_url or "")
+    folds = _repair(kb, where)
+    if as_json:
+        print_json({"repaired": [f.as_dict() for f in folds], "stats": kb.stats()})
+    elif not folds:
+        console.print("no duplicates: nothing to repair", highlight=False)
 
 
 @app.command()
