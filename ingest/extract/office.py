@@ -57,8 +57,9 @@ def read_pptx(path: Path, settings: Settings, progress: Progress | None = None) 
     except PythonPptxError as exc:
         raise CorruptFileError(path, f"the PowerPoint file is damaged ({exc})") from exc
     blocks: list[Block] = []
+    inherited: dict[tuple[int, int], tuple[int, int]] = {}  # a layout placeholder's position, found once
     for number, slide in enumerate(slides, 1):
-        blocks += _slide_blocks(slide, number)
+        blocks += _slide_blocks(slide, number, inherited)
         if progress is not None:
             progress(number, len(slides))
     titles = [b.text for b in blocks if b.kind is BlockKind.heading and b.level == 1]
@@ -66,10 +67,10 @@ def read_pptx(path: Path, settings: Settings, progress: Progress | None = None) 
     return finished(path, blocks, pages=len(slides), title=title, unit="slide", fmt="pptx")
 
 
-def _slide_blocks(slide, number: int) -> list[Block]:
+def _slide_blocks(slide, number: int, inherited: dict[tuple[int, int], tuple[int, int]]) -> list[Block]:
     title_shape = slide.shapes.title
     title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
-    body = [b for b in _shape_blocks(slide.shapes, number, skip=title_shape) if b.text]
+    body = [b for b in _shape_blocks(slide.shapes, number, inherited, skip=title_shape) if b.text]
     if not title and body and body[0].kind is BlockKind.body:
         # no title placeholder: the first line of text names the slide
         first, _, rest = body[0].text.partition("\n")
@@ -84,23 +85,36 @@ def _slide_blocks(slide, number: int) -> list[Block]:
     return blocks
 
 
-def _shape_blocks(shapes, number: int, skip=None) -> Iterator[Block]:
+def _shape_blocks(shapes, number: int, inherited: dict[tuple[int, int], tuple[int, int]],
+                  skip=None) -> Iterator[Block]:
     """Blocks of the shapes, top to bottom then left to right (a slide lists its shapes
     in drawing order); a group's shapes in place of the group."""
     from pptx.enum.shapes import MSO_SHAPE_TYPE
 
-    def position(shape) -> tuple[int, int]:
-        return (shape.top or 0, shape.left or 0)
-
-    for shape in sorted(shapes, key=position):
+    for shape in sorted(shapes, key=lambda shape: _position(shape, inherited)):
         if skip is not None and shape.shape_id == skip.shape_id:
             continue
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
-            yield from _shape_blocks(shape.shapes, number)
+            yield from _shape_blocks(shape.shapes, number, inherited)
         elif getattr(shape, "has_table", False) and shape.has_table:
             yield table_block([[cell.text for cell in row.cells] for row in shape.table.rows], number)
         elif shape.has_text_frame:
             yield text_block("\n".join(p.text for p in shape.text_frame.paragraphs), number)
+
+
+def _position(shape, inherited: dict[tuple[int, int], tuple[int, int]]) -> tuple[int, int]:
+    """Where the shape sits (top, left): its own offset, else (a placeholder that inherits
+    it) its layout placeholder's, looked up once per layout and placeholder. python-pptx
+    looks the layout up for every shape: 70 % of reading a 3,000-slide talk."""
+    element = shape._element
+    if element.y is not None and element.x is not None:
+        return element.y, element.x
+    if not shape.is_placeholder:
+        return 0, 0
+    key = (id(shape.part.slide_layout.part), shape.placeholder_format.idx)
+    if key not in inherited:
+        inherited[key] = (shape.top or 0, shape.left or 0)
+    return inherited[key]
 
 
 def _notes(slide) -> str:
