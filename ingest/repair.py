@@ -14,8 +14,9 @@ analysis: the one first seen there is kept, and each version of the duplicate is
 
 The knowledge base is changed first, in one atomic re-index of the analysis (its passages
 relabelled, none embedded from a file again), then the manifest in one transaction, then
-the duplicate's files are deleted. A run killed at any point and started again ends as an
-uninterrupted one: a knowledge base that holds no duplicate is not written again.
+the duplicate's files are deleted; ratings that cited a duplicate's passage cite the kept
+one's. A run killed at any point and started again ends as an uninterrupted one: a
+knowledge base that holds no duplicate is not written again.
 ``mitra ingest repair`` runs it; ``mitra ingest run`` runs it before it crawls.
 """
 
@@ -28,6 +29,7 @@ from pathlib import Path
 from ingest.sources.identity import next_version
 from ingest.sources.manifest import DownloadStatus, Manifest, VersionKey, VersionRecord
 from mitra.core.types import Chunk, Document, chunk_id
+from mitra.evaluation.feedback import FeedbackStore
 from mitra.store.knowledge_base import KnowledgeBase, version_key
 
 
@@ -40,6 +42,7 @@ class Fold:
     duplicate: str
     into: str
     versions: dict[str, str | None] = field(default_factory=dict)
+    same: dict[str, str] = field(default_factory=dict)  # a dropped version -> the kept one holding its file
     paths: dict[str, Path] = field(default_factory=dict)  # a version's file once moved to the kept document
 
     def as_dict(self) -> dict:
@@ -58,21 +61,22 @@ def plan(manifest: Manifest, downloads: Path) -> list[Fold]:
         if len(documents) < 2:
             continue
         order = sorted(documents, key=lambda d: (min(_when(r) for r in documents[d]), d))
-        kept = [r for r in documents[order[0]] if r.status is DownloadStatus.downloaded]
-        files = {r.sha256 for r in kept}
+        files = {r.sha256: r.version for r in documents[order[0]] if r.status is DownloadStatus.downloaded}
         labels = sorted((r.version for r in documents[order[0]]), key=version_key)
         for duplicate in order[1:]:
             fold = Fold(analysis_id, duplicate, order[0])
             for record in sorted(documents[duplicate], key=_when):
                 if record.status is not DownloadStatus.downloaded or record.sha256 in files:
                     fold.versions[record.version] = None  # the same file, or only a failed fetch: nothing to keep
+                    if record.sha256 in files:
+                        fold.same[record.version] = files[record.sha256]
                     continue
                 label = record.version if not labels or (record.version not in labels and version_key(
                     record.version) > version_key(labels[-1])) else next_version(labels[-1])
                 fold.versions[record.version] = label
                 fold.paths[record.version] = downloads / analysis_id / order[0] / f"{label}{record.path.suffix}"
                 labels.append(label)
-                files.add(record.sha256)
+                files[record.sha256] = label
             folds.append(fold)
     return folds
 
@@ -123,12 +127,16 @@ def _fold_index(kb: KnowledgeBase, analysis_id: str, folds: list[Fold]) -> None:
             documents.append(d.model_copy(update={"doc_id": fold.into, "version": fold.versions[d.version],
                                                   "kept": str(fold.paths[d.version].resolve())}))
     chunks: list[Chunk] = []
+    renamed: dict[str, str] = {}  # a duplicate's passage -> the same passage of the kept document
     for c in kb.chunks(analysis_id):
         fold = duplicates.get(c.doc_id)
+        label = fold.versions.get(c.version) or fold.same.get(c.version) if fold else None
         if fold is None:
             chunks.append(c)
-        elif fold.versions.get(c.version):
-            label = fold.versions[c.version]
-            chunks.append(c.model_copy(update={"doc_id": fold.into, "version": label,
-                                               "id": chunk_id(fold.into, label, c.position, c.text)}))
+        elif label:
+            renamed[c.id] = chunk_id(fold.into, label, c.position, c.text)
+            if fold.versions.get(c.version):
+                chunks.append(c.model_copy(update={"doc_id": fold.into, "version": label, "id": renamed[c.id]}))
+    # ratings keep citing what they cited (renamed first: a run killed between the two renames nothing twice)
+    FeedbackStore.open(kb.settings).rename_chunks(analysis_id, renamed)
     kb.replace_analysis(kb.catalog.analysis(analysis_id).analysis, documents, chunks)

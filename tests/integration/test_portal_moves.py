@@ -30,6 +30,7 @@ from ingest.sources.manifest import Manifest, VersionKey
 from ingest.sources.profiles import load_profile
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis
+from mitra.evaluation.feedback import Feedback, FeedbackStore
 from mitra.store.knowledge_base import KnowledgeBase
 
 pytestmark = pytest.mark.skipif(
@@ -134,6 +135,11 @@ def test_a_knowledge_base_holding_the_duplicates_is_repaired_nothing_lost(corpus
     duplicated, _ = held(data_dir, embedder)
     assert set(duplicated) == set(versions) | {(f"ORION.{TOPIC}", "14"), (f"ORION.{TOPIC}", "15"),
                                                  (f"{TOPIC}.{TALK}", "1")}
+    kb = KnowledgeBase(Settings(data_dir=data_dir, reranker="none"), embedder)
+    cited = [c for c in kb.chunks(ANALYSIS) if c.doc_id == f"{TOPIC}.{TALK}"][:1] + \
+        [c for c in kb.chunks(ANALYSIS) if c.doc_id == f"ORION.{TOPIC}" and NEW_IN_R15 in c.text][:1]
+    FeedbackStore.open(kb.settings).add(Feedback(analysis_id=ANALYSIS, question="How many VBF events?", answer="37.6",
+                                                 cited_chunk_ids=[c.id for c in cited], rating=1))
 
     with portal(corpus) as second:
         repaired = run(second.url)
@@ -151,6 +157,9 @@ def test_a_knowledge_base_holding_the_duplicates_is_repaired_nothing_lost(corpus
     current = {r.document.version for r in kb.documents(ANALYSIS) if r.document.doc_id == TOPIC and not r.superseded}
     assert current == {"15"}
     assert not (data_dir / "downloads" / ANALYSIS / f"ORION.{TOPIC}").exists()
+    (rating,) = FeedbackStore.open(kb.settings).all()  # it cites the same passages, under the kept document
+    assert [kb.get_chunks(ANALYSIS, [i])[i].text for i in rating.cited_chunk_ids] == [c.text for c in cited]
+    assert [kb.get_chunks(ANALYSIS, [i])[i].doc_id for i in rating.cited_chunk_ids] == [TALK, TOPIC]
     with Manifest(data_dir / "manifest.sqlite") as manifest:
         assert {r.doc_id for r in manifest.versions()} == {"AN-2024-017", TOPIC, TALK}
         assert manifest.get(VersionKey(ANALYSIS, TOPIC, "15")).path.read_bytes() == r15
