@@ -152,3 +152,16 @@ def test_a_file_that_changes_while_it_is_read_is_not_indexed(tmp_path, embedder)
     again = ingest_files(kb, settings, [notes], Analysis(id="GROW-1", title="Growing"))
     assert again.failed == [] and again.versions == 1
     assert any("still being written" in c.text for c in kb.chunks("GROW-1"))
+
+
+def test_a_page_too_large_to_render_for_ocr_is_rendered_smaller_and_read(tmp_path):
+    """A 200-inch page of one scanned line: at 300 dpi it would be 3.6 billion pixels; it is
+    rendered within max_image_pixels instead (4 M here, to keep Tesseract quick), read, and noted."""
+    from ingest.extract.pdf import extract_pdf
+
+    poster = hostile.pdf_poster(tmp_path / "poster.pdf", 200, "Muon trigger efficiency")
+    extracted = extract_pdf(poster, Settings(max_image_pixels=4_000_000))
+    assert extracted.ocr_pages == [1]
+    assert "trigger" in " ".join(b.text for b in extracted.blocks).lower()
+    assert extracted.warnings == ["page 1 (200 × 200 in) was rendered for OCR at 10 dpi, to stay within "
+                                  "max_image_pixels"]
