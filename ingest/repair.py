@@ -4,7 +4,9 @@ Before document identity was the portal-relative locator (``ingest.sources.ident
 re-crawl of a portal at another address named its pages and attachments anew
 (``ORION.HiggsToMuMuRun3`` beside ``HiggsToMuMuRun3``) and indexed them again. Such a
 duplicate is a document whose manifest rows share a locator with another document of its
-analysis: the one first seen there is kept, and each version of the duplicate is
+analysis, first seen there, and whose id is that document's qualified by a folder's (the
+only names the crawl gave such a duplicate): the first is kept, and each version of the
+duplicate is
 
 * dropped when a version of the kept document holds the same file (sha256): nothing is
   lost, the same text stays indexed;
@@ -63,7 +65,9 @@ def plan(manifest: Manifest, downloads: Path) -> list[Fold]:
         order = sorted(documents, key=lambda d: (min(_when(r) for r in documents[d]), d))
         files = {r.sha256: r.version for r in documents[order[0]] if r.status is DownloadStatus.downloaded}
         labels = sorted((r.version for r in documents[order[0]]), key=version_key)
-        for duplicate in order[1:]:
+        # Only the names the crawl gave a moved portal's documents (the first name qualified by a
+        # folder's, ORION.HiggsToMuMuRun3): two ids a portal itself gave one address are left as they are.
+        for duplicate in (d for d in order[1:] if d.endswith(f".{order[0]}")):
             fold = Fold(analysis_id, duplicate, order[0])
             for record in sorted(documents[duplicate], key=_when):
                 if record.status is not DownloadStatus.downloaded or record.sha256 in files:

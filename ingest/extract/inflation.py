@@ -106,18 +106,18 @@ def _check_member(path: Path, name: str, inflated: int, compressed: int, setting
 def check_zip(path: Path, fh: BinaryIO, settings: Settings) -> None:
     """The directory checks, then every member inflated once and counted; ``fh`` is left
     at its start for the reader. Raises ``InflationError`` or ``zipfile.BadZipFile``."""
-    package = check_zip_directory(path, fh, settings)
     limit, total = settings.max_inflated_mb * _MB, 0
-    for info in package.infolist():
-        size = 0
-        with package.open(info) as member:
-            while piece := member.read(_PIECE):
-                size += len(piece)
-                total += len(piece)
-                if total > limit:
-                    raise InflationError(path, f"its members inflate to more than max_inflated_mb "
-                                               f"({settings.max_inflated_mb:g} MB): refused")
-                _check_member(path, info.filename, size, info.compress_size, settings)
+    with check_zip_directory(path, fh, settings) as package:
+        for info in package.infolist():
+            size = 0
+            with package.open(info) as member:
+                while piece := member.read(_PIECE):
+                    size += len(piece)
+                    total += len(piece)
+                    if total > limit:
+                        raise InflationError(path, f"its members inflate to more than max_inflated_mb "
+                                                   f"({settings.max_inflated_mb:g} MB): refused")
+                    _check_member(path, info.filename, size, info.compress_size, settings)
     fh.seek(0)
 
 

@@ -25,6 +25,7 @@ was being written, or was swapped for a link meanwhile.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass, field
@@ -85,8 +86,10 @@ def _target(path: Path, intake: Intake) -> Path | None:
         return Path(os.path.realpath(path, strict=True))
     except FileNotFoundError:
         intake.refused.append((str(path), f"a link to {os.readlink(path)}, which does not exist: not followed"))
-    except OSError:
-        intake.refused.append((str(path), "a link that loops back on itself: not followed"))
+    except OSError as error:
+        why = "a link that loops back on itself" if error.errno == errno.ELOOP else f"a link that cannot be followed " \
+                                                                                  f"({error.strerror})"
+        intake.refused.append((str(path), f"{why}: not followed"))
     return None
 
 

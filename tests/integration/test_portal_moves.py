@@ -201,3 +201,22 @@ def test_a_document_keeps_its_id_and_versions_wherever_the_portal_is_served(tmp_
         assert under.locator("https://cern.example/pages/viewpage.action?pageId=42&_=17") == \
             "!/pages/viewpage.action?pageId=42"
         assert under.doc_id(ANALYSIS, f"https://cern.example/twiki/bin/view/Main/{TOPIC}") == f"Main.{TOPIC}"
+
+
+def test_only_the_names_a_moved_portal_got_are_folded(tmp_path):
+    """Two documents the portal itself lists at one address are left apart; the folder-qualified
+    name a re-crawl gave a known page is folded into it."""
+    from ingest.repair import plan
+
+    settings = Settings(data_dir=tmp_path / "data")
+    with Manifest.open(settings) as manifest:
+        manifest.upsert_analysis(Analysis(id=ANALYSIS, title="H to mu mu"))
+        for name, url, content in (("AN-1", "http://p:1/files/latest.pdf", b"%PDF-1 one"),
+                                   ("AN-2", "http://p:2/files/latest.pdf", b"%PDF-1 two"),
+                                   (TOPIC, f"http://p:1/twiki/bin/view/ORION/{TOPIC}", b"<p>one</p>"),
+                                   (f"ORION.{TOPIC}", f"http://p:2/twiki/bin/view/ORION/{TOPIC}", b"<p>one</p>")):
+            _duplicate(manifest, tmp_path / "data", name, "v1", content, url)
+        manifest.fill_locators(Identity("http://p:2", settings.crawl_volatile_params, manifest).locator)
+        folds = plan(manifest, settings.downloads_dir)
+    assert [(f.duplicate, f.into, f.versions, f.same) for f in folds] == [
+        (f"ORION.{TOPIC}", TOPIC, {"v1": None}, {"v1": "v1"})]
