@@ -229,7 +229,7 @@ def _ingest_local(intake, analysis: str, title: str | None, abstract: str | None
     with progress.bar:
         summary = ingest_files(kb, _on_ray(kb.settings, ray), intake.files, target,
                                version=version, force_ocr=force_ocr, progress=lambda path: progress.file(path.name),
-                               allow_low_coverage=allow_low_coverage)
+                               allow_low_coverage=allow_low_coverage, stamps=intake.stamps)
     summary.left_out = intake.left_out
     summary.failed = intake.refused + summary.failed
     if as_json:

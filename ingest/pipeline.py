@@ -17,7 +17,7 @@ from ingest.chunk.from_blocks import abstract_of, chunk_document
 from ingest.chunk.from_text import chunk_text
 from ingest.extract.pdf import ExtractionError, NotAPdfError, TooLargeError
 from ingest.extract.readers import TEXT_FORMATS, detect_format, read_document, read_text
-from ingest.sources.folder import check_unchanged, file_stamp
+from ingest.sources.folder import ChangedWhileReadError, check_unchanged, file_stamp
 from ingest.sources.manifest import Manifest, Stage, VersionRecord, file_sha256
 from ingest.sources.jsonl import LowCoverage, PreparedAnalysis, check_intake, intake_problems
 from mitra.access.policy import attach_groups
@@ -191,23 +191,32 @@ def ingest_files(
     force_ocr: bool = False,
     progress: Callable[[Path], PageProgress | None] | None = None,
     allow_low_coverage: bool = False,
+    stamps: dict[Path, tuple[int, ...]] | None = None,
 ) -> IngestSummary:
     """``mitra ingest files`` and ``mitra ingest pdf``: each file is a document (id = file name
     without its extension) of one analysis, read by the reader its content calls for; the
     file stays where it is and is what the app offers for download. A bad file is reported
-    in the summary and the batch goes on."""
+    in the summary and the batch goes on; so is one that changed since ``stamps`` (the
+    folder walk's) say."""
     summary = IngestSummary()
     owners: dict[str, Path] = {}  # doc_id -> the file that has it
     for path in paths:
         owner = owners.setdefault(path.stem, path)
         if owner.resolve() != path.resolve():
             summary.failed.append((str(path), f"it would be document '{path.stem}', as {owner} is: rename one"))
+    def unchanged() -> Iterator[tuple[Path, Path, Analysis, Document]]:
+        for doc_id, path in owners.items():
+            try:
+                check_unchanged(path, (stamps or {}).get(path))
+            except ChangedWhileReadError as error:
+                summary.failed.append((str(path), error.reason))
+                continue
+            yield path, path, analysis, Document(analysis_id=analysis.id, doc_id=doc_id, version=version,
+                                                 source=str(path.resolve()), kept=str(path.resolve()))
+
     with writer_lock(settings, "ingest files"):
         kb.collect_garbage()
-        versions = ((path, path, analysis,
-                     Document(analysis_id=analysis.id, doc_id=doc_id, version=version, source=str(path.resolve()),
-                              kept=str(path.resolve())))
-                    for doc_id, path in owners.items())
+        versions = unchanged()
         for path, error in index_versions(kb, settings, versions, summary, force_ocr=force_ocr, progress=progress,
                                           allow_low_coverage=allow_low_coverage):
             if error is not None:

@@ -18,9 +18,10 @@ otherwise publish whatever a member links there (``notes.txt -> /etc/passwd``, a
   are no documents and are left out.
 
 What is left out is counted by kind (``left_out`` of the summary); what is refused is a
-failed row with its reason. A file is also stamped (``file_stamp``) when it is admitted,
-and a version whose file changed before it was written is refused: it was read while it
-was being written, or was swapped for a link meanwhile.
+failed row with its reason. A file is stamped (``file_stamp``) when the walk finds it and
+again when it is admitted, and is refused if it changed since: before it is read (swapped
+for a link out of the folder after the walk, say), or before its version is written (it
+was read while it was being written).
 """
 
 from __future__ import annotations
@@ -52,9 +53,17 @@ class Intake:
     files: list[Path] = field(default_factory=list)
     left_out: dict[str, int] = field(default_factory=lambda: {HIDDEN: 0, RESOURCES: 0})
     refused: list[tuple[str, str]] = field(default_factory=list)
+    stamps: dict[Path, tuple[int, ...]] = field(default_factory=dict)  # each file as the walk found it
 
     def leave_out(self, kind: str, n: int = 1) -> None:
         self.left_out[kind] = self.left_out.get(kind, 0) + n
+
+    def read(self, path: Path) -> None:
+        """``path`` is to be read, as it is now: a file swapped (for a link out, say) before
+        it is read is refused then (``check_unchanged``)."""
+        self.files.append(path)
+        if os.path.lexists(path):
+            self.stamps[path] = file_stamp(path)
 
 
 def file_stamp(path: Path) -> tuple[int, ...]:
@@ -141,7 +150,7 @@ def _given_file(path: Path, intake: Intake, *, walk: bool) -> None:
     elif target.is_dir():
         intake.refused.append((str(path), "a link to a folder: name the folder itself"))
     else:
-        intake.files.append(path)
+        intake.read(path)
 
 
 def _walk(folder: Path, intake: Intake) -> None:
@@ -211,7 +220,7 @@ def _read_folder_files(paths: list[Path], root: Path, intake: Intake,
             intake.refused.append((str(path), f"a hard link: the file has {path.lstat().st_nlink} names and not all "
                                               f"of them are in {root}, so it may be a file from elsewhere: not read"))
             continue
-        intake.files.append(path)
+        intake.read(path)
 
 
 def _names_in(folder: Path, below: bool, files: dict[tuple[int, int], Path]) -> dict[tuple[int, int], int]:

@@ -165,3 +165,23 @@ def test_a_page_too_large_to_render_for_ocr_is_rendered_smaller_and_read(tmp_pat
     assert "trigger" in " ".join(b.text for b in extracted.blocks).lower()
     assert extracted.warnings == ["page 1 (200 × 200 in) was rendered for OCR at 10 dpi, to stay within "
                                   "max_image_pixels"]
+
+
+def test_a_file_swapped_for_a_link_after_the_walk_is_not_read(tmp_path, embedder):
+    """The walk found a plain file; before it is read, a member swaps it for a link to
+    /etc/passwd: it is refused unread, and the rest is indexed."""
+    from ingest.sources.folder import walked_files
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("Plain notes on the calibration of the tracker.\n")
+    (folder / "other.md").write_text("# Other\n\nThe tracker alignment uses cosmic muons from 2023.\n")
+    intake = walked_files([folder])
+    (folder / "notes.txt").unlink()
+    (folder / "notes.txt").symlink_to("/etc/passwd")
+    settings = Settings(data_dir=tmp_path / "kb", reranker="none")
+    kb = KnowledgeBase(settings, embedder)
+    summary = ingest_files(kb, settings, intake.files, Analysis(id="SWAP-1", title="Swapped"), stamps=intake.stamps)
+    assert [(Path(f).name, "changed" in r) for f, r in summary.failed] == [("notes.txt", True)]
+    assert {r.document.doc_id for r in kb.documents("SWAP-1")} == {"other"}
+    assert SECRET not in "\n".join(c.text for c in kb.chunks("SWAP-1"))
