@@ -4,7 +4,7 @@ A fresh ``streamlit run app.py`` (nothing loaded yet, as after a deploy or a res
 with local users, the three sample analyses and the embedded llama.cpp model, in real
 headless Chromium: the sign-in page is opened, the member takes ``--typing`` seconds to
 type, signs in, and the time until the chat's input is drawn is measured; then the time
-until a first question is answered. Each run starts a new server; ``--load N`` runs N
+from the first question's confirmed analysis to its complete answer (SmolLM2, 24 tokens). Each run starts a new server; ``--load N`` runs N
 busy processes beside it (other work on the cores, as an ingestion would be).
 
 Prints JSON: per condition (idle, loaded) the runs, the median and a bootstrap 95 %
@@ -105,7 +105,7 @@ def one_run(data_dir: Path, log_dir: Path, typing_s: float) -> dict:
             box[0].send_keys(QUESTION, Keys.ENTER)
             wait(browser, "[class*='st-key-pick-'] button")[0].click()
             asked = time.monotonic()
-            wait(browser, "[data-testid=stFeedback], [data-testid=stAlert]")
+            wait(browser, "[data-testid=stFeedback]")  # drawn under an answer once it is complete
             return {"sign_in_page_s": round(form_s, 1), "first_page_s": round(first_page_s, 1),
                     "first_answer_s": round(time.monotonic() - asked, 1)}
     finally:

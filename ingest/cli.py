@@ -1,8 +1,8 @@
 """``mitra ingest ...``: the offline ingestion commands.
 
 ``crawl`` downloads, ``files`` indexes local documents of any supported type (``pdf``:
-local PDFs), ``run`` does crawl -> extract -> chunk -> index, ``status`` reads the
-manifest. Exit codes: 0 everything done or unchanged, 1 some files failed (see the
+local PDFs), ``run`` does repair -> crawl -> extract -> chunk -> index, ``repair`` folds
+the duplicates a moved portal left, ``status`` reads the manifest. Exit codes: 0 everything done or unchanged, 1 some files failed (see the
 summary), 2 nothing could start (login rejected, no credentials, bad profile, bad
 arguments).
 """
@@ -299,7 +299,8 @@ def run(
     ray: RayAddress = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Crawl the portal, then extract, chunk and index every new document version."""
+    """Crawl the portal, then extract, chunk and index every new document version (duplicates a
+    moved portal left are folded into the documents they duplicate first, as `ingest repair` does)."""
     from ingest.pipeline import index_manifest
     from ingest.sources.manifest import Manifest, Stage
     from ingest.sources.profiles import load_profile

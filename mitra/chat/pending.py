@@ -1,9 +1,11 @@
-"""An answerer whose model is still loading: the chat draws and retrieves meanwhile.
+"""A pipeline and an answerer whose models are still loading: the chat draws meanwhile.
 
-Starting the answering model (the embedded llama.cpp server reading a 1.1 GB GGUF) took
-most of the 36-48 s between "Sign in" and the chat on 2 shared cores. The app loads it in
-the background from the first page a process serves (``mitra.ui.preload``), and a session
-gets this stand-in, which waits for the model only when a question needs it.
+Loading the embedder and reranker, and starting the answering model (the embedded
+llama.cpp server reading its GGUF), took the 36-48 s between "Sign in" and the chat on 2
+shared cores. The app loads them in the background from the first page a process serves
+(``mitra.ui.preload``), and a session gets these stand-ins: what reads the stores (the
+analyses, their documents, the counts a page shows) answers at once, and what needs a
+model (routing, retrieval, an answer) waits for it when a question comes.
 """
 
 from __future__ import annotations
@@ -13,8 +15,36 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from mitra.access.policy import Principal
+    from mitra.access.scoped import ScopedKnowledge
     from mitra.chat.session import AnswererLike, Exchange
+    from mitra.core.settings import Settings
     from mitra.retrieval.pipeline import Pipeline
+
+
+class PendingPipeline:
+    """``Pipeline`` of one principal while its models load: ``kb`` (the stores, scoped to
+    the principal), ``settings`` and the principal at once; anything else is the loaded
+    pipeline's (``loading()``, scoped to the principal), and waits for it."""
+
+    def __init__(self, kb: "ScopedKnowledge", settings: "Settings", principal: "Principal",
+                 loading: "Callable[[], Pipeline]") -> None:
+        self.kb, self.settings, self.principal, self.loading = kb, settings, principal, loading
+        self._ready: "Pipeline | None" = None
+
+    @property
+    def principal_name(self) -> str:
+        return self.principal.user
+
+    def loaded(self) -> "Pipeline":
+        if self._ready is None:
+            self._ready = self.loading().for_principal(self.principal)
+        return self._ready
+
+    def __getattr__(self, name: str):
+        if name in ("kb", "settings", "principal", "loading", "_ready"):
+            raise AttributeError(name)
+        return getattr(self.loaded(), name)
 
 
 class PendingAnswerer:

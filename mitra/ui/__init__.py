@@ -55,14 +55,6 @@ def preloaded():
     return Preload(settings())
 
 
-def pipeline():
-    loads = preloaded()
-    if not loads.loading("pipeline"):
-        return loads.pipeline()
-    with st.spinner("Loading the embedder, reranker and stores…"):
-        return loads.pipeline()
-
-
 @st.cache_resource
 def audit_log():
     from mitra.audit import open_audit
@@ -84,7 +76,7 @@ def member() -> "Principal":
     sidebar_account(principal, settings(), audit)
     if st.session_state.get("reader_for") != principal:
         try:
-            st.session_state.reader = pipeline().for_principal(principal)
+            st.session_state.reader = preloaded().reader(principal)  # the stores now, the models when asked
         except Exception as error:  # not cached: the next rerun tries again, so the page recovers
             if not show_unavailable(error):
                 raise

@@ -1,11 +1,11 @@
-"""The app's models, loaded in the background from the first page a process serves.
+"""The app's stores and models, loaded in the background from the first page a process serves.
 
 Before, the chat page built the pipeline (embedder, reranker, stores) and started the
 answering model only once a member had signed in, and drew nothing until both were up:
 36-48 s on 2 shared cores. Now the first page a process serves (the sign-in, for a
-members-only app) starts both loads on a thread: the member types their password while
-they load, the chat waits only for the pipeline it draws from, and the first question
-waits for the model only if it is still starting (``mitra.chat.pending``).
+members-only app) starts the loads on a thread, stores first: the member types their
+password while they load, a page waits only for the stores it draws from, and a
+question waits for the models only if they are still loading (``mitra.chat.pending``).
 
 A load that fails is tried again by the next call, as the page's next rerun did before.
 """
@@ -30,7 +30,9 @@ class Preload:
         self.start()
 
     def start(self) -> None:
-        """Start whatever is not loaded or loading (the pipeline first: the answerer needs it)."""
+        """Start whatever is not loaded or loading: the stores (quick, what a page draws from),
+        then the pipeline's models, then the answerer (it needs the pipeline)."""
+        self._load("stores", self._open_stores)
         self._load("pipeline", self._build_pipeline)
         self._load("answerer", self._build_answerer)
 
@@ -41,10 +43,28 @@ class Preload:
                 future = self._loads[name] = self._pool.submit(build)
             return future
 
+    def _open_stores(self):
+        from mitra.store.knowledge_base import KnowledgeBase
+
+        return KnowledgeBase(self.settings)  # reads need no embedder
+
     def _build_pipeline(self):
         from mitra.retrieval.pipeline import build_pipeline
 
         return build_pipeline(self.settings)
+
+    def reader(self, principal):
+        """What ``principal`` reads through: the pipeline scoped to them once it is loaded,
+        meanwhile a stand-in that reads the stores at once and waits for the models when
+        asked to route or retrieve."""
+        from mitra.access.scoped import scope
+        from mitra.chat.pending import PendingPipeline
+
+        loaded = self._loads.get("pipeline")
+        if loaded is not None and loaded.done() and loaded.exception() is None:
+            return loaded.result().for_principal(principal)
+        stores = self._load("stores", self._open_stores).result()
+        return PendingPipeline(scope(stores, principal), self.settings, principal, self.pipeline)
 
     def _build_answerer(self):
         from mitra.chat.session import load_answerer
