@@ -9,9 +9,13 @@ reported with the reason it gave. ``--unguarded-mb N`` also reads a valid .docx 
 document part inflates to ``N`` MB of paragraphs with the limits lifted: what reading cost
 before them (the issue's 2 GB part reached 3 GB; N = 300 shows the slope).
 
+``--pdfs DIR`` reports, for each real PDF there (the 16 ATLAS/CMS papers of
+``../shared/data/hep_pdfs``), what its Flate streams inflate to and what the check costs:
+the limits' headroom on real documents.
+
 Prints JSON.
 
-    python benchmarks/hostile_files.py [--unguarded-mb 300]
+    python benchmarks/hostile_files.py [--unguarded-mb 300] [--pdfs ../shared/data/hep_pdfs]
 """
 
 from __future__ import annotations
@@ -40,10 +44,37 @@ def read(path: Path, env: dict[str, str] | None = None) -> dict:
             "peak_mb": round(peak_mb), "outcome": out.strip() or err.strip().splitlines()[-1]}
 
 
+def real_pdf(path: Path) -> dict:
+    """What the streams of a real PDF inflate to, and the time ``check_pdf`` takes on it."""
+    import mmap
+    import time
+
+    from ingest.extract import inflation
+    from mitra.core.settings import Settings
+
+    sizes = []
+    with path.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        for match in inflation._STREAM.finditer(data):
+            head = data[max(0, match.start() - 4096):match.start()]
+            if inflation._FLATE.search(head[head.rfind(b"obj") + 3:] if b"obj" in head else head):
+                end = data.find(b"endstream", match.end())
+                sizes.append(inflation._inflated_size(data, match.end(), end, 1 << 40))
+    start = time.perf_counter()
+    inflation.check_pdf(path, Settings())
+    size = path.stat().st_size
+    return {"file": path.name, "mb": round(size / 2**20, 1), "streams": len(sizes),
+            "largest_stream_mb": round(max(sizes, default=0) / 2**20, 1), "inflated_mb": round(sum(sizes) / 2**20, 1),
+            "ratio": round(sum(sizes) / size, 1), "check_s": round(time.perf_counter() - start, 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--unguarded-mb", type=int, default=0, help="also read an N MB member with no limits")
+    parser.add_argument("--pdfs", type=Path, help="a folder of real PDFs: what their streams inflate to")
     args = parser.parse_args()
+    if args.pdfs:
+        print(json.dumps([real_pdf(path) for path in sorted(args.pdfs.glob("*.pdf"))], indent=2))
+        return
     with tempfile.TemporaryDirectory(prefix="mitra-hostile-") as scratch:
         report = {"refused": [read(path) for path in bombs(Path(scratch) / "bombs").values()]}
         if args.unguarded_mb:

@@ -185,3 +185,15 @@ def test_a_file_swapped_for_a_link_after_the_walk_is_not_read(tmp_path, embedder
     assert [(Path(f).name, "changed" in r) for f, r in summary.failed] == [("notes.txt", True)]
     assert {r.document.doc_id for r in kb.documents("SWAP-1")} == {"other"}
     assert SECRET not in "\n".join(c.text for c in kb.chunks("SWAP-1"))
+
+
+@pytest.mark.slow
+def test_no_real_pdf_is_taken_for_a_bomb(hep_pdfs):
+    """The 16 real ATLAS/CMS papers pass the inflation check (their streams inflate at most
+    6 times, none past 4 MB: the limits' headroom)."""
+    from ingest.extract.inflation import check_pdf
+
+    papers = sorted(hep_pdfs.glob("*.pdf"))
+    assert len(papers) == 16
+    for paper in papers:
+        check_pdf(paper, Settings())
