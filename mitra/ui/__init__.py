@@ -49,7 +49,7 @@ def settings() -> Settings:
 
 @st.cache_resource
 def preloaded():
-    """The process's models, loading in the background from its first page (``mitra.ui.preload``)."""
+    """The process's stores and models, loading in the background from its first page (``mitra.ui.preload``)."""
     from mitra.ui.preload import Preload
 
     return Preload(settings())
