@@ -309,14 +309,22 @@ def render_offer(index: int, offer: SwitchOffer, live: bool) -> None:
 
 
 def feedback(key: str, turn: AnswerTurn) -> None:
-    ratings = st.session_state.ratings
+    """Thumbs up or down, acknowledged where it was given: the rating is saved at once, and a
+    note on what was good or wrong may follow it."""
+    ratings, noted = st.session_state.ratings, st.session_state.setdefault("noted", set())  # noted: feedback rows
     rating = st.feedback("thumbs", key=f"rate-{key}", on_change=rate, args=(key, turn))
-    if rating is not None and key in ratings:
-        with st.form(key=f"why-{key}", border=False):
-            reason = st.text_input("What was good or wrong? (optional)", key=f"reason-{key}")
-            if st.form_submit_button("Send"):
-                ui.feedback_store().set_reason(ratings[key], reason)
-                st.toast("Thanks, noted.")
+    if rating is None or key not in ratings:
+        return
+    if ratings[key] in noted:
+        st.caption(":material/check_circle: Thanks: your rating and your note are saved.")
+        return
+    st.caption(":material/check_circle: Thanks: your rating is saved.")
+    with st.form(key=f"why-{key}", border=False):
+        reason = st.text_input("What was good or wrong? (optional)", key=f"reason-{key}")
+        if st.form_submit_button("Send"):
+            ui.feedback_store().set_reason(ratings[key], reason)
+            noted.add(ratings[key])
+            st.toast("Thanks, your note is saved.", icon=":material/check_circle:")
 
 
 def rate(key: str, turn: AnswerTurn) -> None:

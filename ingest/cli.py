@@ -1,8 +1,8 @@
 """``mitra ingest ...``: the offline ingestion commands.
 
 ``crawl`` downloads, ``files`` indexes local documents of any supported type (``pdf``:
-local PDFs), ``run`` does crawl -> extract -> chunk -> index, ``status`` reads the
-manifest. Exit codes: 0 everything done or unchanged, 1 some files failed (see the
+local PDFs), ``run`` does repair -> crawl -> extract -> chunk -> index, ``repair`` folds
+the duplicates a moved portal left, ``status`` reads the manifest. Exit codes: 0 everything done or unchanged, 1 some files failed (see the
 summary), 2 nothing could start (login rejected, no credentials, bad profile, bad
 arguments).
 """
@@ -89,6 +89,29 @@ def _print_summary(report) -> None:
         console.print(f"[red]error:[/red] {error}")
 
 
+def _repair(kb, base_url: str) -> list:
+    """Duplicates a moved portal left, folded into the documents they duplicate (the
+    manifest's rows from before locators given theirs on the portal at ``base_url``)."""
+    from ingest.repair import repair
+    from ingest.sources.identity import Identity
+    from ingest.sources.manifest import Manifest
+    from mitra.store.lock import writer_lock
+
+    settings = kb.settings
+    if not settings.manifest_path.is_file():
+        return []
+    with writer_lock(settings, "ingest repair"), Manifest.open(settings) as manifest:
+        manifest.fill_locators(Identity(base_url, settings.crawl_volatile_params, manifest).locator)
+        folds = repair(manifest, kb, settings.downloads_dir)
+        if folds:
+            kb.sync_abstracts()
+    for fold in folds:
+        moved = ", ".join(f"{v} -> {label}" if label else f"{v} (the same file)" for v, label in fold.versions.items())
+        console.print(f"repaired: {fold.analysis_id} {fold.duplicate} folded into {fold.into} ({moved})",
+                      highlight=False, soft_wrap=True)
+    return folds
+
+
 def _crawl(profile: str, base_url: str | None, settings):
     """The crawl with its progress bar and end summary, for `crawl` and `run` (it writes
     the manifest and the downloads: it holds the data dir's writer lock)."""
@@ -172,52 +195,11 @@ def _print_ingest_summary(summary) -> None:
         for row in data["failed"]:
             table.add_row(row["file"], row["reason"])
         console.print(table)
-
-
-def _pdf_files(paths: list[Path]) -> tuple[list[Path], dict[str, int]]:
-    """Each directory replaced by the PDFs in it; other paths as given (a missing file is
-    reported in the summary with the others)."""
-    from mitra.core.jsonl import InputError
-
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.suffix.lower() == ".pdf" and p.is_file())
-            if not found:
-                raise InputError(f"{path}: is a directory with no PDF files in it")
-            files += found
-        else:
-            files.append(path)
-    return files, {}
-
-
-def _walked_files(paths: list[Path]) -> tuple[list[Path], dict[str, int]]:
-    """Each folder replaced by every file under it, in name order; files as given. Left
-    out, and counted by kind: hidden files and folders (.git, .DS_Store) and the folder
-    of images, styles and scripts a browser saves beside a page (``X_files`` beside
-    ``X.html``), which are no documents."""
-    import os
-
-    from mitra.core.jsonl import InputError
-
-    files: list[Path] = []
-    left_out = {"hidden": 0, "saved page resources": 0}
-    for path in paths:
-        if not path.is_dir():
-            files.append(path)
-            continue
-        found: list[Path] = []
-        for root, folders, names in os.walk(path):
-            left_out["hidden"] += sum(name.startswith(".") for name in (*folders, *names))
-            resources = {f for f in folders if f.endswith("_files") and {f"{f[:-6]}.html", f"{f[:-6]}.htm"} & {*names}}
-            left_out["saved page resources"] += sum(len(inner) for f in resources
-                                                    for _, _, inner in os.walk(Path(root) / f))
-            folders[:] = sorted(f for f in folders if not f.startswith(".") and f not in resources)
-            found += [Path(root) / name for name in sorted(names) if not name.startswith(".")]
-        if not found:
-            raise InputError(f"{path}: is a folder with no files in it")
-        files += found
-    return files, left_out
+    if data["notes"]:
+        table = Table("file", "note", title="Indexed, with a note")
+        for row in data["notes"]:
+            table.add_row(row["file"], row["note"])
+        console.print(table)
 
 
 AnalysisId = Annotated[str, typer.Option("--analysis", help="the analysis id the documents belong to")]
@@ -228,10 +210,9 @@ Version = Annotated[str, typer.Option("--version", help="the documents' version 
 ForceOcr = Annotated[bool, typer.Option("--force-ocr", help="OCR every PDF page even where the text layer is good")]
 
 
-def _ingest_local(files: list[Path], left_out: dict[str, int], analysis: str, title: str | None, abstract: str | None,
-                  version: str, force_ocr: bool, allow_low_coverage: bool, groups: str | None, ray: str | None,
-                  as_json: bool) -> None:
-    """`ingest files` and `ingest pdf`: each file one document of the analysis."""
+def _ingest_local(intake, analysis: str, title: str | None, abstract: str | None, version: str, force_ocr: bool,
+                  allow_low_coverage: bool, groups: str | None, ray: str | None, as_json: bool) -> None:
+    """`ingest files` and `ingest pdf`: each file of ``intake`` one document of the analysis."""
     from ingest.pipeline import ingest_files
     from mitra.access.policy import attach_groups
     from mitra.core.types import Analysis
@@ -244,12 +225,13 @@ def _ingest_local(files: list[Path], left_out: dict[str, int], analysis: str, ti
         abstract=abstract if abstract is not None else (known.abstract if known else ""),
         metadata=known.metadata if known else {},  # groups attached before stay attached
     ), split_groups(groups))
-    progress = _PageProgress(len(files))
+    progress = _PageProgress(len(intake.files))
     with progress.bar:
-        summary = ingest_files(kb, _on_ray(kb.settings, ray), files, target,
+        summary = ingest_files(kb, _on_ray(kb.settings, ray), intake.files, target,
                                version=version, force_ocr=force_ocr, progress=lambda path: progress.file(path.name),
-                               allow_low_coverage=allow_low_coverage)
-    summary.left_out = left_out
+                               allow_low_coverage=allow_low_coverage, stamps=intake.stamps)
+    summary.left_out = intake.left_out
+    summary.failed = intake.refused + summary.failed
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), indent=2))
     _print_ingest_summary(summary)
@@ -275,9 +257,13 @@ def files(
     The reader is chosen by each file's content: PDF (a talk exported as PDF is read slide by
     slide), PowerPoint .pptx, Word .docx, a saved web page (HTML: main content only), Markdown
     or plain text. An unsupported, damaged or password-protected file is named in the summary
-    and the others are indexed (exit 1). Hidden files and folders, and the resources folder a
-    browser saves beside a page (X_files beside X.html), are left out and counted."""
-    _ingest_local(*_walked_files(paths), analysis, title, abstract, version, force_ocr, allow_low_coverage, groups,
+    and the others are indexed (exit 1), and so is a link out of the folder (never followed) or
+    a file that would inflate past max_inflated_mb. Hidden files and folders, the resources
+    folder a browser saves beside a page (X_files beside X.html) and second names of a file
+    read already are left out and counted."""
+    from ingest.sources.folder import walked_files
+
+    _ingest_local(walked_files(paths), analysis, title, abstract, version, force_ocr, allow_low_coverage, groups,
                   ray, as_json)
 
 
@@ -297,7 +283,9 @@ def pdf(
 ) -> None:
     """Extract, chunk and index local PDF files into one analysis (`ingest files`, with a
     directory meaning the PDFs in it)."""
-    _ingest_local(*_pdf_files(files), analysis, title, abstract, version, force_ocr, allow_low_coverage, groups,
+    from ingest.sources.folder import pdf_files
+
+    _ingest_local(pdf_files(files), analysis, title, abstract, version, force_ocr, allow_low_coverage, groups,
                   ray, as_json)
 
 
@@ -311,14 +299,17 @@ def run(
     ray: RayAddress = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Crawl the portal, then extract, chunk and index every new document version."""
+    """Crawl the portal, then extract, chunk and index every new document version (duplicates a
+    moved portal left are folded into the documents they duplicate first, as `ingest repair` does)."""
     from ingest.pipeline import index_manifest
     from ingest.sources.manifest import Manifest, Stage
     from ingest.sources.profiles import load_profile
 
     kb = _indexing_kb()
+    site = load_profile(profile)
+    folds = _repair(kb, site.resolve_base_url(base_url))  # before the crawl, which then finds one id per locator
     report = _crawl(profile, base_url, kb.settings)
-    readers = [*load_profile(profile).groups, *split_groups(groups)]
+    readers = [*site.groups, *split_groups(groups)]
     with Manifest.open(kb.settings) as manifest:
         progress = _PageProgress(len(manifest.pending(Stage.index)))
         with progress.bar:
@@ -326,9 +317,32 @@ def run(
                                      groups=readers,
                                      progress=lambda record: progress.file(f"{record.doc_id} {record.version}"))
     if as_json:
-        typer.echo(json.dumps({"crawl": report.model_dump(mode="json"), "ingest": summary.as_dict()}, indent=2))
+        typer.echo(json.dumps({"repaired": [f.as_dict() for f in folds], "crawl": report.model_dump(mode="json"),
+                               "ingest": summary.as_dict()}, indent=2))
     _print_ingest_summary(summary)
     raise typer.Exit(0 if report.ok and not summary.failed else 1)
+
+
+@app.command()
+@user_errors
+def repair(
+    profile: str | None = typer.Option(None, "--profile", help=f"{_PROFILE_HELP}; its base URL places the files "
+                                       "fetched before document identity was kept (default: the portal's root)"),
+    base_url: str | None = typer.Option(None, "--base-url", help="override the profile's base URL"),
+    as_json: JsonOption = False,
+) -> None:
+    """Fold the duplicates a portal that moved (another host, port or scheme) left in the knowledge
+    base into the documents they duplicate: the same file is dropped, a changed one becomes the
+    next version. `ingest run` does this before it crawls."""
+    from ingest.sources.profiles import load_profile
+
+    kb = _indexing_kb()
+    where = load_profile(profile).resolve_base_url(base_url) if profile else (base_url or "")
+    folds = _repair(kb, where)
+    if as_json:
+        print_json({"repaired": [f.as_dict() for f in folds], "stats": kb.stats()})
+    elif not folds:
+        console.print("no duplicates: nothing to repair", highlight=False)
 
 
 @app.command()

@@ -17,6 +17,7 @@ from ingest.chunk.from_blocks import abstract_of, chunk_document
 from ingest.chunk.from_text import chunk_text
 from ingest.extract.pdf import ExtractionError, NotAPdfError, TooLargeError
 from ingest.extract.readers import TEXT_FORMATS, detect_format, read_document, read_text
+from ingest.sources.folder import ChangedWhileReadError, check_unchanged, file_stamp
 from ingest.sources.manifest import Manifest, Stage, VersionRecord, file_sha256
 from ingest.sources.jsonl import LowCoverage, PreparedAnalysis, check_intake, intake_problems
 from mitra.access.policy import attach_groups
@@ -39,6 +40,7 @@ class IngestSummary:
     chunks: int = 0
     skipped: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (file, how it was read): indexed, with a remark
     left_out: dict[str, int] = field(default_factory=dict)  # what a folder walk left out on purpose, by kind
 
     def as_dict(self) -> dict:
@@ -51,17 +53,20 @@ class IngestSummary:
             "chunks": self.chunks,
             "skipped": self.skipped,
             "failed": [{"file": f, "reason": r} for f, r in self.failed],
+            "notes": [{"file": f, "note": n} for f, n in self.notes],
             "left_out": self.left_out,
         }
 
 
 @dataclass(frozen=True)
 class VersionJob:
-    """One document version to extract, chunk and index (its file's sha256 known)."""
+    """One document version to extract, chunk and index (its file's sha256 known, and its
+    stamp: the file must be the same when the version is written)."""
 
     path: Path
     analysis: Analysis
     document: Document
+    stamp: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -73,6 +78,9 @@ class PreparedVersion:
     chunks: list[Chunk]
     pages: int
     ocr_pages: int
+    notes: list[tuple[str, str]] = field(default_factory=list)  # (file, what its reader says of how it read it)
+    path: Path | None = None  # the file read, and its stamp when it was admitted
+    stamp: tuple[int, ...] | None = None
 
 
 def admit_version(
@@ -85,13 +93,14 @@ def admit_version(
     size_mb = path.stat().st_size / 1e6
     if size_mb > settings.max_document_mb:
         raise TooLargeError(path, f"{size_mb:.1f} MB, over max_document_mb ({settings.max_document_mb:g} MB)")
+    stamp = file_stamp(path)
     document = document.model_copy(update={"sha256": document.sha256 or file_sha256(path)})
     summary.analyses.add(analysis.id)
     summary.documents.add((analysis.id, document.doc_id))
     if kb.is_indexed(document):
         summary.skipped += 1
         return None
-    return VersionJob(path, analysis, document)
+    return VersionJob(path, analysis, document, stamp)
 
 
 def prepare_version(
@@ -102,7 +111,8 @@ def prepare_version(
     content; needs no store, so it runs anywhere. Raises ``ExtractionError`` for a file
     that cannot be read and ``LowCoverage`` for one whose chunks would lose its text."""
     analysis, document = job.analysis, job.document
-    fmt = detect_format(job.path)
+    fmt = detect_format(job.path, settings)
+    notes: list[str] = []
     if fmt in TEXT_FORMATS:
         # a Markdown file's headings have the anchors GitHub and GitLab give them
         chunked = chunk_text(document, read_text(job.path), settings.chunk_min_chars, settings.chunk_max_chars, fmt,
@@ -116,21 +126,26 @@ def prepare_version(
         if not analysis.abstract:
             analysis = analysis.model_copy(update={"abstract": abstract_of(extracted)})
         chunked = chunk_document(extracted, document, settings)
-        pages, ocr_pages = extracted.pages, len(extracted.ocr_pages)
+        pages, ocr_pages, notes = extracted.pages, len(extracted.ocr_pages), extracted.warnings
     document = document.model_copy(update={
         "pages": pages or None, "format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped})
     if not allow_low_coverage:
         check_intake(intake_problems(PreparedAnalysis(analysis, [document], chunked.chunks), settings))
-    return PreparedVersion(analysis, document, chunked.chunks, pages, ocr_pages)
+    return PreparedVersion(analysis, document, chunked.chunks, pages, ocr_pages, [(str(job.path), n) for n in notes],
+                           job.path, job.stamp)
 
 
 def write_version(kb: KnowledgeBase, prepared: PreparedVersion, summary: IngestSummary) -> None:
-    """The one writer's part: the version into the stores, and into the summary."""
+    """The one writer's part: the version into the stores, and into the summary; refused
+    (``ChangedWhileReadError``) when its file changed since it was admitted."""
+    if prepared.path is not None:
+        check_unchanged(prepared.path, prepared.stamp)
     kb.add_document_version(prepared.analysis, prepared.document, prepared.chunks)
     summary.versions += 1
     summary.pages += prepared.pages
     summary.ocr_pages += prepared.ocr_pages
     summary.chunks += len(prepared.chunks)
+    summary.notes += prepared.notes
 
 
 def index_versions(
@@ -176,23 +191,32 @@ def ingest_files(
     force_ocr: bool = False,
     progress: Callable[[Path], PageProgress | None] | None = None,
     allow_low_coverage: bool = False,
+    stamps: dict[Path, tuple[int, ...]] | None = None,
 ) -> IngestSummary:
     """``mitra ingest files`` and ``mitra ingest pdf``: each file is a document (id = file name
     without its extension) of one analysis, read by the reader its content calls for; the
     file stays where it is and is what the app offers for download. A bad file is reported
-    in the summary and the batch goes on."""
+    in the summary and the batch goes on; so is one that changed since ``stamps`` (the
+    folder walk's) say."""
     summary = IngestSummary()
     owners: dict[str, Path] = {}  # doc_id -> the file that has it
     for path in paths:
         owner = owners.setdefault(path.stem, path)
         if owner.resolve() != path.resolve():
             summary.failed.append((str(path), f"it would be document '{path.stem}', as {owner} is: rename one"))
+    def unchanged() -> Iterator[tuple[Path, Path, Analysis, Document]]:
+        for doc_id, path in owners.items():
+            try:
+                check_unchanged(path, (stamps or {}).get(path))
+            except ChangedWhileReadError as error:
+                summary.failed.append((str(path), error.reason))
+                continue
+            yield path, path, analysis, Document(analysis_id=analysis.id, doc_id=doc_id, version=version,
+                                                 source=str(path.resolve()), kept=str(path.resolve()))
+
     with writer_lock(settings, "ingest files"):
         kb.collect_garbage()
-        versions = ((path, path, analysis,
-                     Document(analysis_id=analysis.id, doc_id=doc_id, version=version, source=str(path.resolve()),
-                              kept=str(path.resolve())))
-                    for doc_id, path in owners.items())
+        versions = unchanged()
         for path, error in index_versions(kb, settings, versions, summary, force_ocr=force_ocr, progress=progress,
                                           allow_low_coverage=allow_low_coverage):
             if error is not None:

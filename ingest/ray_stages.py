@@ -219,8 +219,12 @@ def index_versions_on_ray(
         if item.prepared is None:
             yield key, item.error
             continue
-        with _embedding_from(kb, passage_texts(item.prepared.chunks, settings.dense_window_words), item.vectors):
-            write_version(kb, item.prepared, summary)
+        try:
+            with _embedding_from(kb, passage_texts(item.prepared.chunks, settings.dense_window_words), item.vectors):
+                write_version(kb, item.prepared, summary)
+        except ExtractionError as error:  # its file changed while it was read
+            yield key, str(error)
+            continue
         page = progress(key) if progress else None
         if page:
             page(item.prepared.pages, item.prepared.pages)

@@ -31,7 +31,7 @@ def document_table(analysis_id: str) -> None:
                 "title": r.document.title,
                 "status": "superseded" if r.superseded else "current",
                 "passages": r.n_chunks,
-                "pages": r.document.pages,
+                "length": r.document.extent or "—",  # a web page or a Word file has no pages
                 "indexed": r.indexed_at,
                 "original": "on this machine" if (path := ui.original_file(r.document)) and path.is_file() else "—",
             }

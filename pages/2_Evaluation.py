@@ -3,8 +3,6 @@ shown as the paper's Tables 1 and 2 with bar charts per system and routing accur
 
 from __future__ import annotations
 
-import json
-
 import altair as alt
 import pandas as pd
 import streamlit as st
@@ -12,20 +10,13 @@ import streamlit as st
 from mitra import ui
 from mitra.ui.auth import require_admin
 from mitra.evaluation.retrieval import TABLE1, TABLE2, EvalReport, GoldQuery, evaluate
-from mitra.core.jsonl import InputError, read_jsonl
+from mitra.core.jsonl import read_jsonl
 from mitra.core.settings import SYSTEMS
 from mitra.ui.uploads import saved_upload
 
 st.set_page_config(page_title="MITRA · Evaluation", page_icon=":material/bar_chart:", layout="wide")
 require_admin(ui.member(), ui.settings())
 st.title(":material/bar_chart: Retrieval evaluation")
-
-
-def load_report(raw: bytes, name: str) -> EvalReport:
-    try:
-        return EvalReport.model_validate(json.loads(raw))
-    except (ValueError, TypeError) as error:
-        raise InputError(f"{name} is not a `mitra eval --out` report: {str(error).splitlines()[0]}") from None
 
 
 def run_report(raw: bytes, name: str, systems: list[str]) -> EvalReport:
@@ -108,7 +99,7 @@ def main() -> None:
     with load:
         uploaded = st.file_uploader("`mitra eval --out report.json`", type=["json"], key="report")
         if uploaded is not None:
-            st.session_state.eval_report = load_report(uploaded.getvalue(), uploaded.name)
+            st.session_state.eval_report = EvalReport.uploaded(uploaded.getvalue(), uploaded.name)
     with run:
         gold = st.file_uploader('Gold JSONL: {"qid", "query", "analysis_id", "relevant_chunk_ids" | "evidence"}', type=["jsonl"], key="gold")
         systems = st.multiselect("Systems", SYSTEMS, default=list(SYSTEMS))

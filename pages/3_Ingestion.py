@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from mitra import ui
+from mitra.core.types import version_label
 from mitra.ui.auth import require_admin
 
 st.set_page_config(page_title="MITRA · Ingestion", page_icon=":material/cloud_download:", layout="wide")
@@ -44,13 +45,12 @@ def main() -> None:
         {
             "analysis": v.analysis_id,
             "document": v.doc_id,
-            "version": v.version,
+            "version": version_label(v.version),  # as citations name it: v14
             "download": v.status.value,
             "extract": v.extract_status.value,
             "index": v.index_status.value,
             "error": v.error or v.extract_error or v.index_error or "",
             "title": v.title,
-            "pages": v.pages,
             "size (kB)": round(v.size / 1024) if v.size else None,
             "downloaded": v.downloaded_at,
             "file": str(v.path) if v.path else "",

@@ -8,7 +8,8 @@ deepest element holding most of them (in more than one passage) is the content f
 and that frame is read in document order: h1-h6 become sections with their anchor
 (the heading's ``id``, or the ``name``/``id`` of an anchor inside or just before it, as
 TWiki writes them; a page's one opening h1 is its title, over h2 sections), tables stay
-tables (a row a line, the caption a passage of its own), lists one item a line.
+tables (a row a line, the caption a passage of its own), lists one item a line. A page
+nested deeper than libxml2 builds is flattened first (``ingest.extract.html_depth``).
 Navigation, breadcrumbs, menus, sidebars and footers sit outside the frame and are
 gone; inside it, ``nav``, forms, the page's own header and footer, and lists or
 paragraphs that are (almost) only links (a table of contents, a menu bar) are left
@@ -26,6 +27,7 @@ from pathlib import Path
 import lxml.html
 from lxml import etree
 
+from ingest.extract.html_depth import MAX_DEPTH, decoded, flattened, too_deep
 from ingest.extract.layout import Block, BlockKind
 from ingest.extract.pdf import ExtractedDocument, NoTextFoundError
 from ingest.extract.readers import CorruptFileError, Progress, finished, table_block, text_block
@@ -49,10 +51,14 @@ def read_html(path: Path, progress: Progress | None = None) -> ExtractedDocument
     import trafilatura
 
     raw = path.read_bytes()
-    try:
-        page = lxml.html.document_fromstring(raw, parser=_parser(raw))
-    except (etree.ParserError, ValueError) as exc:
-        raise CorruptFileError(path, f"the HTML cannot be parsed ({exc})") from exc
+    page, parser = _parsed(path, raw, _parser(raw))
+    notes = []
+    if too_deep(parser.error_log):  # libxml2 dropped what lies deeper than it builds
+        text, depth = flattened(decoded(raw))
+        raw = text.encode("utf-8")
+        page, _ = _parsed(path, raw, lxml.html.HTMLParser(encoding="utf-8"))
+        notes.append(f"the page nests elements {depth:,} deep: below {MAX_DEPTH} its text was read without its "
+                     "structure")
     kept = trafilatura.extract(raw, output_format="xml", include_tables=True, include_comments=False,
                                config=_trafilatura_config())
     frame = _content_frame(page, _passages(kept)) if kept else None
@@ -62,7 +68,14 @@ def read_html(path: Path, progress: Progress | None = None) -> ExtractedDocument
     headings = [b for b in blocks if b.kind is BlockKind.heading]
     title = next((b.text for b in headings if b.level == 1), "") or _text(page.find(".//title")) \
         or (headings[0].text if headings else "")
-    return finished(path, blocks, pages=0, title=title, fmt="html", progress=progress)
+    return finished(path, blocks, pages=0, title=title, fmt="html", progress=progress, warnings=notes)
+
+
+def _parsed(path: Path, raw: bytes, parser: lxml.html.HTMLParser):
+    try:
+        return lxml.html.document_fromstring(raw, parser=parser), parser
+    except (etree.ParserError, ValueError) as exc:
+        raise CorruptFileError(path, f"the HTML cannot be parsed ({exc})") from exc
 
 
 def _title_on_top(blocks: list[Block]) -> list[Block]:

@@ -60,7 +60,7 @@ class NotAPdfError(ExtractionError):
 
 
 class TooLargeError(ExtractionError):
-    """A file over ``max_document_mb``."""
+    """A file over ``max_document_mb``, or a PDF over ``max_pdf_pages``."""
 
 
 class EmptyFileError(NotAPdfError):
@@ -122,8 +122,11 @@ def extract_pdf(
 ) -> ExtractedDocument:
     """Blocks of one PDF in reading order. ``pages`` (1-based) restricts the work to
     some pages; ``force_ocr`` OCRs every page even when its text layer is good."""
+    from ingest.extract.inflation import check_pdf  # it imports this module's errors
+
     path = Path(path)
     _check_signature(path)
+    check_pdf(path, settings)
     digest = file_sha256(path)
     ocr = _Ocr(path, settings)
     layouts: list[PageLayout] = []
@@ -134,6 +137,8 @@ def extract_pdf(
         total = len(pdf)
         if total == 0:
             raise EmptyPdfError(path, "the PDF has no pages")
+        if total > settings.max_pdf_pages:
+            raise TooLargeError(path, f"the PDF has {total:,} pages, over max_pdf_pages ({settings.max_pdf_pages:,})")
         selected = sorted({n for n in pages if 1 <= n <= total}) if pages is not None else range(1, total + 1)
         for done, number in enumerate(selected, 1):
             page = pdf[number - 1]
@@ -370,6 +375,12 @@ class _Ocr:
             self._backend, note = ocr_backend(self.settings)
             self.warnings.extend([note] if note else [])
         dpi = self.settings.ocr_dpi
+        width, height = page.get_size()
+        if (width * dpi / 72) * (height * dpi / 72) > self.settings.max_image_pixels:
+            # a page this large (a poster, or a MediaBox from nowhere) is rendered smaller
+            dpi = int(72 * math.sqrt(self.settings.max_image_pixels / (width * height)))
+            self.warnings.append(f"page {number} ({width / 72:.0f} × {height / 72:.0f} in) was rendered for OCR at "
+                                 f"{dpi} dpi, to stay within max_image_pixels")
         image = page.render(scale=dpi / 72, grayscale=True).to_pil()
         try:
             words = self._backend.read(image, 72 / dpi)

@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import NoReturn
 
 from ingest.chunk.from_text import detect_format as text_structure
+from ingest.extract.inflation import check_zip_directory
 from ingest.extract.pdf import EmptyFileError, ExtractedDocument, ExtractionError, NoTextFoundError, extract_pdf
 from ingest.extract.layout import Block, BlockKind
 from ingest.sources.manifest import file_sha256
-from mitra.core.settings import Settings
+from mitra.core.settings import Settings, get_settings
 
 Progress = Callable[[int, int], None]
 
@@ -81,9 +82,10 @@ _BINARY_NAMES = (".pdf", ".pptx", ".docx", ".ppt", ".doc", ".xlsx", ".xls")
 _TEXT_SAMPLE = 1 << 20  # the structure of a text file shows in its first megabyte
 
 
-def detect_format(path: Path) -> str:
+def detect_format(path: Path, settings: Settings | None = None) -> str:
     """The file's format by its content: one of ``BLOCK_FORMATS`` or ``TEXT_FORMATS``.
-    Raises an ``ExtractionError`` with a one-line reason for anything else."""
+    Raises an ``ExtractionError`` with a one-line reason for anything else (``settings``:
+    the limits a ZIP's directory is checked against; default the process's)."""
     path = Path(path)
     if not path.is_file():
         raise ExtractionError(path, "no such file" if not path.exists() else "not a file")
@@ -94,7 +96,7 @@ def detect_format(path: Path) -> str:
     if b"%PDF-" in head[:1024]:  # the PDF spec lets the header sit anywhere in the first 1024 bytes
         return "pdf"
     if head.startswith(_ZIP_MAGIC):
-        return _ooxml_format(path)
+        return _ooxml_format(path, settings or get_settings())
     if head.startswith(_OLE_MAGIC):
         _refuse_ole(path)
     for magic, kind in _SIGNATURES:
@@ -119,9 +121,9 @@ def _check_name(path: Path, kind: str) -> None:
                                          "an error or login page saved in its place?")
 
 
-def _ooxml_format(path: Path) -> str:
+def _ooxml_format(path: Path, settings: Settings) -> str:
     try:
-        with zipfile.ZipFile(path) as package:
+        with path.open("rb") as fh, check_zip_directory(path, fh, settings) as package:
             parts = set(package.namelist())
             types = package.read("[Content_Types].xml").decode("utf-8", "replace") \
                 if "[Content_Types].xml" in parts else ""
@@ -189,11 +191,11 @@ def read_document(
     if fmt == "pptx":
         from ingest.extract.office import read_pptx
 
-        return read_pptx(path, progress)
+        return read_pptx(path, settings, progress)
     if fmt == "docx":
         from ingest.extract.office import read_docx
 
-        return read_docx(path, progress)
+        return read_docx(path, settings, progress)
     if fmt == "html":
         from ingest.extract.html import read_html
 
@@ -218,16 +220,18 @@ def text_block(text: str, page: int | None, kind: BlockKind = BlockKind.body, le
 
 
 def finished(path: Path, blocks: list[Block], *, pages: int, title: str, fmt: str, unit: str = "page",
-             progress: Progress | None = None) -> ExtractedDocument:
+             progress: Progress | None = None, warnings: list[str] | None = None) -> ExtractedDocument:
     """The ``ExtractedDocument`` of a block reader (``pages`` 0: the format has none), or
-    why the file holds nothing to index. ``progress`` hears of the file as one step."""
+    why the file holds nothing to index. ``progress`` hears of the file as one step;
+    ``warnings``: what the reader says of how it read the file."""
     blocks = [b for b in blocks if b.text.strip()]
     if not any(b.kind is not BlockKind.heading for b in blocks):
         raise NoTextFoundError(path, "the file holds no text to index")
     if progress is not None:
         progress(1, 1)
     return ExtractedDocument(path=path, sha256=file_sha256(path), pages=pages, ocr_pages=[], blocks=blocks,
-                             title=title, abstract=_abstract(blocks), unit=unit, format=fmt)
+                             title=title, abstract=_abstract(blocks), unit=unit, format=fmt,
+                             warnings=warnings or [])
 
 
 def _abstract(blocks: list[Block]) -> str:

@@ -32,13 +32,14 @@ from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Protocol
-from urllib.parse import unquote, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import requests
 from pydantic import BaseModel, Field
 
 from ingest.extract.pdf import ExtractionError
 from ingest.extract.readers import detect_format
+from ingest.sources.identity import Identity, doc_id_of, next_version, safe_name  # noqa: F401 (doc_id_of: tests)
 from ingest.sources.manifest import Manifest, VersionKey
 from ingest.sources.profiles import Extract, LinksSpec, PagesSpec, SiteProfile
 from ingest.sources.login import (
@@ -166,32 +167,6 @@ def _suffix(url: str, default: str) -> str:
     return suffix if suffix in _SUFFIXES else default
 
 
-def doc_id_of(url: str, *, qualified: bool = False) -> str:
-    """A page's or an attachment's document id: its name in the URL (the query too, where
-    it names the page, as in Confluence's ``viewpage.action?pageId=…``); ``qualified``, its
-    folder's name before it, as TWiki names a topic of another web (``Main.WebHome``)."""
-    parts = urlsplit(url)
-    path = PurePosixPath(unquote(parts.path))
-    name = path.name or parts.netloc
-    if qualified and path.parent.name:
-        name = f"{path.parent.name}.{name}"
-    return safe_name(f"{name}_{parts.query}" if parts.query else name)
-
-
-def next_version(label: str) -> str:
-    """The label after ``label``, for a file whose portal gives none: v1 -> v2, r9 -> r10."""
-    match = re.search(r"(\d+)$", label)
-    return f"{label[:match.start()]}{int(match[1]) + 1}" if match else f"{label}2"
-
-
-def safe_name(value: str) -> str:
-    """Ids read from web pages become path components: keep them to a harmless alphabet."""
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", value.strip()).strip("._")
-    if not name:
-        raise ValueError(f"{value!r} is not usable as an id")
-    return name
-
-
 @contextmanager
 def chromium(settings: Settings) -> Iterator["WebDriver"]:
     """Headless Chromium with a throw-away profile directory."""
@@ -241,7 +216,7 @@ class _Crawler:
         self.session_file = session_path(settings, profile)
         self._last_request = 0.0
         self.visited: set[str] = set()  # web pages read in this crawl
-        self.names: dict[tuple[str, str], str] = {}  # (analysis, document id) -> the URL it names
+        self.identity = Identity(base_url, settings.crawl_volatile_params, manifest)  # where a URL is, its id
 
     # ------------------------------------------------------------------ plumbing
 
@@ -457,16 +432,6 @@ class _Crawler:
         same_host = urlsplit(url).netloc == urlsplit(self.base_url).netloc
         return same_host and not (pages and re.search(pages.never, url))
 
-    def doc_id(self, analysis_id: str, url: str) -> str:
-        """The URL's name, unless another URL of the analysis has it (in this crawl or an
-        earlier one): then the name with its folder's (``ORION.WebHome``, ``Main.WebHome``)."""
-        name = doc_id_of(url)
-        known = self.names.get((analysis_id, name)) or self.manifest.source(analysis_id, name)
-        if known not in (None, url):
-            name = doc_id_of(url, qualified=True)
-        self.names[(analysis_id, name)] = url
-        return name
-
     def links(self, spec: LinksSpec, suffix: str, analysis_id: str) -> list[_DocLink]:
         """The links ``spec`` names on the page the browser shows, in order, without repeats."""
         from selenium.webdriver.common.by import By
@@ -480,7 +445,7 @@ class _Crawler:
             if url in found or not self.allowed(url) or (spec.href and not re.search(spec.href, url)):
                 continue
             version = _read(item, spec.version) if spec.version else None
-            doc_id = self.doc_id(analysis_id, url)
+            doc_id = self.identity.doc_id(analysis_id, url)
             title = (_read(item, spec.title) if spec.title else None) or doc_id
             found[url] = _DocLink(doc_id=doc_id, version=safe_name(version) if version else None, title=title,
                                   url=url, suffix=_suffix(url, suffix))
@@ -523,7 +488,7 @@ class _Crawler:
         """The page as a document (fetched as the portal serves it: status and content are
         checked, the browser's rendering is not kept), its attachments, and the pages it
         links where the crawl goes deeper."""
-        doc_id = self.doc_id(analysis_id, url)
+        doc_id = self.identity.doc_id(analysis_id, url)
         link = _DocLink(doc_id=doc_id, version=None, title=doc_id, url=url, suffix=_suffix(url, ".html"))
         staged = self.settings.downloads_dir / analysis_id / doc_id / f"fetched{link.suffix}"
         try:
@@ -550,7 +515,7 @@ class _Crawler:
         latest = self.manifest.latest(analysis_id, link.doc_id) if link.version is None else None
         version = link.version or (latest.version if latest else "v1")
         self.manifest.record_failure(VersionKey(analysis_id, link.doc_id, version), title=link.title, url=link.url,
-                                     error=str(error))
+                                     error=str(error), locator=self.identity.locator(link.url))
         log.info("%s: %s", link.url, error)
         return FileOutcome(analysis_id=analysis_id, doc_id=link.doc_id, version=version, title=link.title,
                            url=link.url, status=FileStatus.failed, error=str(error))
@@ -566,24 +531,25 @@ class _Crawler:
                 version = "v1"
             else:
                 version = latest.version if latest.sha256 == sha256 else next_version(latest.version)
-        key = VersionKey(analysis_id, link.doc_id, version)
+        key, where = VersionKey(analysis_id, link.doc_id, version), self.identity.locator(link.url)
         outcome = FileOutcome(analysis_id=analysis_id, doc_id=link.doc_id, version=version, title=link.title,
                               url=link.url, status=FileStatus.skipped, sha256=sha256)
-        if self.manifest.is_current(key, link.url) and self.manifest.get(key).sha256 == sha256:
+        if self.manifest.is_current(key, where) and self.manifest.get(key).sha256 == sha256:
             staged.unlink()
-            self.manifest.touch(key)
+            self.manifest.touch(key, link.url)
             return outcome.model_copy(update={"path": self.manifest.get(key).path})
         dest = staged.with_name(f"{version}{link.suffix}")
         os.replace(staged, dest)
-        self.manifest.record_download(key, title=link.title, url=link.url, path=dest, sha256=sha256, size=size)
+        self.manifest.record_download(key, title=link.title, url=link.url, path=dest, sha256=sha256, size=size,
+                                      locator=where)
         return outcome.model_copy(update={"status": FileStatus.downloaded, "path": dest})
 
     def fetch(self, analysis_id: str, link: _DocLink, referer: str) -> FileOutcome:
         """A document or attachment: skipped unfetched when its portal version is kept intact."""
         if link.version is not None:
             key = VersionKey(analysis_id, link.doc_id, link.version)
-            if self.manifest.is_current(key, link.url):
-                self.manifest.touch(key)
+            if self.manifest.is_current(key, self.identity.locator(link.url)):
+                self.manifest.touch(key, link.url)
                 record = self.manifest.get(key)
                 return FileOutcome(analysis_id=analysis_id, doc_id=link.doc_id, version=link.version,
                                    title=link.title, url=link.url, status=FileStatus.skipped, path=record.path,
@@ -627,15 +593,17 @@ class _Crawler:
                     raise _TransientError(f"HTTP {response.status_code} {response.reason}")
                 if response.status_code >= 400:
                     raise DownloadError(f"HTTP {response.status_code} {response.reason}")
-                digest, size = hashlib.sha256(), 0
+                digest, size, limit = hashlib.sha256(), 0, self.settings.max_document_mb * 1e6
                 with part.open("wb") as f:
-                    for chunk in response.iter_content(_CHUNK):
+                    for chunk in response.iter_content(_CHUNK):  # as sent, or inflated where the server compressed it
                         digest.update(chunk)
                         size += len(chunk)
+                        if size > limit:
+                            raise DownloadError(f"larger than max_document_mb ({self.settings.max_document_mb:g} MB)")
                         f.write(chunk)
                 content_type = response.headers.get("content-type", "?")
             try:
-                detect_format(part)
+                detect_format(part, self.settings)
             except ExtractionError as exc:
                 with part.open("rb") as f:
                     head = f.read(16)
@@ -652,6 +620,7 @@ class _Crawler:
     # ------------------------------------------------------------------ the crawl
 
     def run(self, progress: CrawlProgress | None) -> None:
+        self.manifest.fill_locators(self.identity.locator)  # rows of a crawl before locators
         self.report.session_reused = self.restore_session()
         if not self.report.session_reused:
             self.login()

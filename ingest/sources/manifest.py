@@ -3,7 +3,8 @@
 One SQLite file (``settings.manifest_path``). ``analyses`` holds what the portal says
 about each analysis; ``versions`` holds one row per (analysis, document, version) with the
 download outcome, the kept file (``path``: the app offers it for download) and the state of
-the later stages (extract, index). A document may be a PDF, a web page or an attachment. A rerun skips what is
+the later stages (extract, index). A document may be a PDF, a web page or an attachment, known by its
+locator (its place on the portal, whatever the portal's address). A rerun skips what is
 already downloaded and intact, and the pipeline lists what is downloaded but not yet
 extracted or indexed with ``pending(Stage.index)``. Every write commits at once, so an
 interrupted crawl keeps everything recorded before it stopped.
@@ -16,7 +17,7 @@ import hashlib
 import sqlite3
 from enum import Enum
 from pathlib import Path
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Document
@@ -35,7 +36,8 @@ CREATE TABLE IF NOT EXISTS versions (
     doc_id         TEXT NOT NULL,
     version        TEXT NOT NULL,
     title          TEXT NOT NULL DEFAULT '',
-    url            TEXT NOT NULL,
+    url            TEXT NOT NULL,     -- where it was last fetched (the portal's address then)
+    locator        TEXT,              -- where it is on the portal, whatever its address (ingest.sources.identity)
     path           TEXT,              -- relative to the manifest's folder when inside it
     sha256         TEXT,
     size           INTEGER,
@@ -53,6 +55,10 @@ CREATE TABLE IF NOT EXISTS versions (
     PRIMARY KEY (analysis_id, doc_id, version)
 );
 """
+
+# What a version keeps when ``Manifest.fold`` gives it another key and file.
+_KEPT_COLUMNS = ("title, url, locator, sha256, size, pages, downloaded_at, status, error, seen_at, extract_status, "
+                 "extract_error, extract_at, index_status, index_error, index_at")
 
 
 class DownloadStatus(str, Enum):
@@ -89,6 +95,7 @@ class VersionRecord(Document):
     """A manifest row; ``source`` is the download URL and ``path`` the local file."""
 
     path: Path | None = None
+    locator: str | None = None
     size: int | None = None
     downloaded_at: dt.datetime | None = None
     status: DownloadStatus
@@ -128,6 +135,9 @@ class Manifest:
         # WAL lets `mitra ingest status` read while a crawl writes.
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.executescript(_SCHEMA)
+        if "locator" not in {row["name"] for row in self._db.execute("PRAGMA table_info(versions)")}:
+            with self._db:  # a manifest written before locators: filled by the next crawl (fill_locators)
+                self._db.execute("ALTER TABLE versions ADD COLUMN locator TEXT")
 
     @classmethod
     def open(cls, settings: Settings) -> "Manifest":
@@ -201,21 +211,41 @@ class Manifest:
         rows = [r for r in self.versions(analysis_id) if r.doc_id == doc_id and r.path is not None]
         return max(rows, key=lambda r: version_key(r.version), default=None)
 
-    def source(self, analysis_id: str, doc_id: str) -> str | None:
-        """The URL a document was last fetched from, if it was ever seen."""
+    def locator_of(self, analysis_id: str, doc_id: str) -> str | None:
+        """Where on the portal a document was last fetched from, if it was ever seen."""
         row = self._db.execute(
-            "SELECT url FROM versions WHERE analysis_id = ? AND doc_id = ? ORDER BY seen_at DESC LIMIT 1",
+            "SELECT locator FROM versions WHERE analysis_id = ? AND doc_id = ? ORDER BY seen_at DESC LIMIT 1",
             (analysis_id, doc_id),
         ).fetchone()
-        return row["url"] if row else None
+        return row["locator"] if row else None
 
-    def is_current(self, key: VersionKey, url: str) -> bool:
-        """Downloaded from this URL, and the file is still there with the recorded hash."""
+    def document_at(self, analysis_id: str, locator: str) -> str | None:
+        """The document fetched from ``locator``: the first one seen there, where a moved
+        portal left duplicates (``ingest.repair`` folds the others into it)."""
+        row = self._db.execute(
+            """SELECT doc_id, MIN(COALESCE(downloaded_at, seen_at)) AS first FROM versions
+               WHERE analysis_id = ? AND locator = ? GROUP BY doc_id ORDER BY first, doc_id LIMIT 1""",
+            (analysis_id, locator),
+        ).fetchone()
+        return row["doc_id"] if row else None
+
+    def fill_locators(self, locate: Callable[[str], str]) -> int:
+        """Give the rows written before locators theirs (``locate``: the URL's, on the portal
+        being crawled); returns how many were filled."""
+        rows = self._db.execute("SELECT rowid, url FROM versions WHERE locator IS NULL").fetchall()
+        with self._db:
+            self._db.executemany("UPDATE versions SET locator = ? WHERE rowid = ?",
+                                 [(locate(row["url"]), row["rowid"]) for row in rows])
+        return len(rows)
+
+    def is_current(self, key: VersionKey, locator: str) -> bool:
+        """Downloaded from this place on the portal, and the file is still there with the
+        recorded hash."""
         record = self.get(key)
         return (
             record is not None
             and record.status is DownloadStatus.downloaded
-            and record.source == url
+            and record.locator == locator
             and record.path is not None
             and record.path.is_file()
             and file_sha256(record.path) == record.sha256
@@ -229,23 +259,24 @@ class Manifest:
             raise KeyError(f"cannot record {'/'.join(key)}: analysis {key.analysis_id!r} is not in the manifest "
                            "(upsert_analysis first)") from exc
 
-    def touch(self, key: VersionKey) -> None:
-        """Seen again, unchanged."""
+    def touch(self, key: VersionKey, url: str) -> None:
+        """Seen again, unchanged, at ``url`` (the portal's address may have changed)."""
         with self._db:
             self._db.execute(
-                "UPDATE versions SET seen_at = ? WHERE analysis_id = ? AND doc_id = ? AND version = ?",
-                (_now(), *key),
+                "UPDATE versions SET seen_at = ?, url = ? WHERE analysis_id = ? AND doc_id = ? AND version = ?",
+                (_now(), url, *key),
             )
 
     def record_download(
-        self, key: VersionKey, *, title: str, url: str, path: Path, sha256: str, size: int, pages: int | None = None
+        self, key: VersionKey, *, title: str, url: str, path: Path, sha256: str, size: int, pages: int | None = None,
+        locator: str | None = None,
     ) -> None:
         """A fresh file. Later stages start over only if its content changed."""
         now = _now()
         self._write_version(
             """INSERT INTO versions (analysis_id, doc_id, version, title, url, path, sha256, size, pages,
-                                     downloaded_at, status, error, seen_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
+                                     downloaded_at, status, error, seen_at, locator)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
                ON CONFLICT (analysis_id, doc_id, version) DO UPDATE SET
                    extract_status = CASE WHEN versions.sha256 IS excluded.sha256
                                          THEN versions.extract_status ELSE 'pending' END,
@@ -258,22 +289,38 @@ class Manifest:
                    title = excluded.title, url = excluded.url, path = excluded.path,
                    sha256 = excluded.sha256, size = excluded.size, pages = excluded.pages,
                    downloaded_at = excluded.downloaded_at, status = excluded.status,
-                   error = NULL, seen_at = excluded.seen_at""",
-            (*key, title, url, self._store_path(path), sha256, size, pages, now, DownloadStatus.downloaded.value, now),
+                   error = NULL, seen_at = excluded.seen_at, locator = excluded.locator""",
+            (*key, title, url, self._store_path(path), sha256, size, pages, now, DownloadStatus.downloaded.value, now,
+             locator),
             key,
         )
 
-    def record_failure(self, key: VersionKey, *, title: str, url: str, error: str) -> None:
+    def record_failure(self, key: VersionKey, *, title: str, url: str, error: str, locator: str | None = None) -> None:
         """A failed download; a file fetched earlier for this version stays recorded."""
         self._write_version(
-            """INSERT INTO versions (analysis_id, doc_id, version, title, url, status, error, seen_at)
-               VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """INSERT INTO versions (analysis_id, doc_id, version, title, url, status, error, seen_at, locator)
+               VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                ON CONFLICT (analysis_id, doc_id, version) DO UPDATE SET
                    title = excluded.title, url = excluded.url, status = excluded.status,
-                   error = excluded.error, seen_at = excluded.seen_at""",
-            (*key, title, url, DownloadStatus.failed.value, error, _now()),
+                   error = excluded.error, seen_at = excluded.seen_at, locator = excluded.locator""",
+            (*key, title, url, DownloadStatus.failed.value, error, _now(), locator),
             key,
         )
+
+    def fold(self, moves: list[tuple[VersionKey, VersionKey | None, Path | None]]) -> None:
+        """In one transaction, each ``(old, new, path)``: the row of ``old`` becomes ``new``'s,
+        its file ``path``; without ``new``, it is deleted (``ingest.repair``: a duplicate
+        document's versions folded into the document it duplicates)."""
+        with self._db:
+            for old, new, path in moves:
+                if new is not None:
+                    self._db.execute(
+                        f"""INSERT OR REPLACE INTO versions (analysis_id, doc_id, version, path, {_KEPT_COLUMNS})
+                            SELECT ?, ?, ?, ?, {_KEPT_COLUMNS} FROM versions
+                            WHERE analysis_id = ? AND doc_id = ? AND version = ?""",
+                        (*new, self._store_path(path) if path else None, *old),
+                    )
+                self._db.execute("DELETE FROM versions WHERE analysis_id = ? AND doc_id = ? AND version = ?", old)
 
     # ------------------------------------------------------------------ later stages
 

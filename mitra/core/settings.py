@@ -91,6 +91,10 @@ class EmbedderSettings(BaseModel):
         "the mean of its own and its best window's similarity. 0 disables (analyses indexed while it is 0 have none)"
     )
     device: str = Field("cpu", description="torch device of the encoders and rerankers")
+    embed_threads: int = Field(
+        0, ge=0, description="torch threads a batch of passages is embedded with; 0 = measured per batch (1, half "
+        "or all cores, the fastest kept: on cores shared with other work 1 thread was 1.5x faster than 2)"
+    )
 
 
 class RetrievalSettings(BaseModel):
@@ -272,12 +276,25 @@ class GroundingSettings(BaseModel):
 
 
 class IngestSettings(BaseModel):
-    """Crawling the document portal and reading its PDFs (ingest/)."""
+    """Crawling the document portal and reading its files (ingest/)."""
 
     ocr_backend: Literal["auto", "tesseract", "surya"] = Field(
         "auto", description="auto: Surya where its weights are installed, else Tesseract"
     )
     ocr_dpi: int = Field(300, description="pages are rendered at this resolution for OCR")
+    max_inflated_mb: float = Field(
+        256.0, gt=0, description="the most a file may inflate to before a reader parses it: a .docx's or .pptx's ZIP "
+        "members together, or one stream of a PDF (read a page at a time); more is refused as a decompression bomb"
+    )
+    max_inflation_ratio: float = Field(
+        100.0, gt=1, description="a ZIP member inflating past 1 MB may grow at most this many times (Apache POI's "
+        "bound); a PDF's streams together at most this many times the file (or max_inflated_mb, if larger)"
+    )
+    max_image_pixels: int = Field(
+        89_478_485, gt=0, description="a PDF image declaring more pixels is refused; a page that would render larger "
+        "for OCR is rendered at a lower resolution (the default is Pillow's MAX_IMAGE_PIXELS)"
+    )
+    max_pdf_pages: int = Field(5000, gt=0, description="a PDF with more pages is refused")
     ocr_language: str = Field("eng", description="Tesseract language")
     ocr_physics_fixes: bool = Field(
         True, description="undo Tesseract's misreadings of physics notation ('+ 2.4 (stat)' -> '± 2.4', 'fb-!' -> fb^-1)"
@@ -286,6 +303,11 @@ class IngestSettings(BaseModel):
     crawl_retries: int = Field(3, description="attempts per page or file")
     crawl_delay_s: float = Field(0.5, description="pause between requests (be kind to the portal)")
     crawl_backoff_s: float = Field(1.0, description="first retry waits this long, then doubles")
+    crawl_volatile_params: str = Field(
+        r"(?i)^(jsessionid|phpsessid|sessionid|sid|utm_\w+|_|nocache)$", description="regex: URL query parameters "
+        "that do not name a document (sessions, tracking, cache busting); left out of its identity, which is its "
+        "path and other parameters under the portal's base URL, never the portal's host, port or scheme"
+    )
     chromium_binary: Path = Field(Path("/usr/bin/chromium"), description="Debian's chromium: no browser download")
     chromedriver_binary: Path = Field(Path("/usr/bin/chromedriver"), description="Debian's chromium-driver")
     ray_address: str | None = Field(

@@ -48,6 +48,15 @@ class Document(BaseModel):
     coverage: float | None = None  # share of its words that reached a chunk
     dropped: dict[str, int] = Field(default_factory=dict)  # words left out on purpose, by kind (references, ...)
 
+    @property
+    def extent(self) -> str:
+        """Its length in its own unit ("34 pages", "50 slides"); "" for one that has none
+        (a web page, a Word file, text)."""
+        if not self.pages:
+            return ""
+        unit = "slide" if self.format in ("pptx", "pdf-slides") else "page"
+        return f"{self.pages} {unit}{'s' if self.pages != 1 else ''}"
+
 
 class Chunk(BaseModel):
     """A retrievable passage with its provenance."""

@@ -49,6 +49,21 @@ class FeedbackStore(SqlStore):
         with self.engine.begin() as db:
             db.execute(update(ratings).where(ratings.c.id == feedback_id).values(reason=reason.strip()))
 
+    def rename_chunks(self, analysis_id: str, renamed: dict[str, str]) -> int:
+        """Ratings of the analysis that cite a chunk of ``renamed`` cite its new id instead
+        (``ingest.repair`` folding a duplicate document); returns how many changed."""
+        changed = 0
+        with self.engine.begin() as db:
+            rows = db.execute(select(ratings.c.id, ratings.c.cited_chunk_ids)
+                              .where(ratings.c.analysis_id == analysis_id)).mappings().all()
+            for row in rows:
+                cited = json.loads(row["cited_chunk_ids"])
+                if any(c in renamed for c in cited):
+                    db.execute(update(ratings).where(ratings.c.id == row["id"])
+                               .values(cited_chunk_ids=json.dumps([renamed.get(c, c) for c in cited])))
+                    changed += 1
+        return changed
+
     def all(self) -> list[Feedback]:
         with self.engine.begin() as db:
             rows = db.execute(select(ratings).order_by(ratings.c.id)).mappings().all()

@@ -12,10 +12,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from statistics import mean
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from mitra.evaluation.metrics import evidence_matches, mrr_at_k, ndcg_at_k, precision_at_k, recall_at_k
 from mitra.retrieval.pipeline import Pipeline
+from mitra.core.jsonl import InputError
 from mitra.core.types import Chunk
 
 KS = (1, 3, 5)
@@ -45,6 +46,16 @@ class EvalReport(BaseModel):
     systems: dict[str, dict[str, dict[str, float]]]  # set -> system -> metric -> value
     routing: dict[str, dict[str, float]]  # set -> top1/top3
     reranker: str
+
+    @classmethod
+    def uploaded(cls, raw: bytes, name: str) -> "EvalReport":
+        """A report uploaded as ``name``, or one line saying why it is none (JSON nested past
+        the parser's depth included: pydantic's parser stops there, ``json`` would recurse)."""
+        try:
+            return cls.model_validate_json(raw)
+        except ValidationError as error:
+            first = error.errors()[0]
+            raise InputError(f"{name} is not a `mitra eval --out` report: {first['msg']}") from None
 
 
 def _relevance(gold: GoldQuery, chunks: list[Chunk]) -> dict[str, set[int]]:

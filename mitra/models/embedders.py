@@ -15,6 +15,7 @@ import numpy as np
 
 from mitra.core.errors import MitraError
 from mitra.core.settings import Settings
+from mitra.models.threads import BatchThreads
 
 # Privacy: a missing model is an error to fix by hand, not a silent download.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -88,7 +89,7 @@ class QueryCache:
 
 
 class SentenceTransformerEmbedder:
-    def __init__(self, model: str, device: str = "cpu", batch_size: int = 32):
+    def __init__(self, model: str, device: str = "cpu", batch_size: int = 32, threads: int = 0):
         from sentence_transformers import SentenceTransformer
 
         path = resolve_model_path(model)
@@ -100,6 +101,7 @@ class SentenceTransformerEmbedder:
         self.dim = int(self.model.get_embedding_dimension())
         self.batch_size = batch_size
         self.queries = QueryCache()
+        self.threads = BatchThreads(threads)
 
     def _encode(self, texts: list[str], show_progress: bool) -> np.ndarray:
         return self.model.encode(
@@ -114,7 +116,8 @@ class SentenceTransformerEmbedder:
         return self.queries.get(texts, lambda missing: self._encode(missing, False))
 
     def embed_passages(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
-        return self._encode(texts, show_progress)
+        with self.threads.batch(texts):
+            return self._encode(texts, show_progress)
 
 
 class DPREmbedder:
@@ -130,6 +133,7 @@ class DPREmbedder:
         shared: bool = False,
         device: str = "cpu",
         batch_size: int = 32,
+        threads: int = 0,
     ):
         import torch
         from transformers import (
@@ -148,6 +152,7 @@ class DPREmbedder:
             self.c_tok, self.c_enc = self._load(AutoTokenizer, DPRContextEncoder, context_model, "DPR context encoder")
         self.name = f"dpr:{question_model}" + (":shared" if shared else f"+{context_model}")
         self.queries = QueryCache()
+        self.threads = BatchThreads(threads)
         self.dim = int(self.q_enc.config.hidden_size if not self.q_enc.config.projection_dim else self.q_enc.config.projection_dim)
 
     def _load(self, tok_cls, model_cls, name: str, what: str):
@@ -178,7 +183,8 @@ class DPREmbedder:
         return self.queries.get(texts, lambda missing: self._encode(self.q_tok, self.q_enc, missing))
 
     def embed_passages(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
-        return self._encode(self.c_tok, self.c_enc, texts)
+        with self.threads.batch(texts):
+            return self._encode(self.c_tok, self.c_enc, texts)
 
 
 def load_embedder(settings: Settings) -> Embedder:
@@ -189,7 +195,9 @@ def load_embedder(settings: Settings) -> Embedder:
             shared=settings.dpr_shared_encoder,
             device=settings.device,
             batch_size=settings.embed_batch_size,
+            threads=settings.embed_threads,
         )
     return SentenceTransformerEmbedder(
-        settings.embedder_model, device=settings.device, batch_size=settings.embed_batch_size
+        settings.embedder_model, device=settings.device, batch_size=settings.embed_batch_size,
+        threads=settings.embed_threads,
     )

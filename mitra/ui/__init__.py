@@ -47,11 +47,12 @@ def settings() -> Settings:
     return get_settings()
 
 
-@st.cache_resource(show_spinner="Loading the embedder, reranker and stores…")
-def pipeline():
-    from mitra.retrieval.pipeline import build_pipeline
+@st.cache_resource
+def preloaded():
+    """The process's stores and models, loading in the background from its first page (``mitra.ui.preload``)."""
+    from mitra.ui.preload import Preload
 
-    return build_pipeline(settings())
+    return Preload(settings())
 
 
 @st.cache_resource
@@ -70,11 +71,12 @@ def member() -> "Principal":
     and this session's view of the knowledge base, scoped to what they may read."""
     from mitra.ui.auth import sidebar_account, signed_in
 
+    preloaded().start()  # on the sign-in page already: the member types while the models load
     principal = signed_in(settings(), audit)
     sidebar_account(principal, settings(), audit)
     if st.session_state.get("reader_for") != principal:
         try:
-            st.session_state.reader = pipeline().for_principal(principal)
+            st.session_state.reader = preloaded().reader(principal)  # the stores now, the models when asked
         except Exception as error:  # not cached: the next rerun tries again, so the page recovers
             if not show_unavailable(error):
                 raise
@@ -337,20 +339,24 @@ def prompt_speed():
     return PromptSpeed()
 
 
-@st.cache_resource(show_spinner="Starting the language model…")
 def answerer():
-    from mitra.chat.session import load_answerer
+    """The answering model, or a stand-in that waits for it while it is still starting
+    (``mitra.chat.pending``): the chat draws at once."""
+    from mitra.chat.pending import PendingAnswerer
 
-    return load_answerer(pipeline())
+    return PendingAnswerer(preloaded().answerer)
 
 
 def model_label() -> str:
     from mitra.chat.session import RetrievalOnly
 
     current = answerer()
-    if isinstance(current, RetrievalOnly):
-        return f"⚠️ No language model: {current.error}"
-    return f"Model: {current.model_info}"
+    if not current.ready:
+        return "Model: starting in the background (the first answer waits for it)"
+    loaded = current.loaded()
+    if isinstance(loaded, RetrievalOnly):
+        return f"⚠️ No language model: {loaded.error}"
+    return f"Model: {loaded.model_info}"
 
 
 def answer_details(answer) -> None:

@@ -43,3 +43,14 @@ def test_a_slide_is_cited_by_its_number_and_a_web_page_by_its_anchor():
     wiki = Chunk(id="w#1", analysis_id="A", doc_id="wiki", version="1", position=0, section=["Event selection"],
                  anchor="event-selection", text="Two muons")
     assert wiki.citation_label == "wiki v1 · Event selection · #event-selection"
+
+
+def test_a_document_says_its_length_in_its_own_unit():
+    from mitra.core.types import Document
+
+    def length(**fields) -> str:
+        return Document(analysis_id="A", doc_id="D", **fields).extent
+
+    assert (length(pages=34, format="pdf"), length(pages=1, format="pdf")) == ("34 pages", "1 page")
+    assert (length(pages=50, format="pptx"), length(pages=12, format="pdf-slides")) == ("50 slides", "12 slides")
+    assert length(format="html") == length(format="docx") == length(pages=0, format="markdown") == ""
