@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 from benchmarks.ingest_types import write_talk  # noqa: E402
 from benchmarks.intervals import median_ci  # noqa: E402
 from mitra.core.settings import Settings  # noqa: E402
-from mitra.core.types import Analysis, Document  # noqa: E402
+from mitra.core.types import Document  # noqa: E402
 
 
 def timed(call):
