@@ -33,7 +33,7 @@ from tests.fixtures.hostile import bombs, long_note, measured  # noqa: E402
 
 _READ = ("import sys; from pathlib import Path; from mitra.core.settings import Settings\n"
          "from ingest.extract.readers import read_document\n"
-         "from ingest.extract.pdf import ExtractionError\n"
+         "from ingest.extract.base import ExtractionError\n"
          "try: print('read', len(read_document(Path(sys.argv[1]), Settings()).blocks), 'blocks')\n"
          "except ExtractionError as e: print(e.reason)\n")
 

@@ -41,7 +41,8 @@ from pathlib import Path
 from rapidfuzz.distance import Levenshtein
 
 from ingest.chunk.from_blocks import chunk_document
-from ingest.extract.pdf import ExtractedDocument, extract_pdf
+from ingest.extract.base import ExtractedDocument
+from ingest.extract.pdf import extract_pdf
 from ingest.extract.layout import BlockKind, nfkc
 from mitra.core.settings import Settings
 from mitra.core.types import Document

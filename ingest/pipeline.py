@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Iterator, TypeVar
 
 from ingest.chunk.from_blocks import abstract_of, chunk_document
 from ingest.chunk.from_text import chunk_text
-from ingest.extract.pdf import ExtractionError, NotAPdfError, TooLargeError
+from ingest.extract.base import ExtractionError, NotAPdfError, TooLargeError
 from ingest.extract.readers import TEXT_FORMATS, detect_format, read_document, read_text
 from ingest.sources.folder import ChangedWhileReadError, check_unchanged, file_stamp
 from ingest.sources.manifest import Manifest, Stage, VersionRecord, file_sha256

@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
-from ingest.extract.pdf import ExtractionError
+from ingest.extract.base import ExtractionError
 from ingest.pipeline import (
     K, IngestSummary, PageProgress, PreparedVersion, VersionJob, admit_version, prepare_version, write_version,
 )

@@ -17,7 +17,7 @@ from itertools import takewhile
 from dataclasses import replace
 from typing import Literal
 
-from ingest.extract.pdf import ExtractedDocument
+from ingest.extract.base import ExtractedDocument
 from ingest.extract.layout import FURNITURE, Block, BlockKind, join_lines
 from ingest.chunk.paragraphs import ChunkedText, Paragraph, ParsedText, chunk_parsed, dropped_path, word_counts
 from ingest.chunk.shapes import AFFILIATIONS, AUTHORS, REFERENCES

@@ -29,8 +29,9 @@ from lxml import etree
 
 from ingest.extract.html_depth import MAX_DEPTH, decoded, flattened, too_deep
 from ingest.extract.layout import Block, BlockKind
-from ingest.extract.pdf import ExtractedDocument, NoTextFoundError
-from ingest.extract.readers import CorruptFileError, Progress, finished, table_block, text_block
+from ingest.extract.base import (
+    CorruptFileError, ExtractedDocument, NoTextFoundError, Progress, finished, table_block, text_block,
+)
 
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _LEFT_OUT = {"script", "style", "noscript", "template", "nav", "aside", "form", "button", "select", "input",

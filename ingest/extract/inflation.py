@@ -34,7 +34,7 @@ import zlib
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from ingest.extract.pdf import ExtractionError
+from ingest.extract.base import ExtractionError
 from mitra.core.settings import Settings
 
 _MB = 1 << 20

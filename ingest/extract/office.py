@@ -25,8 +25,9 @@ from lxml.etree import XMLSyntaxError
 
 from ingest.extract.inflation import check_zip
 from ingest.extract.layout import Block, BlockKind
-from ingest.extract.pdf import ExtractedDocument
-from ingest.extract.readers import BROKEN_ZIP, CorruptFileError, Progress, finished, table_block, text_block
+from ingest.extract.base import (
+    BROKEN_ZIP, CorruptFileError, ExtractedDocument, Progress, finished, table_block, text_block,
+)
 from mitra.core.settings import Settings
 
 SPEAKER_NOTES = "Speaker notes"

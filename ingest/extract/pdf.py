@@ -20,10 +20,8 @@ import math
 import re
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Literal
 
 import pdfplumber
 import pypdfium2 as pdfium
@@ -33,38 +31,18 @@ from pdfminer.psexceptions import PSException
 from pdfplumber.utils.exceptions import PdfminerException
 
 from ingest.extract.layout import (
-    UNMAPPED, Block, Graphic, PageLayout, PageWords, Word, is_slide_deck, layout_document, layout_page, layout_slides,
+    UNMAPPED, Graphic, PageLayout, PageWords, Word, is_slide_deck, layout_document, layout_page, layout_slides,
 )
+from ingest.extract.base import (
+    EmptyFileError, ExtractedDocument, ExtractionError, NoTextFoundError, NotAPdfError, Progress, TooLargeError,
+)
+from ingest.extract.inflation import check_pdf
 from ingest.extract.layout.slides import LANDSCAPE_RATIO
 from ingest.sources.manifest import file_sha256
 from ingest.extract.ocr import OcrBackend, OcrUnavailableError, ocr_backend, physics_fixes
-from mitra.core.errors import MitraError
 from mitra.core.settings import Settings
 
 log = logging.getLogger(__name__)
-
-Progress = Callable[[int, int], None]  # (pages done, pages to do)
-
-
-class ExtractionError(MitraError):
-    """A file that cannot be extracted; the message says which file and why."""
-
-    def __init__(self, path: Path, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
-        self.path = path
-        self.reason = reason
-
-
-class NotAPdfError(ExtractionError):
-    """The file does not start with the PDF signature (an HTML error page saved as .pdf, ...)."""
-
-
-class TooLargeError(ExtractionError):
-    """A file over ``max_document_mb``, or a PDF over ``max_pdf_pages``."""
-
-
-class EmptyFileError(NotAPdfError):
-    """Zero bytes: usually an interrupted download."""
 
 
 class CorruptPdfError(ExtractionError):
@@ -79,26 +57,8 @@ class EmptyPdfError(ExtractionError):
     """A well-formed PDF with zero pages."""
 
 
-class NoTextFoundError(ExtractionError):
-    """Neither the text layer nor OCR yielded any text (blank or image-only pages)."""
-
-
 class OcrFailedError(ExtractionError):
     """A page needed OCR and the OCR engine could not run."""
-
-
-@dataclass
-class ExtractedDocument:
-    path: Path
-    sha256: str
-    pages: int  # pages in the file
-    ocr_pages: list[int]  # 1-based numbers of the pages read by OCR
-    blocks: list[Block]  # every page's blocks, in reading order
-    title: str
-    abstract: str
-    warnings: list[str] = field(default_factory=list)
-    unit: Literal["page", "slide"] = "page"  # slides: a talk, each page one slide
-    format: str = "pdf"  # the reader, recorded as Document.format ("pdf-slides": a PDF read as a deck)
 
 
 _PDF_MAGIC = b"%PDF-"
@@ -122,8 +82,6 @@ def extract_pdf(
 ) -> ExtractedDocument:
     """Blocks of one PDF in reading order. ``pages`` (1-based) restricts the work to
     some pages; ``force_ocr`` OCRs every page even when its text layer is good."""
-    from ingest.extract.inflation import check_pdf  # it imports this module's errors
-
     path = Path(path)
     _check_signature(path)
     check_pdf(path, settings)

@@ -9,46 +9,28 @@ Anything else is refused in one line that says what the file looks like.
 
 Block formats (pdf, pptx, docx, html) are read by ``read_document`` into an
 ``ExtractedDocument`` for ``ingest.chunk.from_blocks``; text formats are handed whole
-to ``ingest.chunk.from_text`` (``read_text``).
+to ``ingest.chunk.from_text`` (``read_text``). This module only detects and dispatches: the
+record, the errors and the block helpers every reader shares are in ``ingest.extract.base``.
 """
 
 from __future__ import annotations
 
 import re
-import zipfile
-import zlib
-from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
 from ingest.chunk.from_text import detect_format as text_structure
 from ingest.extract.inflation import check_zip_directory
-from ingest.extract.pdf import EmptyFileError, ExtractedDocument, ExtractionError, NoTextFoundError, extract_pdf
-from ingest.extract.layout import Block, BlockKind
-from ingest.sources.manifest import file_sha256
+from ingest.extract.base import (
+    BROKEN_ZIP, CorruptFileError, EmptyFileError, EncryptedOfficeError, ExtractedDocument, ExtractionError, Progress,
+    UnsupportedFileError,
+)
+from ingest.extract.pdf import extract_pdf
 from mitra.core.settings import Settings, get_settings
-
-Progress = Callable[[int, int], None]
 
 BLOCK_FORMATS = ("pdf", "pptx", "docx", "html")
 TEXT_FORMATS = ("markdown", "latex", "text")
 
-
-class UnsupportedFileError(ExtractionError):
-    """A file of a type MITRA does not read (an image, a spreadsheet, a legacy .doc)."""
-
-
-class EncryptedOfficeError(ExtractionError):
-    """An Office file that needs a password to be opened."""
-
-
-class CorruptFileError(ExtractionError):
-    """A file of a supported type whose structure cannot be read (a truncated .docx)."""
-
-
-# What reading a damaged ZIP container raises: its structure, a member's CRC, its compressed
-# data, a compression method from nowhere, a member's encryption flag (RuntimeError).
-BROKEN_ZIP = (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, OSError, EOFError)
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ZIP_MAGIC = b"PK\x03\x04"
 # What a binary file we do not read looks like, for the one-line refusal.
@@ -201,49 +183,3 @@ def read_document(
 
         return read_html(path, progress)
     raise ExtractionError(path, f"a {fmt} file is chunked as text, not read as blocks")
-
-
-def table_block(rows: list[list[str]], page: int | None) -> Block:
-    """A table as one block, a line per row and cells apart by " | ", as the PDF layout
-    writes the tables it finds."""
-    text = "\n".join(" | ".join(" ".join(cell.split()) for cell in row) for row in rows if any(c.strip() for c in row))
-    return Block(page=page, bbox=(0.0, 0.0, 0.0, 0.0), text=text, kind=BlockKind.table)
-
-
-def text_block(text: str, page: int | None, kind: BlockKind = BlockKind.body, level: int | None = None,
-               anchor: str = "") -> Block:
-    """A block of a file without page geometry: no box, its text with spaces normalised
-    (line breaks kept: a list stays one item a line)."""
-    lines = (" ".join(line.split()) for line in text.splitlines())
-    return Block(page=page, bbox=(0.0, 0.0, 0.0, 0.0), text="\n".join(line for line in lines if line),
-                 kind=kind, level=level, anchor=anchor)
-
-
-def finished(path: Path, blocks: list[Block], *, pages: int, title: str, fmt: str, unit: str = "page",
-             progress: Progress | None = None, warnings: list[str] | None = None) -> ExtractedDocument:
-    """The ``ExtractedDocument`` of a block reader (``pages`` 0: the format has none), or
-    why the file holds nothing to index. ``progress`` hears of the file as one step;
-    ``warnings``: what the reader says of how it read the file."""
-    blocks = [b for b in blocks if b.text.strip()]
-    if not any(b.kind is not BlockKind.heading for b in blocks):
-        raise NoTextFoundError(path, "the file holds no text to index")
-    if progress is not None:
-        progress(1, 1)
-    return ExtractedDocument(path=path, sha256=file_sha256(path), pages=pages, ocr_pages=[], blocks=blocks,
-                             title=title, abstract=_abstract(blocks), unit=unit, format=fmt,
-                             warnings=warnings or [])
-
-
-def _abstract(blocks: list[Block]) -> str:
-    """The body under a heading "Abstract" or "Summary", the analysis's abstract when none is
-    given ("" when there is no such section)."""
-    found: list[str] = []
-    inside = False
-    for block in blocks:
-        if block.kind is BlockKind.heading:
-            if found:
-                break
-            inside = block.text.strip().rstrip(":").lower() in ("abstract", "summary")
-        elif block.kind is BlockKind.body and inside:
-            found.append(block.text)
-    return " ".join(" ".join(found).split())

@@ -37,7 +37,7 @@ from urllib.parse import urljoin, urlsplit
 import requests
 from pydantic import BaseModel, Field
 
-from ingest.extract.pdf import ExtractionError
+from ingest.extract.base import ExtractionError
 from ingest.extract.readers import detect_format
 from ingest.sources.identity import Identity, doc_id_of, next_version, safe_name  # noqa: F401 (doc_id_of: tests)
 from ingest.sources.manifest import Manifest, VersionKey

@@ -32,7 +32,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.extract.pdf import ExtractionError
+from ingest.extract.base import ExtractionError
 from mitra.core.jsonl import InputError
 
 

@@ -12,16 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.extract.pdf import (
-    CorruptPdfError,
-    EmptyFileError,
-    EmptyPdfError,
-    EncryptedPdfError,
-    ExtractionError,
-    NotAPdfError,
-    NoTextFoundError,
-    extract_pdf,
-)
+from ingest.extract.base import EmptyFileError, ExtractionError, NotAPdfError, NoTextFoundError
+from ingest.extract.pdf import CorruptPdfError, EmptyPdfError, EncryptedPdfError, extract_pdf
 from ingest.extract.layout import BlockKind
 from ingest.extract.ocr import surya_unavailable
 from mitra.core.settings import Settings

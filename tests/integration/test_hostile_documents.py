@@ -112,7 +112,7 @@ def test_each_bomb_is_refused_within_seconds_under_the_memory_bound(words, tmp_p
     code, out, err, peak_mb, seconds = measured(["-c", (
         "import sys; from pathlib import Path; from mitra.core.settings import Settings\n"
         "from ingest.extract.readers import read_document\n"
-        "from ingest.extract.pdf import ExtractionError\n"
+        "from ingest.extract.base import ExtractionError\n"
         f"try: read_document(Path({str(path)!r}), Settings())\n"
         "except ExtractionError as e: print(e.reason); sys.exit(3)\n")])
     assert code == 3, err

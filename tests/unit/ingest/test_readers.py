@@ -13,10 +13,8 @@ from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
 from ingest.extract.layout import BlockKind
-from ingest.extract.pdf import EmptyFileError
-from ingest.extract.readers import (
-    CorruptFileError, EncryptedOfficeError, UnsupportedFileError, detect_format, read_document,
-)
+from ingest.extract.base import CorruptFileError, EmptyFileError, EncryptedOfficeError, UnsupportedFileError
+from ingest.extract.readers import detect_format, read_document
 from mitra.core.settings import Settings
 from tests.fixtures.documents import (
     CHROME, PHRASES, TALK_TABLE_SLIDE, wiki_page, write_docx, write_encrypted_docx, write_legacy_doc, write_pptx,
@@ -127,7 +125,7 @@ def test_a_wiki_page_keeps_its_topic_and_heading_anchors_and_loses_its_chrome(fi
 
 
 def test_a_page_without_main_content_is_refused(tmp_path):
-    from ingest.extract.pdf import NoTextFoundError
+    from ingest.extract.base import NoTextFoundError
 
     login = tmp_path / "login.html"
     login.write_text('<!DOCTYPE html><html><body><nav><a href="/">Home</a></nav>'
@@ -185,7 +183,7 @@ _STARTS = [b"", b"%PDF-1.4\n", b"PK\x03\x04", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1
 def test_any_bytes_are_read_or_refused_in_one_line(tmp_path, start, tail, name):
     """Whatever a file holds, its reader reads it or an ``ExtractionError`` says why:
     never another exception (pdf is left to its own tests: PDFium is not pure Python)."""
-    from ingest.extract.pdf import ExtractionError
+    from ingest.extract.base import ExtractionError
     from ingest.extract.readers import read_text
 
     path = tmp_path / name
@@ -205,7 +203,7 @@ def test_a_damaged_office_file_is_refused_in_one_line_whatever_the_damage(files,
     or CRC, an XML part): read, or one ``ExtractionError``."""
     import random
 
-    from ingest.extract.pdf import ExtractionError
+    from ingest.extract.base import ExtractionError
 
     rng = random.Random(24)
     originals = [files["pptx"].read_bytes(), files["docx"].read_bytes()]
