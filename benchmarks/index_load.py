@@ -39,7 +39,9 @@ from mitra.core.types import Chunk  # noqa: E402
 from mitra.store.bm25 import BM25Index  # noqa: E402
 from mitra.store.dense import DenseIndex  # noqa: E402
 from mitra.store.index_files import BlobIndexFiles  # noqa: E402
-from mitra.store.knowledge_base import KnowledgeBase, _metadata, chunk_index, connect_chroma  # noqa: E402
+from mitra.store.chroma import chunk_metadata, connect_chroma  # noqa: E402
+from mitra.store.index_cache import chunk_index  # noqa: E402
+from mitra.store.knowledge_base import KnowledgeBase  # noqa: E402
 from tests.fixtures.servers import PostgresServer, running_chroma  # noqa: E402
 
 DIM = 384
@@ -88,7 +90,7 @@ def measure(settings: Settings, tmp: Path, args: argparse.Namespace) -> dict:
     for start in range(0, len(chunks), 1000):
         batch = chunks[start : start + 1000]
         collection.upsert(ids=[c.id for c in batch], embeddings=vectors[start : start + 1000],
-                          documents=[c.text for c in batch], metadatas=[_metadata(c) for c in batch])
+                          documents=[c.text for c in batch], metadatas=[chunk_metadata(c) for c in batch])
     writer = BlobIndexFiles(settings)
     writer.save("bm25", NAME, chunk_index(chunks).write)
     windows = [_unit(args.windows, rng) for _ in chunks]

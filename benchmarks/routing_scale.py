@@ -31,7 +31,7 @@ from benchmarks.corpora.lhcb import expert_questions, iter_papers
 from ingest.sources.jsonl import prepare
 from mitra.core.settings import Settings
 from mitra.core.text import split_sentences, tokenize
-from mitra.store.knowledge_base import section_key
+from mitra.store.index_cache import section_key
 from mitra.store.routing import EvidenceSearch, build_evidence
 
 

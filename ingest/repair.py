@@ -32,7 +32,8 @@ from ingest.sources.identity import next_version
 from ingest.sources.manifest import DownloadStatus, Manifest, VersionKey, VersionRecord
 from mitra.core.types import Chunk, Document, chunk_id
 from mitra.evaluation.feedback import FeedbackStore
-from mitra.store.knowledge_base import KnowledgeBase, version_key
+from mitra.store.writer import KnowledgeWriter
+from mitra.store.versions import version_key
 
 
 @dataclass
@@ -89,7 +90,7 @@ def _when(record: VersionRecord):
     return record.downloaded_at or record.seen_at
 
 
-def repair(manifest: Manifest, kb: KnowledgeBase | None, downloads: Path) -> list[Fold]:
+def repair(manifest: Manifest, kb: KnowledgeWriter | None, downloads: Path) -> list[Fold]:
     """Fold every duplicate of the manifest (and of the knowledge base, where given) into the
     document it duplicates; returns what was folded."""
     folds = plan(manifest, downloads)
@@ -114,7 +115,7 @@ def repair(manifest: Manifest, kb: KnowledgeBase | None, downloads: Path) -> lis
     return folds
 
 
-def _fold_index(kb: KnowledgeBase, analysis_id: str, folds: list[Fold]) -> None:
+def _fold_index(kb: KnowledgeWriter, analysis_id: str, folds: list[Fold]) -> None:
     """The analysis re-indexed without its duplicates, what they add relabelled as versions
     of the documents they duplicate, in one atomic replace (skipped where it holds none)."""
     records = kb.documents(analysis_id)
@@ -143,4 +144,4 @@ def _fold_index(kb: KnowledgeBase, analysis_id: str, folds: list[Fold]) -> None:
                 chunks.append(c.model_copy(update={"doc_id": fold.into, "version": label, "id": renamed[c.id]}))
     # ratings keep citing what they cited (renamed first: a run killed between the two renames nothing twice)
     FeedbackStore.open(kb.settings).rename_chunks(analysis_id, renamed)
-    kb.replace_analysis(kb.catalog.analysis(analysis_id).analysis, documents, chunks)
+    kb.replace_analysis(kb.get_analysis(analysis_id), documents, chunks)

@@ -206,7 +206,7 @@ class Manifest:
     def latest(self, analysis_id: str, doc_id: str) -> VersionRecord | None:
         """The newest version of a document that has a file (a failed fetch of it since
         included): what a file without a portal version is compared with."""
-        from mitra.store.knowledge_base import version_key  # one natural order of version labels
+        from mitra.store.versions import version_key  # one natural order of version labels
 
         rows = [r for r in self.versions(analysis_id) if r.doc_id == doc_id and r.path is not None]
         return max(rows, key=lambda r: version_key(r.version), default=None)

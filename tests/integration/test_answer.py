@@ -23,7 +23,7 @@ from mitra.chat.session import Exchange
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Chunk, Hit
 from mitra.store.bm25 import BM25Index
-from mitra.store.knowledge_base import chunk_index
+from mitra.store.index_cache import chunk_index
 from tests.conftest import CHAT_LLM, OLLAMA_MODEL, closed_port
 from tests.fixtures.samples import write_jsonl
 

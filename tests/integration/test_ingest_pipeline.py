@@ -23,7 +23,8 @@ from ingest.sources.profiles import load_profile
 from ingest.sources.login import Credentials
 from mitra.store.bm25 import BM25Index
 from mitra.core.settings import Settings
-from mitra.store.knowledge_base import ABSTRACTS, KnowledgeBase
+from mitra.store.chroma import ABSTRACTS
+from mitra.store.knowledge_base import KnowledgeBase
 
 
 def _settings(data_dir: Path) -> Settings:

@@ -10,7 +10,8 @@ from ingest.sources.jsonl import JsonlAnalysis, index_jsonl, index_records
 from mitra.core.text import tokenize
 from mitra.core.jsonl import InputError
 from mitra.store.filters import SearchFilter
-from mitra.store.knowledge_base import UnknownAnalysis, collection_name
+from mitra.store.chroma import collection_name
+from mitra.store.knowledge_base import UnknownAnalysis
 from mitra.core.types import Analysis, Document
 
 

@@ -1,0 +1,131 @@
+"""Tier 1 of the knowledge base, routing: the analyses' routing vectors written with each
+analysis, the routing BM25 and the evidence index kept current with the catalog, and
+the searches over them (``RoutingTier``, mixed into ``KnowledgeBase``, whose
+``__init__`` sets the read caches; the indexes themselves are ``mitra.store.routing``'s)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+import numpy as np
+from chromadb.errors import ChromaError
+
+from mitra.core.text import TOKENIZER
+from mitra.core.types import Analysis
+from mitra.store.bm25 import BM25Index
+from mitra.store.chroma import ABSTRACTS, CHROMA_BATCH, EVIDENCE
+from mitra.store.routing import AbstractVectors, EvidenceSearch, build_evidence, current_rows
+
+_READ_RETRIES = 3
+
+
+def _routing_hash(analysis: Analysis) -> str:
+    return hashlib.sha256(analysis.routing_text.encode()).hexdigest()
+
+
+class RoutingTier:
+    """Write and search the routing tier."""
+
+    _current: tuple[str, dict[str, str]] | None
+    _abstracts: tuple[str, AbstractVectors] | None
+    _evidence: EvidenceSearch | None
+
+    def _route(self, analyses: list[Analysis]) -> None:
+        """Write the routing (tier 1) vectors of ``analyses``; routing BM25 follows the
+        catalog by itself (``_routing_bm25``)."""
+        collection = self._collection(ABSTRACTS)
+        for start in range(0, len(analyses), CHROMA_BATCH):
+            batch = analyses[start : start + CHROMA_BATCH]
+            collection.upsert(
+                ids=[a.id for a in batch],
+                embeddings=self._embed([a.routing_text for a in batch]),
+                documents=[a.routing_text for a in batch],
+                metadatas=[{"hash": _routing_hash(a), "title": a.title} for a in batch],
+            )
+
+    def sync_abstracts(self) -> None:
+        """Make the routing tier match the catalog (after a bulk run, or to repair one that
+        was killed): vectors of changed analyses, none of removed ones, and BM25 saved."""
+        analyses = [r.analysis for r in self.catalog.analyses()]
+        collection = self._collection(ABSTRACTS)
+        have = collection.get(include=["metadatas"])
+        have_hash = {i: m.get("hash") for i, m in zip(have["ids"], have["metadatas"])}
+        removed = sorted(set(have_hash) - {a.id for a in analyses})
+        if removed:
+            collection.delete(ids=removed)
+        self._route([a for a in analyses if have_hash.get(a.id) != _routing_hash(a)])
+        self._save_bm25(ABSTRACTS, self._routing_bm25())
+        self._sync_evidence()
+
+    def _sync_evidence(self) -> None:
+        """Rebuild the evidence index (``mitra.store.routing``) when the catalog moved on
+        since it was built, from each current generation's BM25 term counts. Indexes are
+        loaded one at a time and not kept: a writer's memory stays flat."""
+        unit = self.settings.route_evidence_unit
+        stamp = f"{self.catalog.get_meta('routing_version') or '0'}:{unit}"
+        saved = self._saved_bm25(EVIDENCE)
+        if saved is not None and saved.stamp == stamp and saved.tokenizer == TOKENIZER:
+            return
+        generations = {}
+        for record in self.catalog.analyses():
+            index = self._saved_bm25(record.collection)
+            if index is not None and (index.terms is None or index.tokenizer != TOKENIZER):
+                index = self._load_bm25(record.collection)  # an older index: rebuilt from its collection
+            generations[record.analysis.id] = (record.collection, current_rows(index) if index else [])
+        self._save_bm25(EVIDENCE, build_evidence(generations, unit, stamp))
+
+    def _routing_bm25(self) -> BM25Index:
+        """BM25 over the analyses' routing texts, current with the catalog: the saved one
+        when its stamp is the catalog's routing version, else rebuilt (in memory, once per
+        version), so an analysis is routable from the commit that made it searchable."""
+        version = self.catalog.get_meta("routing_version") or "0"
+        saved = self._load_bm25(ABSTRACTS)
+        if saved.stamp == version and saved.tokenizer == TOKENIZER:
+            return saved
+        key = (f"{ABSTRACTS}@catalog", int(version))
+        index = self._bm25.get(key)
+        if index is None:
+            analyses = [r.analysis for r in self.catalog.analyses()]
+            index = BM25Index.build([a.id for a in analyses], [f"{a.id} {a.routing_text}" for a in analyses])
+            index.stamp = version
+            self._keep(key[0], lambda: self._cache_bm25(key, index))
+        return index
+
+    def _routing_view(self) -> tuple[str, dict[str, str]]:
+        """The catalog's routing version and each analysis's current collection."""
+        version = self.catalog.get_meta("routing_version") or "0"
+        if self._current is None or self._current[0] != version:
+            self._current = (version, {r.analysis.id: r.collection for r in self.catalog.analyses()})
+        return self._current
+
+    def route_dense(self, query_vector: np.ndarray, k: int) -> list[tuple[str, float]]:
+        """Exact search over the routing vectors, loaded once per routing version. Embedded
+        Chroma is not process-safe: reading every vector while a writer upserts can fail
+        ("Error finding id"); it is read again, and meanwhile this question is answered by
+        Chroma's own (approximate) search, which a writer does not disturb."""
+        version, current = self._routing_view()
+        for attempt in range(_READ_RETRIES):
+            if self._abstracts is not None and self._abstracts[0] == version:
+                return self._abstracts[1].search(query_vector, k)
+            try:
+                self._abstracts = (version, AbstractVectors.from_collection(self._collection(ABSTRACTS), set(current)))
+            except ChromaError:
+                time.sleep(0.05 * (attempt + 1))
+        result = self._collection(ABSTRACTS).query(query_embeddings=query_vector.reshape(1, -1), n_results=k,
+                                                   include=["distances"])
+        return [(i, 1.0 - float(d)) for i, d in zip(result["ids"][0], result["distances"][0])]
+
+    def route_evidence(self, tokens: list[str], k: int, only: set[str] | None = None) -> list[tuple[str, float]]:
+        """The ``k`` analyses (of ``only``, where given) whose best full-text unit matches
+        the question best; empty until a writer has built the evidence index."""
+        _, current = self._routing_view()
+        if only is not None:
+            current = {a: c for a, c in current.items() if a in only}
+        saved = self._load_bm25(EVIDENCE)
+        if self._evidence is None or self._evidence.index is not saved:
+            self._evidence = EvidenceSearch(saved)
+        return self._evidence.search(tokens, k, self.settings.route_evidence_depth, current)
+
+    def route_bm25(self, query: str, k: int) -> list[tuple[str, float]]:
+        return self._routing_bm25().search(query, k)
