@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ingest.pipeline import VersionJob, prepare_version
+from ingest.stages import VersionJob, prepare_version
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Document
 

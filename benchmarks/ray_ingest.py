@@ -28,8 +28,9 @@ from pathlib import Path
 
 import ingest.pipeline
 from benchmarks.corpora import shared_dir
-from ingest.pipeline import VersionJob, ingest_files
+from ingest.pipeline import ingest_files
 from ingest.ray_stages import EmbedStage, StagedVersion
+from ingest.stages import VersionJob
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Document
 from mitra.models.embedders import load_embedder

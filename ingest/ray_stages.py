@@ -1,6 +1,6 @@
 """Extraction, OCR and embedding as Ray Data stages; this process stays the one writer.
 
-``index_versions`` (``ingest.pipeline``) comes here when ``ray_address`` is set. This
+``index_versions`` (``ingest.pipeline``, the local runner) comes here when ``ray_address`` is set. This
 process, which holds the data dir's writer lock, admits each version (skipping those
 already indexed) and hands the files to two ``map_batches`` stages, one file per batch:
 
@@ -10,7 +10,7 @@ already indexed) and hands the files to two ``map_batches`` stages, one file per
   the cluster has GPUs. On a CPU-only cluster Ray fuses the two stages into one actor
   per worker.
 
-It writes what comes back in input order through ``KnowledgeBase.add_document_version``
+It writes what comes back in input order through the writer's ``add_document_version``
 with an embedder that answers with the workers' vectors, so the stores end as the
 single-process path leaves them. Every node reads the files at the same path (a shared
 filesystem) and runs the same MITRA install.
@@ -28,7 +28,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from ingest.extract.base import ExtractionError
-from ingest.pipeline import (
+from ingest.stages import (
     K, IngestSummary, PageProgress, PreparedVersion, VersionJob, admit_version, prepare_version, write_version,
 )
 from ingest.sources.jsonl import LowCoverage
@@ -37,7 +37,8 @@ from mitra.core.memory import release_freed
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Chunk, Document
 from mitra.models.embedders import Embedder, load_embedder
-from mitra.store.knowledge_base import KnowledgeBase, embedded_texts
+from mitra.store.knowledge_base import embedded_texts
+from mitra.store.writer import KnowledgeWriter
 
 
 @dataclass
@@ -80,7 +81,7 @@ class PrecomputedEmbedder:
 
 
 @contextmanager
-def _embedding_from(kb: KnowledgeBase, texts: list[str], vectors: np.ndarray) -> Iterator[None]:
+def _embedding_from(kb: KnowledgeWriter, texts: list[str], vectors: np.ndarray) -> Iterator[None]:
     encoder = kb.embedder
     kb.embedder = PrecomputedEmbedder(encoder, dict(zip(texts, vectors)))
     try:
@@ -181,7 +182,7 @@ def run_stages(settings: Settings, jobs: list[VersionJob], *, force_ocr: bool = 
 
 
 def index_versions_on_ray(
-    kb: KnowledgeBase,
+    kb: KnowledgeWriter,
     settings: Settings,
     versions: Iterable[tuple[K, Path, Analysis, Document]],
     summary: IngestSummary,

@@ -25,7 +25,7 @@ from mitra.access.policy import attach_groups
 from mitra.core.jsonl import InputError, JsonlFile
 from mitra.store.lock import writer_lock
 from mitra.core.settings import Settings
-from mitra.store.knowledge_base import KnowledgeBase
+from mitra.store.writer import KnowledgeWriter
 from mitra.core.types import Analysis, Chunk, Document, version_label
 
 
@@ -218,7 +218,7 @@ def check_intake(problems: list[str], hint: str = "") -> None:
 _JSONL_HINT = 'give the document\'s "format" (markdown, latex or text) if it was misread, or pass --allow-low-coverage'
 
 
-def _unchanged(kb: KnowledgeBase, analysis: Analysis, record: JsonlAnalysis) -> bool:
+def _unchanged(kb: KnowledgeWriter, analysis: Analysis, record: JsonlAnalysis) -> bool:
     """Indexed before from this very record: the catalog holds the same analysis (groups
     included) and exactly these document versions, each with the same text (sha256),
     title and format. Chunk settings are not compared: a rerun after changing them
@@ -236,7 +236,7 @@ def _unchanged(kb: KnowledgeBase, analysis: Analysis, record: JsonlAnalysis) -> 
 
 
 def index_records(
-    kb: KnowledgeBase,
+    kb: KnowledgeWriter,
     records: Iterable[JsonlAnalysis],
     on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None,
     allow_low_coverage: bool = False,
@@ -276,7 +276,7 @@ def index_records(
 
 
 def index_jsonl(
-    kb: KnowledgeBase,
+    kb: KnowledgeWriter,
     path: Path,
     on_analysis: Callable[[str, int], Callable[[int], None] | None] | None = None,
     allow_low_coverage: bool = False,

@@ -7,7 +7,7 @@ import pytest
 
 from benchmarks.corpora.render import FORMATS, Block, Paper, Section, headings, render, slides
 from ingest.extract.readers import detect_format
-from ingest.pipeline import VersionJob, prepare_version
+from ingest.stages import VersionJob, prepare_version
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, ChunkKind, Document
 
