@@ -239,3 +239,19 @@ def llm_queries(
             budget.stopped = (f"stopped after {replies} replies in {elapsed:.0f} s, {made} of them usable: at that rate "
                               f"its {budget.seconds:.0f} s would give ~{projected:.0f} questions, under {budget.min_questions}")
             return
+
+
+PSEUDO_QUESTION_SYSTEM = """\
+You write one short question that a physicist could ask and that the given passage of an \
+analysis document answers. Use the passage's own terms. Reply with the question only."""
+
+
+def pseudo_question_messages(chunk: Chunk) -> list:
+    """What the LLM reads to write a training question for ``mitra adapt``; the passage is
+    sanitised like an answer prompt's."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from mitra.answer.prompts import sanitise
+
+    section = f"Section: {chunk.section_path}\n" if chunk.section else ""
+    return [SystemMessage(PSEUDO_QUESTION_SYSTEM), HumanMessage(f"{section}Passage: {sanitise(chunk.text[:900])}")]

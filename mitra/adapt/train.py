@@ -234,7 +234,7 @@ def _queries(pipeline: Pipeline, work: _Work, chunks: dict[str, Chunk], options:
 def _question_writer(settings: Settings) -> tuple[Callable[[Chunk], str] | None, str]:
     """The configured chat model writing one question per passage, or None with the reason."""
     from mitra.models.llm import LLMError, load_chat_model
-    from mitra.answer.prompts import pseudo_question_messages
+    from mitra.adapt.pseudo_queries import pseudo_question_messages
 
     try:
         model, info = load_chat_model(settings.model_copy(update={"llm_max_tokens": 48, "llm_temperature": 0.0}))

@@ -42,14 +42,11 @@ from mitra.answer.prompts import (
     CITATION,
     PastExchange,
     Prompt,
-    abstention_text,
     build_answer_prompt,
     build_condense_prompt,
     expand_citation,
-    off_topic_text,
-    unsupported_text,
-    wordless_answer_text,
 )
+from mitra.answer.refusals import abstention_text, off_topic_text, unsupported_text, wordless_answer_text
 from mitra.answer.multipart import (
     SPLIT_PROMPT,
     PartAnswer,

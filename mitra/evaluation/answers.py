@@ -28,7 +28,7 @@ from pydantic import BaseModel, Field
 from mitra.answer.answerer import Answer, Answerer
 from mitra.core.errors import MitraError
 from mitra.models.llm import ModelInfo, load_chat_model
-from mitra.answer.prompts import build_judge_prompt
+from mitra.answer.judge_prompt import build_judge_prompt
 from mitra.core.settings import Settings
 
 if TYPE_CHECKING:

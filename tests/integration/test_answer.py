@@ -17,7 +17,8 @@ import pytest
 
 from mitra.answer.answerer import Answer, Answerer, parse_citations
 from mitra.models.llm import LLMUnreachable, PromptTooLong, load_chat_model
-from mitra.answer.prompts import ANSWER_SYSTEM, abstention_text, analysis_summary, build_answer_prompt, sanitise
+from mitra.answer.prompts import ANSWER_SYSTEM, analysis_summary, build_answer_prompt, sanitise
+from mitra.answer.refusals import abstention_text
 from mitra.retrieval.retriever import RetrievalResult, Timer
 from mitra.chat.session import Exchange
 from mitra.core.settings import Settings

@@ -3,7 +3,7 @@ not everyday words that happen to be missing too ("long", "soft")."""
 
 from __future__ import annotations
 
-from mitra.answer.prompts import off_topic_text
+from mitra.answer.refusals import off_topic_text
 from tests.integration.test_grounding import demo_answerer  # noqa: F401 (a fixture)
 
 
