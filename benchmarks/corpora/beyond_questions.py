@@ -14,7 +14,7 @@ measure them (key-point coverage, abstention, synthesis across papers):
 
 A fact is a short phrase or number the answer must contain as
 ``answer_quality.facts_present`` checks it (every stemmed word and every number);
-``tests/integration/test_beyond_questions.py`` checks each against its paper's text.
+``tests/integration/answer/test_beyond_questions.py`` checks each against its paper's text.
 
 ``beyond_set`` is the knowledge base: these papers in full text and the other LHCb
 abstracts as routing distractors (abstracts only: no passage of theirs can be cited).

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import OLLAMA_MODEL
 from tests.e2e.test_app import VAGUE, ask, cards, choices, click, locked, pick, start, texts
-from tests.integration.test_across import answer_from_passages
+from tests.integration.answer.test_across import answer_from_passages
 
 ANALYSIS = re.compile(r"^\[\d+\] ([A-Z]+-24-00\d) · AN-2024-00\d v1")
 

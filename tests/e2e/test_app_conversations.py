@@ -106,7 +106,7 @@ def test_a_reopened_answer_shows_what_was_shown_live(members_app, ollama_stub):
     """Issue 30: after a restart the reopened answer is drawn as it was: its text, the
     quoted passage sentence of a value question, the checks' notes (a moved citation here)
     and its passages, which open as they did."""
-    from tests.integration.test_numbers import passage_with
+    from tests.integration.answer.test_numbers import passage_with
 
     def reply(request: dict) -> str:
         holds = passage_with(request, "parton distribution function")

@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import app_environment, closed_port
 from tests.fixtures.browser import open_tab, serve_app
 from tests.fixtures.documents import PHRASES, TALK_TABLE_SLIDE, write_folder
-from tests.integration.test_ingest_files import mitra
+from tests.integration.ingest.test_ingest_files import mitra
 
 ANALYSIS = "EXO-24-011"
 # No language model (its server is down): the passages are shown all the same, and sooner.

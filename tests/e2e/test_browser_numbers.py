@@ -21,7 +21,7 @@ import pytest
 from tests.conftest import OLLAMA_MODEL, app_environment
 from tests.fixtures.browser import open_tab, serve_app
 from tests.fixtures.ollama_stub import OllamaStub, running_stub
-from tests.integration.test_numbers import VECTOR, passage_with
+from tests.integration.answer.test_numbers import VECTOR, passage_with
 
 MUON_SCALE = "How is the muon momentum scale calibrated?"
 

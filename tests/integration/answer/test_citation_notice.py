@@ -4,7 +4,7 @@ the member saw "[2]" stream in and reads "[1]" in the final text, with the reaso
 from __future__ import annotations
 
 from mitra.chat.session import Session
-from tests.integration.test_grounding import demo_answerer, passage  # noqa: F401 (a fixture)
+from tests.integration.answer.test_grounding import demo_answerer, passage  # noqa: F401 (a fixture)
 
 
 def test_a_moved_citation_is_said_on_the_answer(demo_answerer, demo_pipeline, ollama_stub):  # noqa: F811

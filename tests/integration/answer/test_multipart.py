@@ -13,7 +13,7 @@ from mitra.answer.answerer import Answerer
 from mitra.answer.multipart import looks_multipart, parse_parts
 from mitra.models.llm import load_chat_model
 from mitra.retrieval.retriever import RetrievalResult, Timer
-from tests.integration.test_answer import BACKGROUND_HITS, DARK_MATTER, FixedKnowledge, hit
+from tests.integration.answer.test_answer import BACKGROUND_HITS, DARK_MATTER, FixedKnowledge, hit
 
 MULTIPART = [
     "What is the dominant background, how was it estimated, and how large is its uncertainty?",

@@ -4,7 +4,7 @@ not everyday words that happen to be missing too ("long", "soft")."""
 from __future__ import annotations
 
 from mitra.answer.refusals import off_topic_text
-from tests.integration.test_grounding import demo_answerer  # noqa: F401 (a fixture)
+from tests.integration.answer.test_grounding import demo_answerer  # noqa: F401 (a fixture)
 
 
 def test_the_off_topic_reply_names_the_subject_not_everyday_words(demo_answerer, demo_pipeline, ollama_stub):  # noqa: F811

@@ -9,7 +9,7 @@ from mitra.chat.wait import PromptSpeed, Reading
 from mitra.core.settings import Settings
 from mitra.models.llm import load_chat_model
 from tests.conftest import CHAT_LLM
-from tests.integration.test_answer import BACKGROUND_HITS, DARK_MATTER, FixedRetriever
+from tests.integration.answer.test_answer import BACKGROUND_HITS, DARK_MATTER, FixedRetriever
 
 
 def test_the_passages_are_handed_over_before_the_first_word_and_counted_by_the_server(tmp_path):

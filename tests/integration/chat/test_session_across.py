@@ -25,9 +25,9 @@ from mitra.chat.session import (
 from mitra.core.errors import MitraError
 from mitra.store.conversations import ConversationStore
 from tests.conftest import OLLAMA_MODEL
-from tests.integration import test_access
-from tests.integration.test_access import ALICE, HIGGS
-from tests.integration.test_across import BACKGROUND, answer_from_passages
+from tests.integration.access import test_access
+from tests.integration.access.test_access import ALICE, HIGGS
+from tests.integration.answer.test_across import BACKGROUND, answer_from_passages
 
 # The sample KB read through test_access's policy: alice (group exo) may not read HIG-24-001.
 policy_file, unscoped = test_access.policy_file, test_access.unscoped

@@ -23,7 +23,7 @@ import yaml
 
 from tests.conftest import REPO, closed_port
 
-SCHEMA = Path(__file__).resolve().parents[1] / "fixtures" / "compose-spec.json"
+SCHEMA = Path(__file__).resolve().parents[2] / "fixtures" / "compose-spec.json"
 COMPOSE = REPO / "docker-compose.yml"
 DOCKERFILE = REPO / "Dockerfile"
 

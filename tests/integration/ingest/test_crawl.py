@@ -22,7 +22,10 @@ import pytest
 import requests
 
 from demo.make_corpus import CONTENT_DIR, build_corpus
-from ingest.sources.crawl import CrawlReport, FileStatus, LoginError, _Crawler, _DocLink, crawl, doc_id_of, next_version
+from ingest.sources.crawl import _Crawler, crawl
+from ingest.sources.crawl_browser import LoginError
+from ingest.sources.crawl_records import CrawlReport, DocLink, FileStatus
+from ingest.sources.identity import doc_id_of, next_version
 from ingest.sources.manifest import DownloadStatus, Manifest, Stage, StageStatus, VersionKey
 from demo.portal import CSRF_COOKIE, PortalConfig, serve_portal
 from ingest.sources.profiles import LinksSpec, ProfileError, bundled_profiles, load_profile
@@ -352,7 +355,7 @@ def test_manifest_stage_state_follows_the_file_content(tmp_path):
 
 def test_a_file_without_a_portal_version_is_new_only_when_its_content_changes(profile, tmp_path):
     settings = crawl_settings(tmp_path / "data")
-    link = _DocLink(doc_id="AnalysisRecipe", version=None, title="Recipe", url="http://p/wiki/AnalysisRecipe",
+    link = DocLink(doc_id="AnalysisRecipe", version=None, title="Recipe", url="http://p/wiki/AnalysisRecipe",
                     suffix=".html")
     with Manifest.open(settings) as manifest:
         manifest.upsert_analysis(Analysis(id="HIG-24-001", title="H to mu mu"))

@@ -24,7 +24,8 @@ import pytest
 from demo.make_corpus import CONTENT_DIR, build_corpus
 from demo.portal import PortalConfig, serve_portal
 from ingest.pipeline import index_manifest
-from ingest.sources.crawl import CrawlReport, FileStatus, _Crawler, _DocLink
+from ingest.sources.crawl import _Crawler
+from ingest.sources.crawl_records import CrawlReport, DocLink, FileStatus
 from ingest.sources.identity import Identity
 from ingest.sources.manifest import Manifest, VersionKey
 from ingest.sources.profiles import load_profile
@@ -181,7 +182,7 @@ def test_a_document_keeps_its_id_and_versions_wherever_the_portal_is_served(tmp_
             report = CrawlReport(profile="local_portal", base_url=base, started_at="2024-06-01T00:00:00Z")
             crawler = _Crawler(profile, settings, base, None, manifest, None, None, report)
             url = f"{base}/twiki/bin/view/ORION/{TOPIC}{query}"
-            link = _DocLink(doc_id=crawler.identity.doc_id(ANALYSIS, url), version=None, title=TOPIC, url=url,
+            link = DocLink(doc_id=crawler.identity.doc_id(ANALYSIS, url), version=None, title=TOPIC, url=url,
                             suffix=".html")
             staged = settings.downloads_dir / ANALYSIS / link.doc_id / "fetched.html"
             staged.parent.mkdir(parents=True, exist_ok=True)

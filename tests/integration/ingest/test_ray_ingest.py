@@ -18,7 +18,7 @@ from mitra.models.embedders import SentenceTransformerEmbedder
 from mitra.store.dense import DenseIndex
 from mitra.store.chroma import ABSTRACTS
 from mitra.store.knowledge_base import KnowledgeBase
-from tests.integration.test_ingest_pipeline import _copy, _settings, crawled, reference, snapshot  # noqa: F401
+from tests.integration.ingest.test_ingest_pipeline import _copy, _settings, crawled, reference, snapshot  # noqa: F401
 
 ANALYSIS = Analysis(id="RAY-01", title="Ray ingestion")
 

@@ -298,7 +298,7 @@ def _tier2_rankings_in_fresh_processes(tmp_path, n_chunks: int, processes: int) 
     KnowledgeBase(settings, namespace["HashEmbedder"]()).replace_analysis(
         Analysis(id="DET-1", title="determinism"), [document], chunks)
     questions = [" ".join(rng.choices(vocabulary, k=6)) + "?" for _ in range(5)]
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     return [
         json.loads(subprocess.run([sys.executable, "-c", _RANKINGS, str(settings.data_dir), json.dumps(questions)],
                                   capture_output=True, text=True, check=True, cwd=root).stdout)
