@@ -42,7 +42,7 @@ PY
 .venv/bin/mitra ingest run --profile local_portal --base-url "http://127.0.0.1:$portal_port"
 kill $portal_pid 2>/dev/null || true
 
-# Members only: the demo signs in as a local user (see "Deploying" in the README).
+# Members only: the demo signs in as a local user (see docs/access.md, "Sign-in must be chosen").
 demo_password="${MITRA_DEMO_PASSWORD:-orion-demo}"
 # The demo user is the demo's admin: all four pages (Evaluation and Ingestion included) are theirs.
 echo "$demo_password" | .venv/bin/mitra users add demo --groups orion --admin --password-stdin

@@ -1,7 +1,7 @@
 """Bad input and faults, each through the CLI as a user runs it, never a traceback.
 
-``TABLE`` is the README's "Bad input and faults" table, and
-``test_the_readme_shows_this_table`` keeps the two the same. The hostile files and folders
+``TABLE`` is the "Bad input and faults" table of ``docs/operations.md``, and
+``test_the_docs_show_this_table`` keeps the two the same. The hostile files and folders
 are tested in ``test_hostile_documents.py``, a portal that moves in ``test_portal_moves.py``.
 """
 
@@ -75,9 +75,9 @@ TABLE = [
 ]
 
 
-def test_the_readme_shows_this_table():
-    readme = (REPO / "README.md").read_text()
-    section = readme.split("## Bad input and faults", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_show_this_table():
+    page = (REPO / "docs" / "operations.md").read_text()
+    section = page.split("## Bad input and faults", 1)[1].split("\n## ", 1)[0]
     rows = [tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
             for line in section.splitlines() if line.startswith("| ") and not line.startswith("| Input")]
     assert rows == TABLE

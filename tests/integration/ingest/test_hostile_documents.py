@@ -3,7 +3,7 @@ it: every link out of the folder refused, every decompression bomb refused befor
 parsed, entities never resolved, a page nested too deep read, and the good files indexed;
 one line each, never a traceback, with the run's peak memory measured.
 
-The memory bound (stated in the README): reading a bomb costs its process less than
+The memory bound (stated in docs/documents.md and docs/benchmarks.md): reading a bomb costs its process less than
 ``READER_MB`` at its peak (Python and the readers' imports take ~90 MB of it; the issue's
 2 GB member took 3 GB before), within ``READER_S`` seconds; the whole `mitra ingest files`
 run over the hostile folder peaks less than ``RUN_EXTRA_MB`` above the same run over its
