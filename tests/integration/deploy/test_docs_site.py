@@ -16,7 +16,7 @@ import sys
 import unicodedata
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 README = REPO / "README.md"
 README_LINES = 200
 # The README's first lines: CI runs exactly the second command (.ci/run).
