@@ -97,7 +97,8 @@ def figures(text: str) -> list[Figure]:
         raws.append(raw)
     for before, after in zip(raws, raws[1:]):  # "5.0 (5.8) σ", "2.15 and 2.20 TeV", "5.0 ± 0.3 GeV": one unit
         between = text[before.end:after.start]
-        if re.fullmatch(r"\s*\(\s*", between) and re.match(r"\s*\)", text[after.num_end:]):
+        if re.fullmatch(r"\s*\(\s*", between) and (re.match(r"\s*\)", text[after.num_end:])
+                                                   or re.match(r"\s*\)", text[after.end:])):  # "2.0σ (1.7σ)"
             after.paren = True
         if PLUS_MINUS.fullmatch(text[before.num_end:after.start]) and not any(
                 PLUS_MINUS.fullmatch(text[r.num_end:before.start]) for r in raws if r.num_end <= before.start):

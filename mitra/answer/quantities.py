@@ -152,6 +152,7 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
                 continue  # "0.2 (stat) ± 0.1 (syst)": "(stat)" is 0.2's only
             own.setdefault(cls, set()).add(value)
         bound.append(own)
+    _bracketed(sentence, raws, quals, in_brackets, bound)
     _ordinal(sentence, raws, bound)
     _listed(sentence, raws, bound)
     _respectively(sentence, raws, quals, bound)
@@ -176,6 +177,26 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
             qualifiers={c: frozenset(v) for c, v in own.items() if v},
             words=words, condition=_is_condition(raw, quals)))
     return mentions
+
+
+def _bracketed(text: str, raws: list[Figure], quals, in_brackets: set[int], bound: list[dict[str, set[str]]]) -> None:
+    """"observed (expected) … 4.9 (4.3)": the pair names the pair, whatever stands between
+    them ("the expected background", "at 95% CL"): the number takes the word before the
+    bracket, the bracketed number the bracketed word."""
+    for i in range(len(raws) - 1):
+        if raws[i].paren or not raws[i + 1].paren:
+            continue
+        clause = _clause_start(text, raws[i].start)
+        pairs = [k for k in in_brackets if clause <= quals[k][2] < raws[i].start]
+        if not pairs:
+            continue
+        k = max(pairs)
+        main = max(j for j in range(k) if quals[j][0] == quals[k][0])
+        bound[i][quals[k][0]], bound[i + 1][quals[k][0]] = {quals[main][1]}, {quals[k][1]}
+        for cls, value, start, _ in quals:  # "… (expected) upper limit at 95% CL … 2.4 (2.6)": the pair's limit
+            if quals[k][3] <= start < raws[i].start and cls not in CONDITIONS and cls != "setting":
+                for j in (i, i + 1):
+                    bound[j].setdefault(cls, set()).add(value)
 
 
 def _ordinal(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> None:

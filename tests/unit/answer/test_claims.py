@@ -95,6 +95,13 @@ def test_the_passages_own_sentence_for_the_asked_quantity():
     ("The observed (expected) upper limit on the cross section is 1.1 (0.9) pb at 95% CL.",
      {"1.1 pb": {"measure": {"observed"}, "limit": {"upper"}}, "0.9 pb": {"measure": {"expected"}, "limit": {"upper"}},
       "95 %": {"measure": {"observed"}, "limit": {"upper"}}}),
+    ("The data reject the background-only hypothesis with an observed (expected) significance of 3.3σ (2.2σ).",
+     {"3.3 σ": {"measure": {"observed"}}, "2.2 σ": {"measure": {"expected"}}}),  # the unit glued inside each bracket
+    ("An excess over the expected background is found with an observed (expected) significance of 4.9 (4.3) "
+     "standard deviations.", {"4.9 σ": {"measure": {"observed"}}, "4.3 σ": {"measure": {"expected"}}}),
+    ("The observed (expected) upper limit at 95% confidence on the signal strength is found to be 2.4 (2.6).",
+     {"95 %": {"measure": {"observed"}, "limit": {"upper"}}, "2.4": {"measure": {"observed"}, "limit": {"upper"}},
+      "2.6": {"measure": {"expected"}, "limit": {"upper"}}}),
     ("The 7 and 8 TeV data sets exhibit an excess of 3.2 σ and 3.8 σ significance, respectively.",
      {"7 TeV": {}, "8 TeV": {}, "3.2 σ": {"energy": {"7 TeV"}}, "3.8 σ": {"energy": {"8 TeV"}}}),
 ])
