@@ -177,7 +177,7 @@ def summarise(rows: list[dict]) -> dict:
 
 
 def model_run(pipelines: dict[str, Pipeline], items: list[SiblingItem], gguf: Path | None, temperature: float) -> dict:
-    update = {"switch_margin": None, "llm_backend": "embedded", "gguf_path": str(gguf) if gguf else None,
+    update = {"switch_margin": None, "llm_backend": "embedded", "gguf_path": gguf,
               "llm_temperature": temperature}
     rows = []
     answerer = None
