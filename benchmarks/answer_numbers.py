@@ -186,12 +186,16 @@ def model_run(pipelines: dict[str, Pipeline], items: list[SiblingItem], gguf: Pa
         answerer = answerer.for_pipeline(pipeline) if answerer is not None else load_answerer(pipeline)
         rows.append(ask(pipeline, answerer, item))
         r = rows[-1]
-        print(f"  {item.source} {item.shape}: model {r.get('model')}, shown {r.get('shown')}, quote {r.get('quote')}",
-              file=sys.stderr)
+        print(f"  {item.source} {item.shape}: " + (f"error {r['error']}" if "error" in r else
+              f"model {r['model']}, shown {r['shown']}, quote {r['quote']}"), file=sys.stderr)
     return {"summary": summarise(rows), "per_question": rows}
 
 
 # ------------------------------------------------------------------ report
+def pct(r: dict) -> str:
+    return f"{r['share']:.0%}" if r["n"] else "–"
+
+
 def markdown(report: dict) -> str:
     lines = ["| claim | n | flagged (true: kept) | 95 % interval |", "|---|---|---|---|"]
     for kind, r in report["check_alone"]["claims"].items():
@@ -202,14 +206,13 @@ def markdown(report: dict) -> str:
         m, shown, quote = s["model"], s["shown"], s["quote_first"]
         lines += ["", f"**{name}** ({s['questions']} questions, {s['errors']} errors)", "",
                   "| | right | wrong | both | none |", "|---|---|---|---|---|",
-                  "| the model wrote | " + " | ".join(f"{m[k]['share']:.0%}" for k in ("right", "wrong", "both", "none"))
+                  "| the model wrote | " + " | ".join(pct(m[k]) for k in ("right", "wrong", "both", "none"))
                   + " |",
-                  "| the member sees | " + " | ".join(f"{shown[k]['share']:.0%}" for k in ("right", "wrong", "both", "none"))
+                  "| the member sees | " + " | ".join(pct(shown[k]) for k in ("right", "wrong", "both", "none"))
                   + " |",
-                  "| quote first | " + " | ".join(f"{quote[k]['share']:.0%}" if quote[k]["n"] else "–"
-                                                 for k in ("right", "wrong", "both", "none")) + " |", "",
+                  "| quote first | " + " | ".join(pct(quote[k]) for k in ("right", "wrong", "both", "none")) + " |", "",
                   f"wrong values written: {s['wrong_written']}; **shown as supported: {s['wrong_shown_as_supported']}**; "
-                  f"quote offered {quote['offered']['share']:.0%}; quote on screen p50 {s['quote_ms_p50']} ms, "
+                  f"quote offered {pct(quote['offered'])}; quote on screen p50 {s['quote_ms_p50']} ms, "
                   f"first token p50 {s['first_token_ms_p50']} ms"]
     return "\n".join(lines)
 
