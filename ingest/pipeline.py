@@ -18,7 +18,7 @@ from ingest.chunk.from_text import chunk_text
 from ingest.extract.pdf import ExtractionError, NotAPdfError, TooLargeError
 from ingest.extract.readers import TEXT_FORMATS, detect_format, read_document, read_text
 from ingest.sources.manifest import Manifest, Stage, VersionRecord, file_sha256
-from ingest.sources.jsonl import LowCoverage, PreparedAnalysis, check_intake, intake_problems
+from ingest.sources.jsonl import LowCoverage, PreparedAnalysis, check_intake, intake_problems, low_coverage_flags
 from mitra.access.policy import attach_groups
 from mitra.store.lock import writer_lock
 from mitra.core.settings import Settings
@@ -39,6 +39,7 @@ class IngestSummary:
     chunks: int = 0
     skipped: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
+    flagged: list[str] = field(default_factory=list)  # versions indexed below min_coverage, one line each
     left_out: dict[str, int] = field(default_factory=dict)  # what a folder walk left out on purpose, by kind
 
     def as_dict(self) -> dict:
@@ -51,6 +52,7 @@ class IngestSummary:
             "chunks": self.chunks,
             "skipped": self.skipped,
             "failed": [{"file": f, "reason": r} for f, r in self.failed],
+            "flagged": self.flagged,
             "left_out": self.left_out,
         }
 
@@ -73,6 +75,7 @@ class PreparedVersion:
     chunks: list[Chunk]
     pages: int
     ocr_pages: int
+    flagged: list[str] = field(default_factory=list)  # indexed below min_coverage: the admin's line
 
 
 def admit_version(
@@ -118,10 +121,12 @@ def prepare_version(
         chunked = chunk_document(extracted, document, settings)
         pages, ocr_pages = extracted.pages, len(extracted.ocr_pages)
     document = document.model_copy(update={
-        "pages": pages or None, "format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped})
+        "pages": pages or None, "format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped,
+        "coverage_by_kind": chunked.coverage_by_kind})
     if not allow_low_coverage:
         check_intake(intake_problems(PreparedAnalysis(analysis, [document], chunked.chunks), settings))
-    return PreparedVersion(analysis, document, chunked.chunks, pages, ocr_pages)
+    return PreparedVersion(analysis, document, chunked.chunks, pages, ocr_pages,
+                           flagged=low_coverage_flags([document], settings))
 
 
 def write_version(kb: KnowledgeBase, prepared: PreparedVersion, summary: IngestSummary) -> None:
@@ -131,6 +136,7 @@ def write_version(kb: KnowledgeBase, prepared: PreparedVersion, summary: IngestS
     summary.pages += prepared.pages
     summary.ocr_pages += prepared.ocr_pages
     summary.chunks += len(prepared.chunks)
+    summary.flagged += prepared.flagged
 
 
 def index_versions(

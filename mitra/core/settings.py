@@ -181,8 +181,13 @@ class ChunkingSettings(BaseModel):
     )
     min_coverage: float = Field(
         0.9,
-        description="a document whose chunks hold less than this share of its words (sections dropped on purpose, "
-        "such as references, not counted) is refused unless --allow-low-coverage",
+        description="the coverage floor: a document whose chunks hold less than this share of its words (text "
+        "dropped on purpose, such as references, not counted) is flagged to the admin or refused (low_coverage)",
+    )
+    low_coverage: Literal["flag", "refuse"] = Field(
+        "flag", description="a document below min_coverage: flag = indexed with what it has and named on a "
+        "'flagged:' line of the intake summary and in `mitra stats --json` (with its coverage by kind of block); "
+        "refuse = its analysis (JSONL) or file is not indexed (--refuse-low-coverage; --allow-low-coverage indexes it)"
     )
 
 
