@@ -110,8 +110,12 @@ class RetrievalSettings(BaseModel):
     )
     rrf_k: int = Field(60, ge=1, description="the k of reciprocal-rank fusion")
     fusion_depth: int = Field(
-        10, ge=2, description="z-score and min-max fusion take each list's statistics from its top fusion_depth "
-        "scores only (both tiers), so candidates deeper in a list never move the fused scores"
+        10, ge=2, description="tier 2's z-score and min-max fusion take each list's statistics from its top "
+        "fusion_depth scores only, so candidates deeper in a list never move the fused scores"
+    )
+    fusion_guard: int = Field(
+        0, ge=0, description="where dense's and BM25's best fusion_guard passages share none, keep BM25's order "
+        "instead of the fused one; 0 always fuses"
     )
     weight_dense: float = Field(1.0, ge=0, description="fusion weight of the dense score")
     weight_bm25: float = Field(1.0, ge=0, description="fusion weight of the BM25 score")
@@ -149,6 +153,10 @@ class RoutingSettings(BaseModel):
 
     route_top_n: int = Field(3, ge=1, description="candidate analyses shown to the user to confirm")
     route_k: int = Field(50, ge=1, description="dense and BM25 candidates per question")
+    route_fusion_depth: int = Field(
+        10, ge=2, description="fusion_depth for routing: each routing list's statistics come from its top "
+        "route_fusion_depth scores"
+    )
     route_weight_dense: float = Field(0.5, ge=0, description="fusion weight of the dense score (MiniLM on abstracts "
                                       "routes below keywords on text nobody tuned on)")
     route_weight_bm25: float = Field(1.0, ge=0, description="fusion weight of the BM25 score")
