@@ -19,7 +19,7 @@ its build and its query time.
 question by question in turn over the same index (``variants``), so that on shared cores
 both meet the same load.
 
-    python benchmarks/retrieval_latency.py [--sizes 10000,100000] [--queries 30] [--skip-rerank]
+    python benchmarks/retrieval_latency.py [--sizes 10000,100000] [--queries 30] [--skip-rerank] [--skip-peer]
         [--variant before:fusion_guard=0 ...]
 """
 
@@ -131,6 +131,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--skip-rerank", action="store_true", help="time no rerank stage (they take minutes)")
+    parser.add_argument("--skip-peer", action="store_true", help="time no LangChain peer (its 100k build takes minutes)")
     parser.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE,...",
                         help="other query-time settings timed beside the default, in turn on each question")
     args = parser.parse_args()
@@ -192,7 +193,7 @@ def main() -> None:
             "variants": {name: {"settings": variants[name], "stages_ms": {k: percentiles(v) for k, v in timed[name].items()}}
                          for name in variants},
             "rerank_ms": {stage: percentiles(v) for stage, v in rerank.items()},
-            "peer": langchain_peer(texts, embedder, queries, work / f"peer-{size}"),
+            "peer": None if args.skip_peer else langchain_peer(texts, embedder, queries, work / f"peer-{size}"),
         }
         print(json.dumps({size: results[str(size)]}), file=sys.stderr)
     print(

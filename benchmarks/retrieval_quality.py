@@ -59,7 +59,10 @@ from mitra.core.types import Analysis
 METRICS = ("P@1", "MRR@10", "NDCG@5", "hit@5")
 ROUTING_SYSTEMS = ("bm25", "dense", "hybrid")
 # The query-time settings ``--grid default`` chooses among (nothing is re-indexed).
-DEFAULT_GRID = {"route_fusion_depth": [10, 20, 50], "route_weight_dense": [0.5, 1.0],
+# Tier 2 (fusion depth, feedback) and routing (its own depth and weights) are chosen
+# together; a locked run is shared by the variants that differ only in routing settings.
+DEFAULT_GRID = {"fusion_depth": [10, 20, 50], "weight_prf": [0.0, 1.0],
+                "route_fusion_depth": [10, 20, 50], "route_weight_dense": [0.5, 1.0],
                 "route_weight_evidence": [0.0, 1.0, 2.0, 3.0]}
 ROUTING_ONLY = ("route_",)
 BOTH_TIERS = ("fusion", "rrf_k")  # settings the router reads beside its own route_* ones

@@ -22,22 +22,27 @@ from mitra.evaluation.metrics import bootstrap_interval
 from mitra.evaluation.retrieval import locked_metrics
 
 LONG_PASSAGES = 123
-# name -> (system, settings): one signal or setting changed at a time, then the alternatives
+# name -> (system, settings changed from the default): one signal or setting changed at a
+# time, then the alternatives issue 34 asked for (the previous default, RRF, the guard)
 VARIANTS: dict[str, tuple[str, dict]] = {
     "bm25": ("bm25", {}),
     "dense": ("dense", {}),
     "default": ("hybrid", {}),
+    "previous default": ("hybrid", {"fusion_depth": 10, "weight_prf": 1.0}),
+    "feedback": ("hybrid", {"weight_prf": 1.0}),
+    "depth 10": ("hybrid", {"fusion_depth": 10}),
+    "depth 50": ("hybrid", {"fusion_depth": 50}),
+    "depth 50 BM25 x2": ("hybrid", {"fusion_depth": 50, "weight_bm25": 2.0}),
     "no section score": ("hybrid", {"weight_section": 0}),
-    "no feedback": ("hybrid", {"weight_prf": 0}),
     "no neighbours": ("hybrid", {"weight_context": 0}),
     "no sentence windows": ("hybrid", {"dense_window_words": 0}),
-    "fusion depth 50": ("hybrid", {"fusion_depth": 50}),
-    "dense + BM25 only": ("hybrid", {"weight_section": 0, "weight_prf": 0, "weight_context": 0}),
+    "dense + BM25 only": ("hybrid", {"weight_section": 0, "weight_context": 0}),
     "min-max": ("hybrid", {"fusion": "convex"}),
     "RRF": ("hybrid", {"fusion": "rrf"}),
-    "RRF, dense + BM25 only": ("hybrid", {"fusion": "rrf", "weight_section": 0, "weight_prf": 0, "weight_context": 0}),
-    "guard 10": ("hybrid", {"fusion_guard": 10}),
+    "RRF with feedback": ("hybrid", {"fusion": "rrf", "weight_prf": 1.0}),
     "guard 5": ("hybrid", {"fusion_guard": 5}),
+    "guard 5 depth 50": ("hybrid", {"fusion_guard": 5, "fusion_depth": 50}),
+    "previous default guard 5": ("hybrid", {"fusion_depth": 10, "weight_prf": 1.0, "fusion_guard": 5}),
 }
 _STORE_SETTINGS = ("dense_window_words",)
 
