@@ -19,7 +19,7 @@ leave-one-set-out row per set re-chooses without that set and scores the choice 
 a default must still beat BM25 on a set it was not chosen on. ``--self-tune N`` tries
 the alternative: each knowledge base choosing from N pseudo-questions of its own text.
 
-    python benchmarks/retrieval_quality.py [--sets lhcb,lhcb-md,qasper,rivet,route-ft,mixed]
+    python benchmarks/retrieval_quality.py [--sets lhcb,lhcb-md,lhcb-conv,qasper,rivet,route-ft,mixed,long]
         [--systems bm25,dense,hybrid,rerank,adapted] [--work-dir DIR] [--reuse]
         [--adapt-minutes N] [--grid default|FILE.json [--self-tune N]] [--signals [NAMES]]
         [--out report.json] [--markdown table.md]
