@@ -15,7 +15,12 @@ RecursiveCharacterTextSplitter 1000/200, BM25Retriever (rank_bm25) + Chroma
 (langchain-chroma) with the same MiniLM query embedding, EnsembleRetriever, k = 20 a leg;
 its build and its query time.
 
-    python benchmarks/retrieval_latency.py [--sizes 10000,100000] [--queries 30] [--skip-rerank]
+``--variant NAME:KEY=VALUE,...`` times other query-time settings beside the default,
+question by question in turn over the same index (``variants``), so that on shared cores
+both meet the same load.
+
+    python benchmarks/retrieval_latency.py [--sizes 10000,100000] [--queries 30] [--skip-rerank] [--skip-peer]
+        [--variant before:fusion_guard=0 ...]
 """
 
 from __future__ import annotations
@@ -126,12 +131,17 @@ def main() -> None:
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--skip-rerank", action="store_true", help="time no rerank stage (they take minutes)")
+    parser.add_argument("--skip-peer", action="store_true", help="time no LangChain peer (its 100k build takes minutes)")
+    parser.add_argument("--variant", action="append", default=[], metavar="NAME:KEY=VALUE,...",
+                        help="other query-time settings timed beside the default, in turn on each question")
     args = parser.parse_args()
     root = shared_dir()
     if root is None:
         sys.exit("../shared/data not found (set MITRA_SHARED_DIR): this benchmark needs the LHCb corpus")
 
     sizes = [int(s) for s in args.sizes.split(",")]
+    variants = {name: dict(pair.split("=", 1) for pair in changes.split(","))
+                for name, _, changes in (v.partition(":") for v in args.variant)}
     paragraphs: list[str] = []
     for paper in iter_papers(root):
         paragraphs += [c.text for c in chunk_text(Document(analysis_id="x", doc_id=paper.arxiv_id), paper.text, 200, 1200).chunks]
@@ -157,15 +167,21 @@ def main() -> None:
         start = time.perf_counter()
         kb.replace_analysis(analysis, [document], chunks)
         index_s = time.perf_counter() - start
-        retriever = Retriever(kb, embedder, reranker, settings)
-        retriever.search(analysis.id, queries[0])  # warm caches (BM25 load, model)
-        stages: dict[str, list[float]] = {}
+        retrievers = {"default": Retriever(kb, embedder, reranker, settings)}
+        retrievers.update({name: Retriever(kb, embedder, reranker, Settings(**{**settings.model_dump(), **changes}))
+                           for name, changes in variants.items()})
+        retrievers["default"].search(analysis.id, queries[0])  # warm caches (BM25 load, model)
+        timed: dict[str, dict[str, list[float]]] = {name: {} for name in retrievers}
         for query in queries:
-            result = retriever.search(analysis.id, query, system="hybrid")
-            for stage, ms in result.timings_ms.items():
-                stages.setdefault(stage, []).append(ms)
-            stages.setdefault("total", []).append(sum(result.timings_ms.values()))
-            stages.setdefault("after_routing", []).append(stages["total"][-1] - result.timings_ms["embed_query"])
+            for name, retriever in retrievers.items():
+                result = retriever.search(analysis.id, query, system="hybrid")
+                stages = timed[name]
+                for stage, ms in result.timings_ms.items():
+                    stages.setdefault(stage, []).append(ms)
+                stages.setdefault("total", []).append(sum(result.timings_ms.values()))
+                stages.setdefault("after_routing", []).append(stages["total"][-1] - result.timings_ms["embed_query"])
+        stages = timed["default"]
+        retriever = retrievers["default"]
         rerank = {}
         if not args.skip_rerank:
             rerank["rerank"] = [retriever.search(analysis.id, q, system="rerank").timings_ms["rerank"] for q in queries]
@@ -174,8 +190,10 @@ def main() -> None:
             "chunks": len(chunks),
             "index_seconds": round(index_s, 1),
             "stages_ms": {stage: percentiles(v) for stage, v in stages.items()},
+            "variants": {name: {"settings": variants[name], "stages_ms": {k: percentiles(v) for k, v in timed[name].items()}}
+                         for name in variants},
             "rerank_ms": {stage: percentiles(v) for stage, v in rerank.items()},
-            "peer": langchain_peer(texts, embedder, queries, work / f"peer-{size}"),
+            "peer": None if args.skip_peer else langchain_peer(texts, embedder, queries, work / f"peer-{size}"),
         }
         print(json.dumps({size: results[str(size)]}), file=sys.stderr)
     print(

@@ -19,9 +19,10 @@ leave-one-set-out row per set re-chooses without that set and scores the choice 
 a default must still beat BM25 on a set it was not chosen on. ``--self-tune N`` tries
 the alternative: each knowledge base choosing from N pseudo-questions of its own text.
 
-    python benchmarks/retrieval_quality.py [--sets lhcb,lhcb-md,qasper,rivet,route-ft,mixed]
+    python benchmarks/retrieval_quality.py [--sets lhcb,lhcb-md,lhcb-conv,qasper,rivet,route-ft,mixed,long]
         [--systems bm25,dense,hybrid,rerank,adapted] [--work-dir DIR] [--reuse]
-        [--adapt-minutes N] [--grid default|FILE.json [--self-tune N]] [--out report.json] [--markdown table.md]
+        [--adapt-minutes N] [--grid default|FILE.json [--self-tune N]] [--signals [NAMES]]
+        [--out report.json] [--markdown table.md]
 
 ``adapted`` needs a model trained by ``mitra adapt``: ``--adapt-minutes N`` trains
 one per set first (with that budget); without it the system is scored only where
@@ -44,6 +45,7 @@ from statistics import mean
 import numpy as np
 
 from benchmarks.corpora import FILE_SET_NAMES, SET_NAMES, BenchmarkSet, load_set, shared_dir
+from benchmarks.signals import VARIANTS, signals, signals_markdown
 from mitra.adapt.pseudo_queries import sentence_queries
 from mitra.evaluation.retrieval import GoldQuery, locked_metrics, routing_hits
 from ingest.pipeline import ingest_files
@@ -57,8 +59,13 @@ from mitra.core.types import Analysis
 METRICS = ("P@1", "MRR@10", "NDCG@5", "hit@5")
 ROUTING_SYSTEMS = ("bm25", "dense", "hybrid")
 # The query-time settings ``--grid default`` chooses among (nothing is re-indexed).
-DEFAULT_GRID = {"fusion_depth": [10, 20, 50], "route_weight_dense": [0.5, 1.0], "route_weight_evidence": [0.0, 1.0, 2.0, 3.0]}
+# Tier 2 (fusion depth, feedback) and routing (its own depth and weights) are chosen
+# together; a locked run is shared by the variants that differ only in routing settings.
+DEFAULT_GRID = {"fusion_depth": [10, 20, 50], "weight_prf": [0.0, 1.0],
+                "route_fusion_depth": [10, 20, 50], "route_weight_dense": [0.5, 1.0],
+                "route_weight_evidence": [0.0, 1.0, 2.0, 3.0]}
 ROUTING_ONLY = ("route_",)
+BOTH_TIERS = ("fusion", "rrf_k")  # settings the router reads beside its own route_* ones
 
 
 def build(bench: BenchmarkSet, data_dir: Path, reuse: bool, overrides: dict) -> tuple[Pipeline, float | None, list]:
@@ -71,14 +78,15 @@ def build(bench: BenchmarkSet, data_dir: Path, reuse: bool, overrides: dict) -> 
         return pipeline, None, []
     start = time.perf_counter()
     failed: list[tuple[str, str]] = []
-    if bench.files:
-        for file in bench.files:
-            record = file.analysis
-            analysis = Analysis(id=record.analysis_id, title=record.title, abstract=record.abstract,
-                                experiment=record.experiment)
-            failed += ingest_files(pipeline.kb, pipeline.settings, [file.path], analysis).failed
-    else:
-        index_records(pipeline.kb, bench.records)
+    as_files = {file.analysis.analysis_id for file in bench.files}
+    texts = [r for r in bench.records if r.analysis_id not in as_files]
+    if texts:
+        index_records(pipeline.kb, texts)
+    for file in bench.files:
+        record = file.analysis
+        analysis = Analysis(id=record.analysis_id, title=record.title, abstract=record.abstract,
+                            experiment=record.experiment)
+        failed += ingest_files(pipeline.kb, pipeline.settings, [file.path], analysis).failed
     return pipeline, round(time.perf_counter() - start, 1), failed
 
 
@@ -128,6 +136,7 @@ def per_format(bench: BenchmarkSet, pipeline: Pipeline, results: dict) -> dict:
     as, beside the same questions' MRR@10 on the papers as text (``as text``), where a
     text set of this run asked them (``mixed``: lhcb-md and qasper): what each reader loses."""
     rendered = {f.analysis.analysis_id: f.format for f in bench.files}
+    rendered.update({r.analysis_id: "jsonl" for r in bench.records if r.documents})
     gold = [g for g in bench.locked if g.has_gold]  # in the order of per_query_mrr
     as_text = {qid: {system: values[i] for system, values in r["per_query_mrr"].items()}
                for name, r in results.items() if name != bench.name
@@ -206,7 +215,7 @@ def partly_full_text(bench: BenchmarkSet) -> bool:
 def grid_scores(built: dict[str, tuple[BenchmarkSet, Pipeline]], variants: list[dict]) -> dict:
     """Each variant's score on each (set, tier) cell relative to BM25 there: locked MRR@10
     of the hybrid system, routing top-1. Locked runs are shared by variants that differ
-    only in routing settings."""
+    only in routing settings, routing runs by variants that differ only in the others."""
     cells: dict[str, list[float]] = {}
     raw: dict[str, list[float]] = {}
     for name, (bench, pipeline) in built.items():
@@ -223,8 +232,14 @@ def grid_scores(built: dict[str, tuple[BenchmarkSet, Pipeline]], variants: list[
             raw[f"{name}:locked:bm25"] = [round(base, 4)]
         if bench.routing and not partly_full_text(bench):
             base = mean(h[0] for h in routing_hits(pipeline, bench.routing, "bm25"))
+            routed: dict[str, float] = {}
             for variant in variants:
-                top1 = mean(h[0] for h in routing_hits(pipeline.with_settings(**variant), bench.routing, "hybrid"))
+                key = json.dumps({k: v for k, v in variant.items() if k.startswith(ROUTING_ONLY) or k in BOTH_TIERS},
+                                 sort_keys=True)
+                if key not in routed:
+                    routed[key] = mean(h[0] for h in routing_hits(pipeline.with_settings(**variant), bench.routing,
+                                                                  "hybrid"))
+                top1 = routed[key]
                 raw.setdefault(f"{name}:routing", []).append(round(top1, 4))
                 cells.setdefault(f"{name}:routing", []).append(top1 / base if base else 0.0)
             raw[f"{name}:routing:bm25"] = [round(base, 4)]
@@ -364,6 +379,9 @@ def main() -> None:
                         help="a setting for this run (e.g. weight_prf=0), to measure one choice against another")
     parser.add_argument("--grid", help="choose query-time settings over all sets, with leave-one-set-out rows: "
                         "'default' or a JSON file (a list of setting dicts, or a dict of value lists)")
+    parser.add_argument("--signals", nargs="?", const="all", metavar="NAMES",
+                        help="each fusion signal and setting on every locked set, by document length: all variants "
+                        f"of benchmarks/signals.py, or some of them, comma-separated ({', '.join(VARIANTS)})")
     parser.add_argument("--self-tune", type=int, default=0, metavar="N",
                         help="with --grid: each set also chooses from N pseudo-questions made of its own text")
     parser.add_argument("--out", type=Path)
@@ -404,6 +422,10 @@ def main() -> None:
     report["macro"] = macro_average(report["sets"], systems)
     report["default_vs_bm25"] = compare(report["sets"], args.resamples)
     table = markdown(report)
+    if args.signals:
+        names = list(VARIANTS) if args.signals == "all" else ["bm25", *(n for n in args.signals.split(",") if n != "bm25")]
+        report["signals"] = signals(built, {n: VARIANTS[n] for n in names}, args.resamples)
+        table += signals_markdown(report["signals"])
     if args.grid:
         variants = grid_variants(args.grid)
         report["grid"] = leave_one_set_out(variants, grid_scores(built, variants))

@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from mitra.cli.common import (
-    AllowLowCoverage, Groups, JsonOption, console, pipeline, print_json, split_groups, user_errors,
+    AllowLowCoverage, Groups, JsonOption, RefuseLowCoverage, console, pipeline, print_json, split_groups, user_errors,
 )
 
 app = typer.Typer(
@@ -62,12 +62,16 @@ class _RichProgress:
         self.bar.update(self.task, advance=1, description=f"{analysis}: {summary}")
 
 
-def _indexing_kb():
-    """The knowledge base, opened for a long write (memory kept flat: see ``keep_heap_flat``)."""
+def _indexing_kb(refuse_low_coverage: bool = False):
+    """The knowledge base, opened for a long write (memory kept flat: see ``keep_heap_flat``);
+    ``refuse_low_coverage`` overrides the low_coverage setting for this run."""
     from mitra.core.memory import keep_heap_flat
 
     keep_heap_flat()
-    return pipeline(with_reranker=False, writer=True).kb
+    kb = pipeline(with_reranker=False, writer=True).kb
+    if refuse_low_coverage:
+        kb.settings = kb.settings.model_copy(update={"low_coverage": "refuse"})
+    return kb
 
 
 def _print_summary(report) -> None:
@@ -179,6 +183,7 @@ class _PageProgress:
 
 def _print_ingest_summary(summary) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     data = summary.as_dict()
@@ -200,6 +205,8 @@ def _print_ingest_summary(summary) -> None:
         for row in data["notes"]:
             table.add_row(row["file"], row["note"])
         console.print(table)
+    for line in data["flagged"]:
+        console.print(f"[yellow]flagged:[/yellow] {escape(line)}", highlight=False, soft_wrap=True)
 
 
 AnalysisId = Annotated[str, typer.Option("--analysis", help="the analysis id the documents belong to")]
@@ -211,13 +218,14 @@ ForceOcr = Annotated[bool, typer.Option("--force-ocr", help="OCR every PDF page 
 
 
 def _ingest_local(intake, analysis: str, title: str | None, abstract: str | None, version: str, force_ocr: bool,
-                  allow_low_coverage: bool, groups: str | None, ray: str | None, as_json: bool) -> None:
+                  allow_low_coverage: bool, refuse_low_coverage: bool, groups: str | None, ray: str | None,
+                  as_json: bool) -> None:
     """`ingest files` and `ingest pdf`: each file of ``intake`` one document of the analysis."""
     from ingest.pipeline import ingest_files
     from mitra.access.policy import attach_groups
     from mitra.core.types import Analysis
 
-    kb = _indexing_kb()
+    kb = _indexing_kb(refuse_low_coverage)
     known = kb.get_analysis(analysis)
     target = attach_groups(Analysis(
         id=analysis,
@@ -248,6 +256,7 @@ def files(
     version: Version = "1",
     force_ocr: ForceOcr = False,
     allow_low_coverage: AllowLowCoverage = False,
+    refuse_low_coverage: RefuseLowCoverage = False,
     groups: Groups = None,
     ray: RayAddress = None,
     as_json: JsonOption = False,
@@ -263,8 +272,8 @@ def files(
     read already are left out and counted."""
     from ingest.sources.folder import walked_files
 
-    _ingest_local(walked_files(paths), analysis, title, abstract, version, force_ocr, allow_low_coverage, groups,
-                  ray, as_json)
+    _ingest_local(walked_files(paths), analysis, title, abstract, version, force_ocr, allow_low_coverage,
+                  refuse_low_coverage, groups, ray, as_json)
 
 
 @app.command()
@@ -277,6 +286,7 @@ def pdf(
     version: Version = "1",
     force_ocr: ForceOcr = False,
     allow_low_coverage: AllowLowCoverage = False,
+    refuse_low_coverage: RefuseLowCoverage = False,
     groups: Groups = None,
     ray: RayAddress = None,
     as_json: JsonOption = False,
@@ -285,8 +295,8 @@ def pdf(
     directory meaning the PDFs in it)."""
     from ingest.sources.folder import pdf_files
 
-    _ingest_local(pdf_files(files), analysis, title, abstract, version, force_ocr, allow_low_coverage, groups,
-                  ray, as_json)
+    _ingest_local(pdf_files(files), analysis, title, abstract, version, force_ocr, allow_low_coverage,
+                  refuse_low_coverage, groups, ray, as_json)
 
 
 @app.command()
@@ -295,6 +305,7 @@ def run(
     profile: str = typer.Option(..., "--profile", help=_PROFILE_HELP),
     base_url: str | None = typer.Option(None, "--base-url", help="override the profile's base URL"),
     allow_low_coverage: AllowLowCoverage = False,
+    refuse_low_coverage: RefuseLowCoverage = False,
     groups: Groups = None,
     ray: RayAddress = None,
     as_json: JsonOption = False,
@@ -305,7 +316,7 @@ def run(
     from ingest.sources.manifest import Manifest, Stage
     from ingest.sources.profiles import load_profile
 
-    kb = _indexing_kb()
+    kb = _indexing_kb(refuse_low_coverage)
     site = load_profile(profile)
     folds = _repair(kb, site.resolve_base_url(base_url))  # before the crawl, which then finds one id per locator
     report = _crawl(profile, base_url, kb.settings)
@@ -386,6 +397,7 @@ def status(as_json: JsonOption = False) -> None:
 def index_jsonl_command(
     file: Annotated[Path, typer.Argument(help="JSONL: one analysis per line with its documents' text.")],
     allow_low_coverage: AllowLowCoverage = False,
+    refuse_low_coverage: RefuseLowCoverage = False,
     groups: Groups = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -393,15 +405,16 @@ def index_jsonl_command(
 
     Each document's text is read as Markdown, LaTeX or plain text ("format", default auto). A malformed
     file stops the run before anything is written (exit 2). An analysis with a document that yields no
-    chunks, whose chunks hold less than min_coverage of its words, or that is too large, is refused and
-    named; the others are indexed (exit 1). Analyses already indexed with the same content are skipped,
-    so a rerun indexes only what is missing."""
+    chunks or is too large is refused and named; the others are indexed (exit 1). A document whose chunks
+    hold less than min_coverage of its words is indexed with what it has and flagged (refused with
+    --refuse-low-coverage). Analyses already indexed with the same content are skipped, so a rerun
+    indexes only what is missing."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from ingest.sources.jsonl import PartlyRefused, index_records, load_analyses
 
     records = load_analyses(file)  # a malformed file fails before any model loads
-    kb = _indexing_kb()
+    kb = _indexing_kb(refuse_low_coverage)
     with Progress(  # on stderr, so it shows under --json too
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console,
     ) as progress:
@@ -453,12 +466,16 @@ def _print_intake(report, lowest: float) -> None:
     for reasons in report.refused.values():
         for reason in reasons:
             console.print(f"[red]refused:[/red] {escape(reason)}", highlight=False, soft_wrap=True)
+    for reasons in report.flagged.values():
+        for reason in reasons:
+            console.print(f"[yellow]flagged:[/yellow] {escape(reason)}", highlight=False, soft_wrap=True)
     documents = sum(len(a.documents) for a in report.indexed)
     coverage = (f"; coverage: lowest {lowest:.1%} (the share of a document's words, less those dropped on purpose, "
                 "that reach a chunk)") if documents else ""
     console.print(
         f"indexed {len(report.indexed)} analyses, {documents} documents, {sum(a.chunks for a in report.indexed)} "
-        f"chunks; {len(report.unchanged)} unchanged and skipped; {len(report.refused)} refused{coverage}",
+        f"chunks; {len(report.unchanged)} unchanged and skipped; {len(report.refused)} refused; "
+        f"{sum(map(len, report.flagged.values()))} flagged below min_coverage{coverage}",
         highlight=False, soft_wrap=True,
     )
 

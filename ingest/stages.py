@@ -16,7 +16,7 @@ from ingest.extract.base import NotAPdfError, TooLargeError
 from ingest.extract.readers import TEXT_FORMATS, detect_format, read_document, read_text
 from ingest.sources.folder import check_unchanged, file_stamp
 from ingest.sources.manifest import file_sha256
-from ingest.sources.jsonl import PreparedAnalysis, check_intake, intake_problems
+from ingest.sources.jsonl import PreparedAnalysis, check_intake, intake_problems, low_coverage_flags
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Chunk, Document
 from mitra.store.writer import KnowledgeWriter
@@ -36,6 +36,7 @@ class IngestSummary:
     skipped: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)  # (file, reason)
     notes: list[tuple[str, str]] = field(default_factory=list)  # (file, how it was read): indexed, with a remark
+    flagged: list[str] = field(default_factory=list)  # versions indexed below min_coverage, one line each
     left_out: dict[str, int] = field(default_factory=dict)  # what a folder walk left out on purpose, by kind
 
     def as_dict(self) -> dict:
@@ -49,6 +50,7 @@ class IngestSummary:
             "skipped": self.skipped,
             "failed": [{"file": f, "reason": r} for f, r in self.failed],
             "notes": [{"file": f, "note": n} for f, n in self.notes],
+            "flagged": self.flagged,
             "left_out": self.left_out,
         }
 
@@ -76,6 +78,7 @@ class PreparedVersion:
     notes: list[tuple[str, str]] = field(default_factory=list)  # (file, what its reader says of how it read it)
     path: Path | None = None  # the file read, and its stamp when it was admitted
     stamp: tuple[int, ...] | None = None
+    flagged: list[str] = field(default_factory=list)  # indexed below min_coverage: the admin's line
 
 
 def admit_version(
@@ -123,11 +126,12 @@ def prepare_version(
         chunked = chunk_document(extracted, document, settings)
         pages, ocr_pages, notes = extracted.pages, len(extracted.ocr_pages), extracted.warnings
     document = document.model_copy(update={
-        "pages": pages or None, "format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped})
+        "pages": pages or None, "format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped,
+        "coverage_by_kind": chunked.coverage_by_kind})
     if not allow_low_coverage:
         check_intake(intake_problems(PreparedAnalysis(analysis, [document], chunked.chunks), settings))
     return PreparedVersion(analysis, document, chunked.chunks, pages, ocr_pages, [(str(job.path), n) for n in notes],
-                           job.path, job.stamp)
+                           job.path, job.stamp, flagged=low_coverage_flags([document], settings))
 
 
 def write_version(kb: KnowledgeWriter, prepared: PreparedVersion, summary: IngestSummary) -> None:
@@ -141,3 +145,4 @@ def write_version(kb: KnowledgeWriter, prepared: PreparedVersion, summary: Inges
     summary.ocr_pages += prepared.ocr_pages
     summary.chunks += len(prepared.chunks)
     summary.notes += prepared.notes
+    summary.flagged += prepared.flagged

@@ -16,6 +16,9 @@ Sets (``load_sets``):
 * ``mixed``    — the lhcb and qasper papers as files of every type the readers take
                  (wiki page, Word, PowerPoint, Markdown, PDF slides, plain text),
                  indexed through the readers; their 98 questions (``mixed``).
+* ``long``     — long papers with dense maths and large tables: 15 ATLAS/CMS PDFs through
+                 the PDF reader and the longest LHCb papers as converter Markdown, with
+                 caption and re-posed expert questions made mechanically (``long``).
 
 Gold evidence is matched to chunks by ``mitra.evaluation.metrics.evidence_matches`` (token
 containment after the LaTeX cleaning and stemming BM25 uses), so one rule serves
@@ -61,17 +64,18 @@ class BenchmarkSet:
 
 
 SET_NAMES = ("lhcb", "lhcb-md", "lhcb-conv", "qasper", "rivet", "route-ft")  # texts, indexed as JSONL records
-FILE_SET_NAMES = ("mixed",)  # files, read by the readers of each type
+FILE_SET_NAMES = ("mixed", "long")  # files, read by the readers of each type (long: beside texts)
 
 
 def load_set(name: str, root: Path, files_dir: Path | None = None) -> BenchmarkSet:
     """``files_dir``: where a set of files (``mixed``) writes them (default: the temp dir)."""
-    from benchmarks.corpora import lhcb, mixed, qasper, rivet, routing
+    from benchmarks.corpora import lhcb, long, mixed, qasper, rivet, routing
 
     files_dir = files_dir or Path(tempfile.gettempdir()) / "mitra-benchmark-files"
     loaders = {"lhcb": lhcb.lhcb_set, "lhcb-md": lhcb.lhcb_markdown_set, "lhcb-conv": lhcb.lhcb_converter_set,
                "qasper": qasper.qasper_set, "rivet": rivet.rivet_set, "route-ft": routing.routing_full_text_set,
-               "mixed": lambda root: mixed.mixed_set(root, files_dir / name)}
+               "mixed": lambda root: mixed.mixed_set(root, files_dir / name),
+               "long": lambda root: long.long_set(root, files_dir / name)}
     if name not in loaders:
         raise ValueError(f"unknown set '{name}': choose from {', '.join(SET_NAMES + FILE_SET_NAMES)}")
     return loaders[name](root)

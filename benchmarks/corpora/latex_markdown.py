@@ -12,6 +12,11 @@ the title with an affiliation block under it; unnumbered sections (acknowledgeme
 as a bold line instead of a heading; and the reference list, made from the paper's
 ``\cite`` keys in the shape of real reference lines, at the end with no heading.
 
+``dense=True`` (with ``converter``) writes tables as converters that keep maths do
+(Marker, MinerU, Nougat): each cell's maths stays ``$...$`` as KaTeX draws it, and every
+second table is an HTML ``<table>`` (MinerU's form) instead of a pipe table; the
+long-paper set (``long``) is written this way.
+
 The rules are mechanical, so the gold evidence of the LaTeX questions (matched by
 tokens, not characters) finds the same passages in the Markdown.
 """
@@ -46,7 +51,7 @@ _AFFILIATIONS = (
 _JOURNALS = ("Phys. Rev. D", "JHEP", "Eur. Phys. J. C", "Phys. Lett. B", "Phys. Rev. Lett.", "Nucl. Phys. B")
 
 
-def latex_to_markdown(latex: str, converter: bool = False, title: str = "") -> str:
+def latex_to_markdown(latex: str, converter: bool = False, title: str = "", dense: bool = False) -> str:
     text = re.sub(r"(?<!\\)%.*", "", latex)
     text = _REF.sub(" 1", text)
     citations: dict[str, int] = {}
@@ -83,7 +88,9 @@ def latex_to_markdown(latex: str, converter: bool = False, title: str = "") -> s
             out.append(f"{name.capitalize()} {numbers[name]}: {words}".strip())
             tabular = _TABULAR.search(body)
             if name == "table" and tabular:
-                out.append(_pipe_table(tabular.group(1)))
+                rows = _table_rows(tabular.group(1), readable_latex if dense else clean_latex)
+                html = dense and numbers[name] % 2 == 0
+                out.append(_html_table(rows) if html else _pipe_table(rows))
         else:
             out.append(_display(body, name))
     out.extend(_prose(text[pos:]))
@@ -125,14 +132,27 @@ def _display(body: str, environment: str) -> str:
     return f"$$\n{body}\n$$"
 
 
-def _pipe_table(tabular: str) -> str:
+def _table_rows(tabular: str, cell_text) -> list[list[str]]:
     rows = []
     for row in re.split(r"\\\\", tabular):
         row = re.sub(r"\\(hline|toprule|midrule|bottomrule|cline\{[^{}]*\})", "", row)
-        cells = [clean_latex(cell) for cell in row.split("&")]
+        cells = [cell_text(cell) for cell in row.split("&")]
         if any(cells):
-            rows.append("| " + " | ".join(cells) + " |")
+            rows.append(cells)
+    return rows
+
+
+def _pipe_table(rows: list[list[str]]) -> str:
     if not rows:
         return ""
-    width = rows[0].count("|") - 1
-    return "\n".join([rows[0], "|" + "---|" * width, *rows[1:]])
+    lines = ["| " + " | ".join(cells) + " |" for cells in rows]
+    return "\n".join([lines[0], "|" + "---|" * len(rows[0]), *lines[1:]])
+
+
+def _html_table(rows: list[list[str]]) -> str:
+    """MinerU's form: one line, the first row as header cells."""
+    if not rows:
+        return ""
+    head = "<tr>" + "".join(f"<th>{cell}</th>" for cell in rows[0]) + "</tr>"
+    body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>" for cells in rows[1:])
+    return f"<table>{head}{body}</table>"

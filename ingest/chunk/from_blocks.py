@@ -19,8 +19,9 @@ from typing import Literal
 
 from ingest.extract.base import ExtractedDocument
 from ingest.extract.layout import FURNITURE, Block, BlockKind, join_lines
-from ingest.chunk.paragraphs import ChunkedText, Paragraph, ParsedText, chunk_parsed, dropped_path, word_counts
-from ingest.chunk.shapes import AFFILIATIONS, AUTHORS, REFERENCES
+from ingest.chunk.coverage import word_counts
+from ingest.chunk.paragraphs import ChunkedText, Paragraph, ParsedText, chunk_parsed, dropped_path
+from ingest.chunk.shapes import AFFILIATIONS, AUTHORS, FIGURE_TEXT, REFERENCES
 from mitra.core.settings import Settings
 from mitra.core.types import ChunkKind, Document
 
@@ -37,7 +38,7 @@ _MID_SENTENCE = re.compile(r"[a-z,;(\-–]$")
 ABSTRACT_SECTION = ("Abstract",)
 # What a block the layout set aside holds, for the report of text dropped on purpose.
 _DROPPED_KIND = {BlockKind.references: REFERENCES, BlockKind.author_list: AUTHORS,
-                 BlockKind.front_matter: AFFILIATIONS, BlockKind.title: "title"}
+                 BlockKind.front_matter: AFFILIATIONS, BlockKind.title: "title", BlockKind.figure: FIGURE_TEXT}
 
 
 def chunk_document(extracted: ExtractedDocument, document: Document, settings: Settings) -> ChunkedText:
@@ -72,6 +73,7 @@ def paragraphs_from_blocks(blocks: list[Block], unit: Literal["page", "slide"] =
                 out.drop(dropped_path(path), block.text)
             else:
                 out.headings.append(block.text)
+                out.read.append(("heading", block.text))
             continue
         if block.kind in FURNITURE or block.kind is BlockKind.title or block.kind not in _KIND:
             out.drop(_DROPPED_KIND.get(block.kind, "page furniture"), block.text)
@@ -82,6 +84,7 @@ def paragraphs_from_blocks(blocks: list[Block], unit: Literal["page", "slide"] =
             continue
         paragraphs = out.paragraphs
         kind = _KIND[block.kind]
+        out.read.append((ChunkKind.equation.value if block.kind is BlockKind.equation else kind.value, block.text))
         continues = block.kind is BlockKind.equation or (
             block.kind in (BlockKind.body, BlockKind.abstract) and open_at is not None
             and _continues(paragraphs[open_at], block)

@@ -21,9 +21,11 @@ from typing import Iterable, Literal
 
 from mitra.core.text import clean_latex, escape_percent, normalise_space, readable_latex
 from ingest.chunk.paragraphs import (
-    MARKUP, ChunkedText, Paragraph, ParsedText, chunk_parsed, dropped_path, word_counts,
+    MARKUP, ChunkedText, Paragraph, ParsedText, chunk_parsed, dropped_path,
 )
+from ingest.chunk.coverage import word_counts
 from ingest.chunk.shapes import AUTHORS, IMAGES, MIN_REFERENCES, REFERENCES, shape_of
+from ingest.chunk.tables import HTML_TABLE, html_markup, html_rows, pipe_rows
 from mitra.core.types import ChunkKind, Document
 
 TextFormat = Literal["auto", "markdown", "latex", "text"]
@@ -87,6 +89,7 @@ class _Sections:
         self.anchor = ""
         self.out = ParsedText()
         self.shapes: list[tuple[str, int, str] | None] = []  # per paragraph: (kind, references, raw)
+        self.raws: list[tuple[str, str]] = []  # per paragraph: (its kind, its source) for coverage by kind
 
     def heading(self, title: str, level: int) -> None:
         self.path = self.path[: level - 1] + [title]
@@ -94,6 +97,7 @@ class _Sections:
             self.anchor = _slug(title, self.anchors)
         if not self.dropping:
             self.out.headings.append(title)
+            self.out.read.append(("heading", title))
         else:
             self.out.drop(self.dropping, title)
 
@@ -114,6 +118,7 @@ class _Sections:
         self.out.paragraphs.append(Paragraph(text, tuple(self.path) if section is None else section, kind,
                                              anchor=self.anchor if section is None else ""))
         self.shapes.append(None if shape is None else (*shape, raw or text))
+        self.raws.append((kind.value, raw or text))
 
     def finish(self) -> ParsedText:
         """The parsed text, less the blocks dropped by shape: reference entries only in a
@@ -128,7 +133,9 @@ class _Sections:
                 keep.extend(paragraph for paragraph, _, _ in run)
             run.clear()
 
-        for paragraph, shape in zip(self.out.paragraphs, self.shapes):
+        kept_raws = {}
+        for paragraph, shape, raw in zip(self.out.paragraphs, self.shapes, self.raws):
+            kept_raws[id(paragraph)] = raw
             if shape is not None and shape[0] == REFERENCES:
                 run.append((paragraph, shape[1], shape[2]))
                 continue
@@ -138,7 +145,8 @@ class _Sections:
             else:
                 keep.append(paragraph)
         end_run()
-        self.out.paragraphs, self.shapes = keep, []
+        self.out.read += [kept_raws[id(paragraph)] for paragraph in keep]
+        self.out.paragraphs, self.shapes, self.raws = keep, [], []
         return self.out
 
 
@@ -150,7 +158,9 @@ _HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.S)
 _DISPLAY_OPEN = re.compile(r"^\s*(\$\$|\\\[|\\begin\{(equation|align|eqnarray|multline|gather)\*?\})")
 _DISPLAY_CLOSER = {"$$": "$$", "\\[": "\\]"}
-_DISPLAY_CLOSE = {opener: re.compile(re.escape(closer) + r"\s*$") for opener, closer in _DISPLAY_CLOSER.items()}
+# a converter may set the equation's number after the closing delimiter: "$$ (12)"
+_NUMBER = r"\s*(?:\(\s*[\w.]{1,8}\s*\))?\s*$"
+_DISPLAY_CLOSE = {opener: re.compile(re.escape(closer) + _NUMBER) for opener, closer in _DISPLAY_CLOSER.items()}
 _MATH_ENV_CLOSE = re.compile(r"\\end\{(equation|align|eqnarray|multline|gather)\*?\}\s*$")
 _DISPLAY_IN_TEXT = re.compile(r"\$\$(.*?)\$\$", re.S)
 _MD_RULE = re.compile(r"^\s*([-*_]\s*){3,}$")
@@ -181,6 +191,10 @@ def _parse_markdown(text: str, anchors: bool = False) -> ParsedText:
     reader.sections.out.drop(IMAGES, *_IMAGE_LINE.findall(text))
     text = _IMAGE_LINE.sub("", text)
     reader.sections.out.drop(MARKUP, *_MD_IMAGE_TARGET.findall(text))
+    # an HTML table (MinerU writes them) is a table, its tags markup
+    reader.sections.out.drop(MARKUP, *(tag for table in HTML_TABLE.findall(text) for tag in html_markup(table)))
+    text = HTML_TABLE.sub(lambda m: "\n\n" + "\n".join(f"| {row} |" for row in html_rows(m.group(0)).splitlines())
+                          + "\n\n", text)
     reader.read(list(_markdown_lines(text)))
     return reader.sections.finish()
 
@@ -229,10 +243,12 @@ class _MarkdownReader:
             return
         block = "\n".join(self.buffer)
         self.buffer.clear()
-        text = _inline(_DISPLAY_IN_TEXT.sub(lambda m: " " + _as_inline(m.group(1)) + " ", block))
         kind = _markdown_kind(block)
-        if self.after_maths and kind is ChunkKind.body and text[:1].islower():
-            self.extend_last(text)
+        text = pipe_rows(block) if kind is ChunkKind.table and block.lstrip().startswith("|") else \
+            _inline(_DISPLAY_IN_TEXT.sub(lambda m: " " + _as_inline(m.group(1)) + " ", block))
+        # "where x is ..." goes on the sentence the maths ended; a paragraph, if none is open
+        if self.after_maths and kind is ChunkKind.body and text[:1].islower() and self.extend_last(text):
+            self.sections.out.read.append(("body", block))
         else:
             self.sections.add(text, kind, raw=block)
         self.after_maths = False
@@ -243,17 +259,21 @@ class _MarkdownReader:
         if self.buffer:
             self.buffer.append(f"$${maths}$$")
             return
-        if not self.extend_last(readable_latex(_as_inline(maths))):
-            self.sections.add(readable_latex(_as_inline(maths)), ChunkKind.equation)
+        if self.extend_last(readable_latex(_as_inline(maths))):
+            self.sections.out.read.append((ChunkKind.equation.value, maths))
+        else:
+            self.sections.add(readable_latex(_as_inline(maths)), ChunkKind.equation, raw=maths)
         self.after_maths = True
 
     def extend_last(self, text: str) -> bool:
+        """``text`` goes on the last paragraph (body, or display maths, which then reads as
+        body) when it is in the current section."""
         out = self.sections.out.paragraphs
-        if self.sections.dropping or not out or out[-1].kind is not ChunkKind.body:
+        if self.sections.dropping or not out or out[-1].kind not in (ChunkKind.body, ChunkKind.equation):
             return False
         if out[-1].section != tuple(self.sections.path):
             return False
-        out[-1] = replace(out[-1], text=f"{out[-1].text} {text}")
+        out[-1] = replace(out[-1], text=f"{out[-1].text} {text}", kind=ChunkKind.body)
         return True
 
 
@@ -267,6 +287,8 @@ def _display_block(lines: list[tuple[str, bool]], start: int) -> tuple[str, int]
         return first, start + 1
     end = start + 1
     while end < len(lines) and not close.search(lines[end][0]):
+        if not lines[end][0].strip():  # maths never spans a blank line: this block was left open
+            return "\n".join(line for line, _ in lines[start:end]), end
         end += 1
     return "\n".join(line for line, _ in lines[start : end + 1]), end + 1
 
@@ -283,7 +305,7 @@ def _closes_mid_line(line: str) -> bool:
 
 
 def _display_words(block: str) -> str:
-    return " ".join(re.sub(r"^\s*(\$\$|\\\[)|(\$\$|\\\])\s*$", "", block.strip()).split())
+    return " ".join(re.sub(r"^\s*(\$\$|\\\[)|(\$\$|\\\])" + _NUMBER, "", block.strip()).split())
 
 
 def _as_inline(maths: str) -> str:

@@ -4,9 +4,10 @@ Front ends (``ingest.chunk.from_text`` for Markdown, LaTeX and plain text;
 ``ingest.chunk.from_blocks`` for PDF layout blocks) turn a document into
 ``Paragraph`` records and say what they left out on purpose (``ParsedText``). This
 module packs them (``pack_paragraphs``: merge tiny paragraphs, split huge ones at
-sentence boundaries), makes chunks with deterministic ids (``make_chunks``) and
-measures ``coverage``: the share of the input's words (after dropping what was
-left out on purpose: references, acknowledgements, author lists) that reach some chunk.
+sentence boundaries, a table between rows), makes chunks with deterministic ids
+(``make_chunks``) and measures their coverage (``ingest.chunk.coverage``): the share of
+the input's words (after dropping what was left out on purpose: references,
+acknowledgements, author lists) that reach some chunk, in all and by kind of block.
 """
 
 from __future__ import annotations
@@ -16,8 +17,10 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Literal
 
-from mitra.core.text import clean_latex, escape_percent, math_to_words, split_sentences, tokenize
+from ingest.chunk.coverage import coverage, coverage_by_kind, word_counts
 from ingest.chunk.shapes import ACKNOWLEDGEMENTS, AUTHORS, REFERENCES
+from ingest.chunk.tables import has_rows, split_rows
+from mitra.core.text import split_sentences
 from mitra.core.types import Chunk, ChunkKind, Document, chunk_id
 
 
@@ -43,6 +46,7 @@ class ParsedText:
     paragraphs: list[Paragraph] = field(default_factory=list)
     headings: list[str] = field(default_factory=list)
     dropped: list[tuple[str, str]] = field(default_factory=list)  # (kind, text)
+    read: list[tuple[str, str]] = field(default_factory=list)  # (kind, source text) of each block kept
     format: str = "text"
     unit: Literal["page", "slide"] = "page"  # what the paragraphs' page numbers count
 
@@ -56,6 +60,7 @@ class ChunkedText:
     coverage: float
     format: str
     dropped: dict[str, int] = field(default_factory=dict)  # words left out on purpose, by kind
+    coverage_by_kind: dict[str, dict[str, float]] = field(default_factory=dict)  # kind -> words, coverage
 
 
 # Sections whose text is furniture for a reader, noise for retrieval, and the kind of text each holds.
@@ -80,7 +85,7 @@ def pack_paragraphs(paragraphs: list[Paragraph], min_chars: int, max_chars: int,
                     unit: Literal["page", "slide"] = "page") -> list[Paragraph]:
     """Merge consecutive small body paragraphs of one section (of one slide, in a talk:
     a chunk is cited by its slide); split paragraphs longer than ``max_chars`` at
-    sentence boundaries. Captions and tables stay alone."""
+    sentence boundaries (a table between its rows). Captions and tables stay alone."""
     pieces = [piece for p in paragraphs for piece in _split_long(p, max_chars)]
     packed: list[Paragraph] = []
     for p in pieces:
@@ -107,6 +112,8 @@ def pack_paragraphs(paragraphs: list[Paragraph], min_chars: int, max_chars: int,
 def _split_long(p: Paragraph, max_chars: int) -> list[Paragraph]:
     if len(p.text) <= max_chars:
         return [p]
+    if p.kind is ChunkKind.table and has_rows(p.text):
+        return split_rows(p, max_chars, _hard_wrap)
     groups: list[str] = []
     for sentence in split_sentences(p.text):
         for part in _hard_wrap(sentence, max_chars):
@@ -150,30 +157,6 @@ def make_chunks(document: Document, paragraphs: list[Paragraph], unit: Literal["
     ]
 
 
-# ---------------------------------------------------------------- coverage
-def word_counts(texts: Iterable[str], latex: bool = False) -> Counter:
-    """Content words (the BM25 tokens) of source texts. ``latex``: LaTeX source, where %
-    starts a comment; elsewhere it is a percent sign."""
-    counts: Counter = Counter()
-    for text in texts:
-        counts.update(tokenize(clean_latex(text if latex else escape_percent(text))))
-    return counts
-
-
-def coverage(source: Counter, dropped: Counter, chunks: list[Chunk], headings: Iterable[str]) -> float:
-    """Share of the source's words, less those dropped on purpose, that search finds in
-    the chunks (their text as indexed, or the section titles they carry). 1.0 for a
-    source with no words left."""
-    wanted = source - dropped
-    total = sum(wanted.values())
-    if not total:
-        return 1.0
-    reached: Counter = Counter()
-    for text in [*(math_to_words(c.text) for c in chunks), *headings]:
-        reached.update(tokenize(text))
-    return sum(min(n, reached[w]) for w, n in wanted.items()) / total
-
-
 def chunk_parsed(document: Document, parsed: ParsedText, source: Counter, min_chars: int, max_chars: int,
                  latex: bool = False) -> ChunkedText:
     """The shared back end of every front end: pack, give ids, measure coverage."""
@@ -185,4 +168,5 @@ def chunk_parsed(document: Document, parsed: ParsedText, source: Counter, min_ch
     # Words reported are the source's: a title repeated in the dropped text counts once.
     words = {kind: sum((counts & source).values()) for kind, counts in sorted(by_kind.items())}
     return ChunkedText(chunks=chunks, coverage=coverage(source, dropped, chunks, parsed.headings),
-                       format=parsed.format, dropped={kind: n for kind, n in words.items() if n})
+                       format=parsed.format, dropped={kind: n for kind, n in words.items() if n},
+                       coverage_by_kind=coverage_by_kind(source, dropped, chunks, parsed.headings, parsed.read, latex))

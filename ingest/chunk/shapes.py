@@ -18,6 +18,7 @@ AFFILIATIONS = "affiliations"
 ACKNOWLEDGEMENTS = "acknowledgements"
 IMAGES = "images"
 AUTHORS = "author list"
+FIGURE_TEXT = "figure text"  # words drawn inside a figure (axis labels, legends), set aside by the PDF layout
 
 MIN_REFERENCES = 3  # entries in a run before it counts as a reference list
 

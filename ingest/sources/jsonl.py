@@ -7,8 +7,9 @@ Line format::
 
 Every line is validated before any store is touched (a malformed file changes
 nothing). Each analysis is then indexed on its own and replaced atomically: one whose
-document would lose text is refused and named, the others are indexed, and a rerun
-of the same file indexes only what was refused or changed.
+document yields no chunks (or, with ``low_coverage`` "refuse", loses text) is refused
+and named, one below the coverage floor is indexed and flagged, the others are indexed,
+and a rerun of the same file indexes only what was refused or changed.
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ class IndexedAnalysis:
             chunks=len(prepared.chunks),
             documents=[
                 {"doc_id": d.doc_id, "version": d.version, "format": d.format, "chunks": prepared.chunk_count(d),
-                 "coverage": None if d.coverage is None else round(d.coverage, 4), "dropped": d.dropped}
+                 "coverage": None if d.coverage is None else round(d.coverage, 4), "dropped": d.dropped,
+                 "coverage_by_kind": d.coverage_by_kind}
                 for d in prepared.documents
             ],
         )
@@ -114,11 +116,13 @@ class IndexedAnalysis:
 @dataclass
 class IntakeReport:
     """What a batch did: analyses indexed, left as they were (already indexed with the same
-    content), and refused with one line per document saying why."""
+    content), refused with one line per document saying why, and indexed below the
+    coverage floor (flagged to the admin, one line per document)."""
 
     indexed: list[IndexedAnalysis] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     refused: dict[str, list[str]] = field(default_factory=dict)  # analysis id -> reasons
+    flagged: dict[str, list[str]] = field(default_factory=dict)  # analysis id -> documents below min_coverage
 
     def as_dict(self) -> dict:
         return {
@@ -126,11 +130,13 @@ class IntakeReport:
                         for a in self.indexed],
             "unchanged": self.unchanged,
             "refused": [{"analysis_id": a, "reason": r} for a, reasons in self.refused.items() for r in reasons],
+            "flagged": [{"analysis_id": a, "reason": r} for a, reasons in self.flagged.items() for r in reasons],
         }
 
 
 class LowCoverage(InputError):
-    """Documents whose text would be lost: no chunks, or too few of their words in them."""
+    """Documents whose text would be lost: no chunks, or (``low_coverage`` "refuse") too few
+    of their words in them."""
 
 
 class DocumentTooLarge(InputError):
@@ -189,23 +195,48 @@ def prepare(record: JsonlAnalysis, settings: Settings) -> PreparedAnalysis:
         )
         chunked = chunk_text(document, d.text, settings.chunk_min_chars, settings.chunk_max_chars, d.format)
         documents.append(document.model_copy(
-            update={"format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped}))
+            update={"format": chunked.format, "coverage": chunked.coverage, "dropped": chunked.dropped,
+                    "coverage_by_kind": chunked.coverage_by_kind}))
         chunks.extend(chunked.chunks)
     return PreparedAnalysis(analysis, documents, chunks)
 
 
+def _where(d: Document) -> str:
+    return f"analysis '{d.analysis_id}' document '{d.doc_id}' {version_label(d.version)} ({d.format})"
+
+
+def below_floor(d: Document, settings: Settings) -> bool:
+    return d.coverage is not None and d.coverage < settings.min_coverage
+
+
+def _short_of(d: Document, settings: Settings) -> str:
+    return f"{_where(d)}: only {d.coverage:.0%} of its words reach a chunk (min_coverage {settings.min_coverage:.0%})"
+
+
 def intake_problems(prepared: PreparedAnalysis, settings: Settings) -> list[str]:
-    """What would be lost indexing this analysis, one line per document."""
+    """Why this analysis is not indexed, one line per document: no chunks, or (``low_coverage``
+    "refuse") coverage below the floor."""
     problems = []
     for d in prepared.documents:
-        where = f"analysis '{d.analysis_id}' document '{d.doc_id}' {version_label(d.version)} ({d.format})"
         if prepared.chunk_count(d) == 0:
-            problems.append(f"{where}: its text yields no chunks")
-        elif d.coverage is not None and d.coverage < settings.min_coverage:
-            problems.append(
-                f"{where}: only {d.coverage:.0%} of its words reach a chunk (min_coverage {settings.min_coverage:.0%})"
-            )
+            problems.append(f"{_where(d)}: its text yields no chunks")
+        elif settings.low_coverage == "refuse" and below_floor(d, settings):
+            problems.append(_short_of(d, settings))
     return problems
+
+
+def low_coverage_flags(documents: Iterable[Document], settings: Settings) -> list[str]:
+    """One line per document indexed below the coverage floor: its coverage, and the kinds
+    of block that lost the most words (from coverage by kind)."""
+    flags = []
+    for d in documents:
+        if not below_floor(d, settings):
+            continue
+        lost = sorted(((round(v["words"] * (1 - v["coverage"])), kind, v) for kind, v in d.coverage_by_kind.items()
+                       if v["coverage"] < settings.min_coverage), key=lambda row: (-row[0], row[1]))
+        kinds = "; ".join(f"{kind} {v['coverage']:.0%} of {v['words']:,} words" for _, kind, v in lost[:3])
+        flags.append(f"{_short_of(d, settings)}: indexed with what it has" + (f" (by block: {kinds})" if kinds else ""))
+    return flags
 
 
 def check_intake(problems: list[str], hint: str = "") -> None:
@@ -244,9 +275,11 @@ def index_records(
 ) -> IntakeReport:
     """Index validated analyses, each replaced atomically with its routing entry.
     An analysis already indexed with the same content is left as it is. One with a
-    document that is too large, yields no chunks, or has coverage below
-    ``settings.min_coverage`` (the last two allowed with ``allow_low_coverage``) is
-    refused; the others are indexed, and then ``PartlyRefused`` names the refused ones.
+    document that is too large or yields no chunks (the latter allowed with
+    ``allow_low_coverage``) is refused; one with a document below ``settings.min_coverage``
+    is indexed and named in ``report.flagged`` (refused instead where ``low_coverage`` is
+    "refuse", unless ``allow_low_coverage``); the others are indexed, and then
+    ``PartlyRefused`` names the refused ones.
     Holds the data dir's writer lock throughout. ``on_analysis(id, n_chunks)`` may
     return a progress callback; ``groups`` restricts every analysis to those groups
     (beside any its record names)."""
@@ -269,6 +302,8 @@ def index_records(
             progress = on_analysis(analysis.id, len(prepared.chunks)) if on_analysis else None
             kb.replace_analysis(analysis, prepared.documents, prepared.chunks, progress=progress)
             report.indexed.append(IndexedAnalysis.of(prepared))
+            if flags := low_coverage_flags(prepared.documents, settings):
+                report.flagged[analysis.id] = flags
         kb.sync_abstracts()
     if report.refused:
         raise PartlyRefused(report)

@@ -110,7 +110,13 @@ def pipeline(with_reranker: bool = True, writer: bool = False):
 
 AllowLowCoverage = Annotated[
     bool,
-    typer.Option("--allow-low-coverage", help="Index documents even when their chunks lose text (see min_coverage)."),
+    typer.Option("--allow-low-coverage", help="Index documents even when they yield no chunks, or lose text under "
+                 "--refuse-low-coverage (see min_coverage)."),
+]
+RefuseLowCoverage = Annotated[
+    bool,
+    typer.Option("--refuse-low-coverage", help="Refuse a document below min_coverage instead of indexing it with what "
+                 "it has and flagging it (the low_coverage setting)."),
 ]
 
 

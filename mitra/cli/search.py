@@ -130,6 +130,7 @@ def stats(as_json: JsonOption = False) -> None:
     data = kb.stats()
     manifest = current_manifest(published_model(kb.settings))
     data["adapted"] = manifest.model_dump() if manifest else None
+    floor = kb.settings.min_coverage
     data["per_analysis"] = [
         {
             "analysis_id": a.id,
@@ -137,12 +138,17 @@ def stats(as_json: JsonOption = False) -> None:
             "documents": [
                 {"doc_id": d.document.doc_id, "version": d.document.version, "chunks": d.n_chunks,
                  "superseded": d.superseded, "format": d.document.format, "coverage": d.document.coverage,
-                 "dropped": d.document.dropped}
+                 "low_coverage": d.document.coverage is not None and d.document.coverage < floor,
+                 "coverage_by_kind": d.document.coverage_by_kind, "dropped": d.document.dropped}
                 for d in kb.documents(a.id)
             ],
         }
         for a in kb.analyses()
     ]
+    # what the admin should look at: documents indexed below the coverage floor (min_coverage)
+    data["low_coverage"] = [{"analysis_id": row["analysis_id"], "doc_id": d["doc_id"], "version": d["version"],
+                             "coverage": d["coverage"], "coverage_by_kind": d["coverage_by_kind"]}
+                            for row in data["per_analysis"] for d in row["documents"] if d["low_coverage"]]
     if as_json:
         print_json(data)
         return
@@ -150,14 +156,18 @@ def stats(as_json: JsonOption = False) -> None:
     for row in data["per_analysis"]:
         docs = ", ".join(
             f"{d['doc_id']} {version_label(d['version'])}: {d['chunks']}"
-            + (f" ({d['coverage']:.0%} of words)" if d["coverage"] is not None else "")
+            + (f" ({d['coverage']:.0%} of words{', below min_coverage' if d['low_coverage'] else ''})"
+               if d["coverage"] is not None else "")
             + (" (superseded)" if d["superseded"] else "")
             for d in row["documents"]
         )
         table.add_row(row["analysis_id"], row["title"][:60], docs)
     out = Console()
     out.print(table)
-    out.print({k: v for k, v in data.items() if k not in ("per_analysis", "adapted")})
+    out.print({k: v for k, v in data.items() if k not in ("per_analysis", "adapted", "low_coverage")})
+    if data["low_coverage"]:
+        out.print(f"{len(data['low_coverage'])} documents below min_coverage ({floor:.0%}): `mitra stats --json` "
+                  "gives their coverage by kind of block")
     out.print(manifest.summary() if manifest else "no adapted reranker (mitra adapt trains one)")
 
 

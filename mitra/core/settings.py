@@ -114,8 +114,13 @@ class RetrievalSettings(BaseModel):
     )
     rrf_k: int = Field(60, ge=1, description="the k of reciprocal-rank fusion")
     fusion_depth: int = Field(
-        10, ge=2, description="z-score and min-max fusion take each list's statistics from its top fusion_depth "
-        "scores only (both tiers), so candidates deeper in a list never move the fused scores"
+        20, ge=2, description="tier 2's z-score and min-max fusion take each list's statistics from its top "
+        "fusion_depth scores only, so candidates deeper in a list never move the fused scores (20: long papers "
+        "rank better than at 10, every set at least as well as BM25; README)"
+    )
+    fusion_guard: int = Field(
+        0, ge=0, description="where dense's and BM25's best fusion_guard passages share none, keep BM25's order "
+        "instead of the fused one; 0 always fuses"
     )
     weight_dense: float = Field(1.0, ge=0, description="fusion weight of the dense score")
     weight_bm25: float = Field(1.0, ge=0, description="fusion weight of the BM25 score")
@@ -123,7 +128,8 @@ class RetrievalSettings(BaseModel):
         1.0, ge=0, description="weight of each candidate's section score (BM25 over whole top-level sections); 0 disables"
     )
     weight_prf: float = Field(
-        1.0, ge=0, description="weight of BM25 re-asked with the query expanded from the best first-pass passages; 0 disables"
+        0.0, ge=0, description="weight of BM25 re-asked with the query expanded from the best first-pass passages; "
+        "0 disables (the default: on long papers feedback terms from wrong first passages cost more than it gave)"
     )
     weight_context: float = Field(
         0.5, ge=0, description="weight of the best fused score among each candidate's neighbouring paragraphs; 0 disables"
@@ -153,6 +159,10 @@ class RoutingSettings(BaseModel):
 
     route_top_n: int = Field(3, ge=1, description="candidate analyses shown to the user to confirm")
     route_k: int = Field(50, ge=1, description="dense and BM25 candidates per question")
+    route_fusion_depth: int = Field(
+        10, ge=2, description="fusion_depth for routing: each routing list's statistics come from its top "
+        "route_fusion_depth scores (routing's own, so tier 2's choice never moves routing)"
+    )
     route_weight_dense: float = Field(0.5, ge=0, description="fusion weight of the dense score (MiniLM on abstracts "
                                       "routes below keywords on text nobody tuned on)")
     route_weight_bm25: float = Field(1.0, ge=0, description="fusion weight of the BM25 score")
@@ -185,8 +195,13 @@ class ChunkingSettings(BaseModel):
     )
     min_coverage: float = Field(
         0.9,
-        description="a document whose chunks hold less than this share of its words (sections dropped on purpose, "
-        "such as references, not counted) is refused unless --allow-low-coverage",
+        description="the coverage floor: a document whose chunks hold less than this share of its words (text "
+        "dropped on purpose, such as references, not counted) is flagged to the admin or refused (low_coverage)",
+    )
+    low_coverage: Literal["flag", "refuse"] = Field(
+        "flag", description="a document below min_coverage: flag = indexed with what it has and named on a "
+        "'flagged:' line of the intake summary and in `mitra stats --json` (with its coverage by kind of block); "
+        "refuse = its analysis (JSONL) or file is not indexed (--refuse-low-coverage; --allow-low-coverage indexes it)"
     )
 
 

@@ -47,6 +47,8 @@ class Document(BaseModel):
     format: str = ""  # how its text was read: pdf, markdown, latex or text
     coverage: float | None = None  # share of its words that reached a chunk
     dropped: dict[str, int] = Field(default_factory=dict)  # words left out on purpose, by kind (references, ...)
+    # per kind of block read (body, table, equation, caption, heading): {"words": n, "coverage": share}
+    coverage_by_kind: dict[str, dict[str, float]] = Field(default_factory=dict)
 
     @property
     def extent(self) -> str:

@@ -13,6 +13,7 @@ evidence passages matched to chunks by ``evidence_matches``.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 from mitra.core.text import clean_latex, tokenize
 
@@ -27,6 +28,7 @@ MATCH_THRESHOLD = 0.7
 MIN_TOKENS = 8
 
 
+@lru_cache(maxsize=65536)  # a benchmark matches every chunk of an analysis against each question's evidence
 def _token_set(text: str) -> frozenset[str]:
     return frozenset(tokenize(clean_latex(text)))
 

@@ -31,6 +31,9 @@ class GoldQuery(BaseModel):
     route_query: str | None = None
     relevant_chunk_ids: list[str] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
+    # passages (matched like evidence) left out of the ranking before it is scored: the
+    # text a question was made from (a caption asking for the sentences that cite it)
+    excluded: list[str] = Field(default_factory=list)
     set: str = "all"
 
     @property
@@ -94,9 +97,12 @@ def locked_metrics(pipeline: Pipeline, gold: list[GoldQuery], system: str) -> li
             continue
         if g.analysis_id not in chunk_cache:
             chunk_cache[g.analysis_id] = pipeline.kb.chunks(g.analysis_id)
-        relevance = _relevance(g, chunk_cache[g.analysis_id])
-        hits = pipeline.retriever.retrieve(g.analysis_id, g.query, system=system, k=10)
-        rows.append(query_metrics([h.chunk.id for h in hits], relevance, len(g.relevant_chunk_ids or g.evidence)))
+        chunks = chunk_cache[g.analysis_id]
+        relevance = _relevance(g, chunks)
+        excluded = {c.id for c in chunks for e in g.excluded if evidence_matches(e, c.text)} - set(relevance)
+        hits = pipeline.retriever.retrieve(g.analysis_id, g.query, system=system, k=10 + len(excluded))
+        ranked = [h.chunk.id for h in hits if h.chunk.id not in excluded][:10]
+        rows.append(query_metrics(ranked, relevance, len(g.relevant_chunk_ids or g.evidence)))
     return rows
 
 

@@ -69,6 +69,20 @@ def zscore_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str,
     return {item: score / best for item, score in fused.items()} if best > 0 else fused
 
 
+def guarded_order(order: list[str], scored: dict[str, list[tuple[str, float]]], depth: int) -> list[str]:
+    """``order`` (the fused ranking), unless dense's and BM25's best ``depth`` share no
+    passage: then one of them is wrong, fusing averages a right list with a wrong one, and
+    BM25's order comes first (the fused order after it). ``depth`` 0 keeps ``order``."""
+    if not depth:
+        return order
+    heads = [{item for item, _ in scored.get(name, [])[:depth]} for name in ("dense", "bm25")]
+    if not heads[0] or not heads[1] or heads[0] & heads[1]:
+        return order
+    first = [item for item, _ in scored["bm25"]]
+    seen = set(first)
+    return first + [item for item in order if item not in seen]
+
+
 def ranked_ids(scores: dict[str, float]) -> list[str]:
     """Best first; equal scores in id order, so a ranking never depends on the order
     the candidates arrived in (hash seeds, set iteration)."""

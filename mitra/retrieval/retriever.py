@@ -19,7 +19,7 @@ from mitra.store.filters import SearchFilter
 from mitra.store.reader import KnowledgeReader
 from mitra.core.text import spelled_out, tokenize
 from mitra.core.types import Chunk, Hit, chunk_place
-from mitra.retrieval.fusion import fuse, mix, ranked_ids
+from mitra.retrieval.fusion import fuse, guarded_order, mix, ranked_ids
 
 
 @dataclass
@@ -147,7 +147,7 @@ class Retriever:
                 weights["context"] = s.weight_context
                 run.add("context", sorted(neighbour_scores(fused).items(), key=lambda pair: (-pair[1], pair[0])))
                 fused = fuse(run.scored, weights, s.fusion, s.rrf_k, s.fusion_depth)
-        order = ranked_ids(fused)
+        order = guarded_order(ranked_ids(fused), run.scored, s.fusion_guard)
         for rank, item in enumerate(order, start=1):
             run.scores.setdefault(item, {}).update(fused=fused[item], fused_rank=rank)
         return order

@@ -45,7 +45,7 @@ class Router:
         if system not in ("bm25", "dense") and s.route_weight_evidence > 0:
             scored["evidence"] = self.kb.route_evidence(tokenize(question), s.route_k)
         weights = {"dense": s.route_weight_dense, "bm25": s.route_weight_bm25, "evidence": s.route_weight_evidence}
-        fused = fuse(scored, weights, s.fusion, s.rrf_k, s.fusion_depth)
+        fused = fuse(scored, weights, s.fusion, s.rrf_k, s.route_fusion_depth)
         detail: dict[str, dict[str, float]] = {}
         for name, ranked in scored.items():
             for rank, (item, score) in enumerate(ranked, start=1):

@@ -108,6 +108,7 @@ class Catalog(SqlStore):
                     format=r["format"],
                     coverage=r["coverage"],
                     dropped=json.loads(r["dropped"]),
+                    coverage_by_kind=json.loads(r["coverage_by_kind"]),
                 ),
                 n_chunks=r["n_chunks"],
                 superseded=bool(r["superseded"]),
@@ -127,7 +128,7 @@ class Catalog(SqlStore):
             "analysis_id": d.analysis_id, "doc_id": d.doc_id, "version": d.version, "title": d.title,
             "source": d.source, "sha256": d.sha256, "pages": d.pages, "n_chunks": n_chunks,
             "superseded": int(superseded), "indexed_at": now(), "format": d.format, "coverage": d.coverage,
-            "dropped": json.dumps(d.dropped), "kept": d.kept,
+            "dropped": json.dumps(d.dropped), "kept": d.kept, "coverage_by_kind": json.dumps(d.coverage_by_kind),
         }, ["analysis_id", "doc_id", "version"])
 
     @staticmethod

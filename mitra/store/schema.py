@@ -45,6 +45,7 @@ documents = Table(
     Column("coverage", Float),
     Column("dropped", Text, nullable=False, server_default="{}"),  # JSON
     Column("kept", Text, nullable=False, server_default=""),
+    Column("coverage_by_kind", Text, nullable=False, server_default="{}"),  # JSON
 )
 
 # ---------------------------------------------------------------- feedback (mitra.evaluation.feedback)

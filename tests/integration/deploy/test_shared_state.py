@@ -167,11 +167,12 @@ def test_an_old_sqlite_catalog_is_adopted_with_its_rows(tmp_path):
     assert catalog.analysis("A-1").collection == "a-1-g3" and catalog.get_meta("routing_version") == "7"
     (record,) = catalog.documents("A-1")
     assert (record.document.format, record.document.kept, record.document.dropped, record.n_chunks) == ("", "", {}, 9)
+    assert record.document.coverage_by_kind == {}
     with catalog.transaction() as db:
         catalog.put_document(db, _document("v2").model_copy(update={"analysis_id": "A-1"}), 3, False)
     assert len(catalog.documents("A-1")) == 2
     with sqlite3.connect(path) as db:
-        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [("catalog_0001",)]
+        assert db.execute("SELECT version_num FROM alembic_version").fetchall() == [("catalog_0002",)]
 
 
 def test_a_postgres_restart_leaves_no_error_behind(postgres_server, postgres_url, tmp_path):

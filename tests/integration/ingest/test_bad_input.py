@@ -28,8 +28,10 @@ TABLE = [
     ("document whose text yields no chunks (only a title, say)",
      "its analysis is refused, every other one indexed; a `refused:` line names the analysis and document; exit 1"),
     ("document whose chunks lose text (coverage below `min_coverage`; text dropped on purpose is not loss)",
-     "its analysis is refused, every other one indexed; the line gives its coverage; exit 1 unless "
-     "`--allow-low-coverage`"),
+     "indexed with what it has; a `flagged:` line gives its coverage and the kinds of block that lost words, and "
+     "`mitra stats --json` lists it under `low_coverage` with its coverage by kind of block; exit 0. With "
+     "`--refuse-low-coverage` (or `MITRA_LOW_COVERAGE=refuse`) its analysis is refused instead, every other one "
+     "indexed; exit 1 unless `--allow-low-coverage`"),
     ("document larger than `max_document_mb`",
      "its analysis is refused, every other one indexed; the line names the limit; exit 1"),
     ("the same JSONL file run again after a fix",

@@ -87,7 +87,7 @@ def test_the_pipeline_indexes_every_version_with_provenance(reference, embedder)
     data_dir, summary, state = reference
     assert summary.as_dict() | {"failed": []} == {
         "analyses": 5, "documents": 8, "versions": 9, "pages": summary.pages, "ocr_pages": 5,
-        "chunks": summary.chunks, "skipped": 0, "failed": [], "left_out": {}, "notes": [],
+        "chunks": summary.chunks, "skipped": 0, "failed": [], "flagged": [], "left_out": {}, "notes": [],
     }
     assert not summary.failed and summary.pages >= 25
     higgs = dict((d[1], d) for d in state["HIG-24-001"]["documents"] if d[0] == "AN-2024-017")

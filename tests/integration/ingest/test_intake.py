@@ -171,7 +171,9 @@ def test_a_450_kb_converted_paper_indexes_with_the_real_embedder(cli, tmp_path):
 def test_a_front_end_that_loses_text_is_caught_by_coverage(cli, tmp_path, monkeypatch):
     """The old bug, replayed: a front end that keeps only the first paragraph of a paper
     (as the LaTeX detector once did with Markdown holding \\begin{aligned}). Coverage
-    sees the loss, names the document and does not index it."""
+    sees the loss: the document is indexed with what it has and flagged to the admin, with
+    its coverage by kind of block, in the summary and in `mitra stats --json`; with
+    --refuse-low-coverage it is refused and named instead."""
     from ingest.chunk import from_text as chunking
 
     real = chunking._parse_markdown
@@ -182,12 +184,28 @@ def test_a_front_end_that_loses_text_is_caught_by_coverage(cli, tmp_path, monkey
         return parsed
 
     monkeypatch.setattr(chunking, "_parse_markdown", lossy)
-    papers = write_jsonl(tmp_path / "papers.jsonl", [_analysis("MD-2", MARKDOWN_PAPER)])
+    papers = write_jsonl(tmp_path / "papers.jsonl", [_analysis("MD-2", MARKDOWN_PAPER), _analysis("TEX-2", LATEX_PAPER)])
+    refused = cli("index-jsonl", str(papers), "--refuse-low-coverage")
+    assert refused.exit_code == 1, refused.output
+    assert "refused: analysis 'MD-2' document 'paper' v1 (markdown): only " in refused.output
+    assert "of its words reach a chunk (min_coverage 90%)" in refused.output
+    assert [a["analysis_id"] for a in json.loads(cli("stats", "--json").stdout)["per_analysis"]] == ["TEX-2"]
+
     result = cli("index-jsonl", str(papers))
-    assert result.exit_code == 1, result.output
-    assert "analysis 'MD-2' document 'paper' v1 (markdown): only " in result.output
-    assert "of its words reach a chunk (min_coverage 90%)" in result.output
-    assert json.loads(cli("stats", "--json").stdout)["analyses"] == 0
+    assert result.exit_code == 0, result.output
+    flagged = [line for line in result.output.splitlines() if line.startswith("flagged:")]
+    assert len(flagged) == 1 and "analysis 'MD-2' document 'paper' v1 (markdown): only " in flagged[0]
+    assert "indexed with what it has (by block: body " in flagged[0]
+    assert "1 flagged below min_coverage" in result.output
+    stats = json.loads(cli("stats", "--json").stdout)
+    (low,) = stats["low_coverage"]
+    assert (low["analysis_id"], low["doc_id"]) == ("MD-2", "paper") and low["coverage"] < 0.9
+    assert low["coverage_by_kind"]["body"]["coverage"] < 0.9 <= low["coverage_by_kind"]["heading"]["coverage"]
+    documents = {a["analysis_id"]: a["documents"][0] for a in stats["per_analysis"]}
+    assert documents["MD-2"]["low_coverage"] and not documents["TEX-2"]["low_coverage"]
+    assert documents["TEX-2"]["coverage_by_kind"]["table"] == {"words": 4, "coverage": 1.0}
+    hits = json.loads(cli("search", "--analysis", "MD-2", "muon", "--json").stdout)["hits"]
+    assert hits, "the flagged document is searchable with what it has"
 
 
 def test_the_format_field_is_honoured(cli, tmp_path):

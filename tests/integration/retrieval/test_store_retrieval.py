@@ -372,3 +372,23 @@ def test_a_reader_keeps_the_indexes_of_its_most_recently_read_analyses_only(pipe
     assert pipeline.retriever.search(ids[0], "background estimate", system="hybrid").hits
     assert kb._handles
     assert kb.chunks(ids[0], SearchFilter()) == listed
+
+
+def test_routing_keeps_its_own_fusion_depth_whatever_tier_2s(pipeline):
+    """route_fusion_depth is routing's: changing tier 2's fusion_depth (or its guard)
+    cannot move which analysis a question is routed to, nor its scores."""
+    question = "what limits were set on dark matter mediators in the monojet search?"
+
+    def routed(p):
+        return [(c.analysis.id, round(c.scores["fused"], 9)) for c in p.router.route(question).candidates]
+
+    before = routed(pipeline)
+    assert routed(pipeline.with_settings(fusion_depth=2, fusion_guard=5)) == before
+    assert routed(pipeline.with_settings(route_fusion_depth=2)) != before
+
+
+def test_with_the_guard_a_ranking_holds_the_same_passages(pipeline):
+    question = "What is the dominant background?"
+    fused = pipeline.retriever.retrieve("HIG-24-001", question)
+    guarded = pipeline.with_settings(fusion_guard=1).retriever.retrieve("HIG-24-001", question)
+    assert {h.chunk.id for h in guarded} == {h.chunk.id for h in fused}

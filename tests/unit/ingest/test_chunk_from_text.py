@@ -147,7 +147,7 @@ def test_a_given_format_is_honoured():
 def test_coverage_counts_what_reaches_chunks_and_forgives_what_is_dropped_on_purpose():
     from collections import Counter
 
-    from ingest.chunk.paragraphs import coverage, word_counts
+    from ingest.chunk.coverage import coverage, word_counts
 
     chunks = chunk_text(Document(analysis_id="A", doc_id="d"), "alpha beta gamma delta", 1, 500).chunks
     source = word_counts(["alpha beta gamma delta epsilon zeta"])

@@ -79,3 +79,14 @@ def test_fusion_statistics_come_from_a_fixed_depth_only():
         assert with_tail["t1"] == with_tail["t3"] == 0.0
         # without a depth the tail moves every score
         assert fuse(long, weights, method, 60)["b"] != pytest.approx(fuse(short, weights, method, 60)["b"])
+
+
+def test_the_guard_keeps_bm25s_order_where_dense_and_bm25_share_nothing_in_their_heads():
+    from mitra.retrieval.fusion import guarded_order
+
+    fused = ["d1", "b1", "d2", "b2"]
+    disagree = {"dense": [("d1", 0.9), ("d2", 0.8), ("b2", 0.1)], "bm25": [("b1", 9.0), ("b2", 5.0), ("d1", 1.0)]}
+    assert guarded_order(fused, disagree, 2) == ["b1", "b2", "d1", "d2"]
+    assert guarded_order(fused, disagree, 3) == fused  # b2 and d1 are in both heads of 3
+    assert guarded_order(fused, disagree, 0) == fused  # 0: always fuse
+    assert guarded_order(fused, {"dense": [], "bm25": disagree["bm25"]}, 2) == fused  # nothing to disagree with

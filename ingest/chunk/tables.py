@@ -1,0 +1,133 @@
+"""Tables as every reader writes them: one row a line, cells apart by " | ".
+
+PDF, Word, PowerPoint and web tables arrive in that form (``readers.table_block``);
+here Markdown's pipe tables and the HTML tables converters such as MinerU put in their
+Markdown are brought to it, and a table too long for one chunk is split between rows,
+each part under the table's first row (its column names). Cut anywhere else, a row's
+maths loses its closing ``$`` and every later cell of that chunk is read inside out:
+``$0.02212\\pm0.00022$`` became the tokens "02212pm" and "00022", so the values could
+not be found.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from html.parser import HTMLParser
+
+from mitra.core.text import normalise_space
+
+_SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
+_MARKUP = re.compile(r"<[^<>]*>|&(?:#\d+|#x[\da-f]+|[a-z]+\d*);", re.I)  # tags, character references
+CELL_SEPARATOR = " | "
+
+
+def pipe_rows(markdown: str) -> str:
+    """A Markdown pipe table as rows of cells (the separator row left out)."""
+    rows = []
+    for line in markdown.splitlines():
+        if line.strip() and not _SEPARATOR.match(line.strip()):
+            rows.append(CELL_SEPARATOR.join(_cells(line.strip())))
+    return "\n".join(rows)
+
+
+def _cells(line: str) -> list[str]:
+    """A pipe table row's cells: split at the pipes outside ``$...$`` maths (``$|V_{cb}|$``
+    is one cell) that are not escaped."""
+    cells, current, maths, i = [], [], False, 0
+    while i < len(line):
+        char = line[i]
+        if char == "\\" and i + 1 < len(line):
+            current.append(line[i: i + 2])
+            i += 2
+            continue
+        if char == "$":
+            maths = not maths
+        if char == "|" and not maths:
+            cells.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+        i += 1
+    cells.append("".join(current))
+    if line.startswith("|"):
+        cells = cells[1:]
+    if line.endswith("|") and not line.endswith("\\|") and cells:
+        cells = cells[:-1]
+    return [normalise_space(cell) for cell in cells]
+
+
+class _Rows(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            if not self.rows:
+                self.rows.append([])
+            self.cell = []
+        elif tag == "br" and self.cell is not None:
+            self.cell.append(" ")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append(normalise_space("".join(self.cell)))
+            self.cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def html_rows(table: str) -> str:
+    """An HTML ``<table>`` as rows of cells (its markup is not text)."""
+    parser = _Rows()
+    parser.feed(table)
+    parser.close()
+    return "\n".join(CELL_SEPARATOR.join(row) for row in parser.rows if any(row))
+
+
+def html_markup(table: str) -> list[str]:
+    """The markup of an HTML table (tags, and character references, which read as the
+    character), for the report of what was left out on purpose."""
+    return _MARKUP.findall(table)
+
+
+def split_rows(paragraph, max_chars: int, hard_wrap) -> list:
+    """A table paragraph longer than ``max_chars`` as parts of whole rows, each opening
+    with the table's first row (unless that row is long); a row longer than a chunk is
+    cut between cells (``hard_wrap`` within a cell longer than that)."""
+    rows = paragraph.text.split("\n")
+    head = rows[0] if len(rows) > 1 and len(rows[0]) <= max_chars // 3 else ""
+    room = max_chars - len(head) - 1 if head else max_chars
+    parts: list[str] = []
+    for row in rows[1:] if head else rows:
+        for piece in _row_pieces(row, room, hard_wrap):
+            if parts and len(parts[-1]) + 1 + len(piece) <= room:
+                parts[-1] += "\n" + piece
+            else:
+                parts.append(piece)
+    return [replace(paragraph, text=f"{head}\n{part}" if head else part) for part in parts]
+
+
+def has_rows(text: str) -> bool:
+    """Rows or cells to split between (a table's caption alone has neither)."""
+    return "\n" in text or CELL_SEPARATOR in text
+
+
+def _row_pieces(row: str, room: int, hard_wrap) -> list[str]:
+    if len(row) <= room:
+        return [row]
+    pieces: list[str] = []
+    for cell in row.split(CELL_SEPARATOR):
+        for part in hard_wrap(cell, room) if len(cell) > room else [cell]:
+            if pieces and len(pieces[-1]) + len(CELL_SEPARATOR) + len(part) <= room:
+                pieces[-1] += CELL_SEPARATOR + part
+            else:
+                pieces.append(part)
+    return pieces
