@@ -16,18 +16,10 @@ from mitra.core.errors import MitraError
 from mitra.core.settings import Settings
 from mitra.retrieval.pipeline import build_pipeline
 from mitra.store.knowledge_base import UnknownAnalysis
+from tests.fixtures.samples import GROUPS_POLICY
 
 HIGGS = "What is the dominant background in the dimuon Higgs search?"
-POLICY = """
-admins: [mitra-admins]
-analyses:
-  - match: "EXO-*"
-    groups: [exo]
-  - match: "HIG-*"
-    groups: [higgs]
-  - match: SMP-24-003
-    groups: [exo, smp]
-"""
+POLICY = "admins: [mitra-admins]" + GROUPS_POLICY
 ALICE = Principal("alice", frozenset({"exo"}))
 PASSWORD = "correct horse battery"
 

@@ -18,18 +18,10 @@ from mitra.audit import open_audit
 from mitra.core.settings import Settings, get_settings
 from mitra.core.types import Analysis, Chunk, Hit, RoutedAnalysis
 from tests.conftest import OLLAMA_MODEL
-from tests.fixtures.samples import ANALYSES
+from tests.fixtures.samples import ANALYSES, GROUPS_POLICY
 
 BACKGROUND = "What is the dominant background?"
-POLICY = """
-analyses:
-  - match: "EXO-*"
-    groups: [exo]
-  - match: "HIG-*"
-    groups: [higgs]
-  - match: SMP-24-003
-    groups: [exo, smp]
-"""
+POLICY = GROUPS_POLICY
 PASSAGE = re.compile(r'<passage n="(\d+)"(?: analysis="([^"]+)")?[^>]*>\n(.*?)\n</passage>', re.S)
 
 
