@@ -91,6 +91,8 @@ def describe(cls: str, values: Iterable[str]) -> str:
     values = list(values)
     if not values:
         return "no " + (noun or cls)
+    if cls == "uncertainty" and values == ["central value"]:  # "states 0.053 as the central value", no "uncertainty"
+        return "the central value"
     if cls == "channel" and "combined" in values and len(values) > 2:
         return "the combination of " + _join(v for v in values if v != "combined")
     return f"the {_join(values)} {noun}".rstrip() if noun else f"the {_join(values)} value"

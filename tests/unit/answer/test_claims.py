@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from mitra.answer.claims import PassageText, asked_kind, bind, quote, value_question
+from mitra.answer.claims import PassageText, asked_kind, bind, describe, quote, value_question
 from mitra.answer.quantities import mentions
 
 INTRO = PassageText(1, "The observed local significance is 5.0 standard deviations (σ), compared with an expected "
@@ -113,3 +113,8 @@ def test_value_questions():
     assert value_question(VECTOR) and value_question("How many signal events does the VBF category expect?")
     assert not value_question("How is the Drell-Yan background estimated?")
     assert asked_kind(SIGNIFICANCE) == "significance" and asked_kind(VECTOR) == "energy"
+
+
+def test_a_qualifier_is_named_as_a_sentence_says_it():
+    assert describe("mediator", ["axial-vector"]) == "the axial-vector mediator"
+    assert describe("uncertainty", ["central value"]) == "the central value"  # not "the central value uncertainty"
