@@ -127,7 +127,9 @@ def demo_scanned_note(directory: Path) -> tuple[Path, Path, list[int]]:
     demo corpus renders it."""
     import zlib
 
-    from demo.make_corpus import _register_fonts, _Renderer, load_specs, resolve_versions, scan
+    from demo.corpus_specs import load_specs, resolve_versions
+    from demo.render_note import _register_fonts, _Renderer
+    from demo.scan import scan
 
     _register_fonts()
     spec = next(s for s in load_specs() if s.id == "SMP-24-002")

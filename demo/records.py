@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from demo.make_corpus import Section, SlideSpec, TalkSpec, load_specs, resolve_versions
+from demo.corpus_specs import Section, SlideSpec, TalkSpec, load_specs, resolve_versions
 from ingest.sources.jsonl import JsonlAnalysis, JsonlDocument
 
 

@@ -251,7 +251,7 @@ def _pdf_slides(paper: Paper, path: Path) -> None:
     from reportlab.pdfbase.pdfmetrics import stringWidth
     from reportlab.pdfgen.canvas import Canvas
 
-    from demo.make_corpus import _register_fonts
+    from demo.render_note import _register_fonts
 
     _register_fonts()
     width, height = 720.0, 540.0

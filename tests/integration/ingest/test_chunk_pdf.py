@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from demo.make_corpus import load_specs, resolve_versions
+from demo.corpus_specs import load_specs, resolve_versions
 from ingest.chunk.from_blocks import abstract_of, chunk_document
 from ingest.extract.pdf import extract_pdf
 from ingest.extract.layout import BlockKind

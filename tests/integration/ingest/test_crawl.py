@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from demo.make_corpus import CONTENT_DIR, build_corpus
+from demo.corpus_specs import CONTENT_DIR
+from demo.make_corpus import build_corpus
 from ingest.sources.crawl import _Crawler, crawl
 from ingest.sources.crawl_browser import LoginError
 from ingest.sources.crawl_records import CrawlReport, DocLink, FileStatus

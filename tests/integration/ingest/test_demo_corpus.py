@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from demo.make_corpus import build_corpus, load_specs
+from demo.corpus_specs import load_specs
+from demo.make_corpus import build_corpus
 from demo.portal import CorpusIndex
 
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="poppler-utils (pdftotext) missing")

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from demo.make_corpus import CONTENT_DIR, build_corpus
+from demo.corpus_specs import CONTENT_DIR
+from demo.make_corpus import build_corpus
 from demo.portal import PortalConfig, serve_portal
 from ingest.pipeline import index_manifest
 from ingest.sources.crawl import _Crawler
