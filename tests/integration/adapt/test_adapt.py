@@ -49,6 +49,7 @@ def test_adapt_trains_publishes_and_is_used_by_search_and_the_default(kb_copy, c
     assert [h["chunk_id"] for h in default["hits"]] == [h["chunk_id"] for h in adapted["hits"]]
 
 
+@pytest.mark.slow  # trains for real (1-3 min); test_adapt_trains_publishes… keeps training in the default suite
 def test_adapt_is_switched_off_where_asked_and_the_default_stays_fusion(kb_copy, cli_in):
     result = cli_in("adapt", *TINY, "--enable", "never", "--json")
     assert result.exit_code == 0, result.output
@@ -65,6 +66,7 @@ def test_adapt_refuses_a_knowledge_base_too_small_to_learn_from(cli, corpus_json
     assert "Traceback" not in result.output
 
 
+@pytest.mark.slow  # trains for real (1-3 min); test_adapt_trains_publishes… keeps training in the default suite
 def test_adapt_asks_the_configured_llm_for_questions(kb_copy, cli_in, monkeypatch, ollama_stub):
     from tests.conftest import OLLAMA_MODEL
 
@@ -79,6 +81,7 @@ def test_adapt_asks_the_configured_llm_for_questions(kb_copy, cli_in, monkeypatc
     assert "Passage:" in ollama_stub.chats[0]["messages"][-1]["content"]
 
 
+@pytest.mark.slow  # trains for real (1-3 min); test_adapt_trains_publishes… keeps training in the default suite
 def test_a_run_killed_at_a_checkpoint_resumes_where_it_stopped(kb_copy):
     env = {**os.environ, "MITRA_DATA_DIR": str(kb_copy), "MITRA_RERANKER": "none"}
     command = [sys.executable, "-m", "mitra", "adapt", *TINY, "--enable", "always", "--json"]

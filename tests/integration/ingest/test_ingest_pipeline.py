@@ -214,6 +214,7 @@ def test_ingest_status_without_and_with_a_manifest(cli, crawled, tmp_path, monke
     assert {(r["download"], r["index"]) for r in rows["versions"]} == {("downloaded", "pending")}
 
 
+@pytest.mark.slow  # the whole demo crawled and indexed again (1 min); test_crawl runs `ingest run` on the portal by default
 def test_ingest_run_crawls_indexes_and_a_rerun_skips(cli, demo_corpus, monkeypatch, tmp_path):
     from demo.portal import PortalConfig, serve_portal
     from ingest.sources.profiles import load_profile

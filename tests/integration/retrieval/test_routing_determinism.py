@@ -67,6 +67,7 @@ def large_kb(tmp_path_factory, embedder):
     return data_dir
 
 
+@pytest.mark.slow  # 800 analyses in three processes (2-3 min); test_intake and test_store_retrieval check rankings across processes by default
 def test_routing_is_the_same_in_every_fresh_process_at_800_analyses(large_kb):
     runs = []
     for seed in ("1", "2", "3"):
