@@ -51,13 +51,13 @@ def stages(deck: Path, slides: int, sample: int, rounds: int) -> dict:
     from ingest.extract.office import read_pptx
     from mitra.models.embedders import SentenceTransformerEmbedder
     from mitra.models.threads import BatchThreads
-    from mitra.store.knowledge_base import embedded_texts
+    from mitra.store.chunk_vectors import EmbeddingPlan
 
     settings = Settings()
     extracted, read_wall, read_cpu = timed(lambda: read_pptx(deck, settings))
     document = Document(analysis_id="TALK", doc_id=deck.stem, sha256="-")
     chunked, chunk_wall, chunk_cpu = timed(lambda: chunk_document(extracted, document, settings))
-    texts, _ = embedded_texts(chunked.chunks, settings.dense_window_words)
+    texts = EmbeddingPlan.of(chunked.chunks, settings).texts
     embedder = SentenceTransformerEmbedder(settings.embedder_model)
     batch = settings.embed_batch_size
     per_passage: dict[str, list[float]] = {"all cores": [], "measured per batch": []}

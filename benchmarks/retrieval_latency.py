@@ -59,6 +59,9 @@ class RandomPassageEmbedder:
         # router has embedded it already (``QueryCache``), which ``after_routing`` shows.
         return self.real._encode(texts, False)
 
+    def lengths(self, texts):
+        return [len(t) for t in texts]
+
     def embed_passages(self, texts, show_progress=False):
         v = self.rng.standard_normal((len(texts), self.dim)).astype(np.float32)
         return v / np.linalg.norm(v, axis=1, keepdims=True)

@@ -37,7 +37,7 @@ from mitra.core.memory import release_freed
 from mitra.core.settings import Settings
 from mitra.core.types import Analysis, Chunk, Document
 from mitra.models.embedders import Embedder, load_embedder
-from mitra.store.knowledge_base import embedded_texts
+from mitra.store.chunk_vectors import EmbeddingPlan
 from mitra.store.writer import KnowledgeWriter
 
 
@@ -54,10 +54,9 @@ class StagedVersion:
     vectors: np.ndarray | None = None
 
 
-def passage_texts(chunks: list[Chunk], window_words: int) -> list[str]:
-    """What the store embeds for these chunks (``embedded_texts``), in one list."""
-    texts, runs = embedded_texts(chunks, window_words)
-    return texts + [t for run in runs for t in run]
+def passage_texts(chunks: list[Chunk], settings: Settings) -> list[str]:
+    """What the store's writer embeds for these chunks (``EmbeddingPlan``)."""
+    return EmbeddingPlan.of(chunks, settings).texts
 
 
 class PrecomputedEmbedder:
@@ -71,6 +70,9 @@ class PrecomputedEmbedder:
 
     def embed_queries(self, texts: list[str]) -> np.ndarray:
         return self.encoder.embed_queries(texts)
+
+    def lengths(self, texts: list[str]) -> list[int]:
+        return self.encoder.lengths(texts)
 
     def embed_passages(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         missing = [t for t in dict.fromkeys(texts) if t not in self.vectors]
@@ -109,13 +111,13 @@ class EmbedStage:
 
     def __init__(self, settings: Settings):
         self.embedder = load_embedder(settings)
-        self.window_words = settings.dense_window_words
+        self.settings = settings
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list[bytes]]:
         staged = [pickle.loads(b) for b in batch["item"]]
         for item in staged:
             if item.prepared is not None:
-                item.vectors = self.embedder.embed_passages(passage_texts(item.prepared.chunks, self.window_words))
+                item.vectors = self.embedder.embed_passages(passage_texts(item.prepared.chunks, self.settings))
         release_freed()  # as the store's writer does: an actor lives for the whole run
         return {"item": [pickle.dumps(item) for item in staged]}
 
@@ -221,7 +223,7 @@ def index_versions_on_ray(
             yield key, item.error
             continue
         try:
-            with _embedding_from(kb, passage_texts(item.prepared.chunks, settings.dense_window_words), item.vectors):
+            with _embedding_from(kb, passage_texts(item.prepared.chunks, settings), item.vectors):
                 write_version(kb, item.prepared, summary)
         except ExtractionError as error:  # its file changed while it was read
             yield key, str(error)

@@ -42,15 +42,24 @@ class BatchThreads:
         self.batches += 1
 
     @contextmanager
-    def batch(self, texts: list[str]) -> Iterator[None]:
-        """Embed one batch of ``texts`` inside this block, with the chosen thread count."""
-        import torch
-
-        count, before = self.choose(), torch.get_num_threads()
-        torch.set_num_threads(count)
+    def timed(self, texts: list[str]) -> Iterator[int]:
+        """Embed one batch of ``texts`` inside this block with the count it yields."""
+        count = self.choose()
         start = time.perf_counter()
         try:
-            yield
+            yield count
         finally:
             self.record(count, time.perf_counter() - start, sum(map(len, texts)))
-            torch.set_num_threads(before)
+
+    @contextmanager
+    def batch(self, texts: list[str]) -> Iterator[None]:
+        """``timed``, with torch set to the chosen count inside the block."""
+        import torch
+
+        before = torch.get_num_threads()
+        with self.timed(texts) as count:
+            torch.set_num_threads(count)
+            try:
+                yield
+            finally:
+                torch.set_num_threads(before)

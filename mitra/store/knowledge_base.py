@@ -37,6 +37,7 @@ from mitra.store.index_files import open_index_files
 from mitra.store.passages import read_passages
 from mitra.store.state import cluster_form
 from mitra.store.catalog import AnalysisRecord, Catalog, DocumentRecord
+from mitra.store.chunk_vectors import EmbeddingPlan
 from mitra.store.chroma import (
     CHROMA_BATCH, ChromaCollections, chunk_from_row, chunk_metadata, collection_name, connect_chroma, windows_name,
 )
@@ -64,12 +65,6 @@ class UnknownAnalysis(MitraError, KeyError):
 
     def __str__(self) -> str:
         return f"no analysis '{self.analysis_id}' in the knowledge base (see `mitra stats`)"
-
-
-def embedded_texts(chunks: list[Chunk], window_words: int) -> tuple[list[str], list[list[str]]]:
-    """What a writer embeds for ``chunks``: each one's ``index_text``, and its sentence
-    windows (none where ``window_words`` is 0). Ray's embedding stage embeds the same."""
-    return [c.index_text for c in chunks], [c.index_windows(window_words) if window_words else [] for c in chunks]
 
 
 class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
@@ -133,13 +128,14 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
         return record
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        """Passage vectors, ``embed_batch_size`` at a time, longest first (the batches the
-        encoders would form themselves), with the heap's freed pages handed back at the end:
+        """Passage vectors, ``embed_batch_size`` at a time, longest first in tokens (so a
+        batch pads little), with the heap's freed pages handed back at the end:
         glibc keeps what the batches' activations freed, and with batches of every length
         that kept memory grew ~120 MB in 200 batches. (Once per call, not per batch: a trim
         costs ~0.4 ms, 6 % of an index build when it ran after every batch.)"""
         embedder = self._require_embedder()
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        lengths = embedder.lengths(texts)
+        order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         vectors = np.zeros((len(texts), embedder.dim), np.float32)
         size = self.settings.embed_batch_size
         for start in range(0, len(order), size):
@@ -151,23 +147,20 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
     def _write_chunks(self, collection, chunks: list[Chunk], progress: Progress | None) -> None:
         """Chunks with their vectors into Chroma, and those vectors with their sentence
         windows' into the generation's dense index (``mitra.store.dense``), merged into what
-        it held: upsert semantics, as Chroma's."""
-        words = self.settings.dense_window_words
+        it held: upsert semantics, as Chroma's. What is embedded: ``EmbeddingPlan`` (Ray's embedding stage embeds the same)."""
         parts = self._dense_index(collection.name).parts()
         for start in range(0, len(chunks), CHROMA_BATCH):
             batch = chunks[start : start + CHROMA_BATCH]
-            texts, runs = embedded_texts(batch, words)
-            vectors = self._embed(texts)
+            plan = EmbeddingPlan.of(batch, self.settings)
+            vectors, windows = plan.vectors(self._embed(plan.texts))
             collection.upsert(
                 ids=[c.id for c in batch],
                 embeddings=vectors,
                 documents=[c.text for c in batch],
                 metadatas=[chunk_metadata(c) for c in batch],
             )
-            windows = self._embed([t for texts in runs for t in texts])
-            ends = np.cumsum([len(texts) for texts in runs])
-            for c, vector, end, texts in zip(batch, vectors, ends, runs):
-                parts[c.id] = (vector, windows[end - len(texts) : end])
+            for c, vector, own_windows in zip(batch, vectors, windows):
+                parts[c.id] = (vector, own_windows)
             if progress:
                 progress(len(batch))
         ids = list(parts)

@@ -134,6 +134,9 @@ class _CheapEmbedder:
 
     embed_queries = embed_passages
 
+    def lengths(self, texts):
+        return [len(t) for t in texts]
+
 
 def test_a_450_kb_converted_paper_indexes_in_seconds_besides_embedding(tmp_path):
     """The issue's size through the whole intake (chunking, coverage, Chroma and BM25

@@ -3,6 +3,7 @@
 import json
 import shutil
 
+import numpy as np
 import pytest
 
 from tests.fixtures.samples import ANALYSES, write_jsonl
@@ -225,8 +226,12 @@ def test_dense_search_scores_a_paragraph_by_its_own_and_its_best_windows_similar
     assert short.index_windows(15) == []  # one window: its own vector is that window's
 
     question = embedder.embed_queries(["How was the muon trigger efficiency measured?"])[0]
-    own, alone = embedder.embed_passages([long.index_text, short.index_text]) @ question
-    best = max(embedder.embed_passages(long.index_windows(15)) @ question)
+    (alone,) = embedder.embed_passages([short.index_text]) @ question
+    windows = embedder.embed_passages(long.index_windows(15))
+    # the long paragraph's own vector: its windows' mean, weighted by length (each token embedded once)
+    mean = np.array([len(w) for w in long.index_windows(15)], np.float32) @ windows
+    own = float(mean @ question / np.linalg.norm(mean))
+    best = max(windows @ question)
     scores = dict(kb.dense_search("WIN-24-001", question, 10, SearchFilter()))
     assert scores[long.id] == pytest.approx((own + best) / 2, abs=1e-4)
     assert scores[short.id] == pytest.approx(alone, abs=1e-4)
@@ -257,6 +262,9 @@ class HashEmbedder:
 
     def embed_passages(self, texts, show_progress=False):
         return self.embed_queries(texts)
+
+    def lengths(self, texts):
+        return [len(t) for t in texts]
 '''
 
 _RANKINGS = _HASH_EMBEDDER + '''

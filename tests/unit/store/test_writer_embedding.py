@@ -22,6 +22,9 @@ class RecordingEmbedder:
 
     embed_queries = embed_passages
 
+    def lengths(self, texts: list[str]) -> list[int]:
+        return [len(t) for t in texts]
+
 
 def test_writer_embeds_longest_first_in_batches_and_trims_once_after_them(tmp_path, monkeypatch):
     trims = []
