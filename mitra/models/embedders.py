@@ -156,7 +156,7 @@ class SentenceTransformerEmbedder:
             from mitra.models.onnx_encoder import OnnxTransformer, OnnxUnavailable
 
             try:
-                self._onnx = OnnxTransformer(self.model, self.model_dir, self.onnx_dir, self.threads)
+                self._onnx = OnnxTransformer(self.model, self.model_dir, self.onnx_dir, self.threads.fixed)
             except OnnxUnavailable as error:
                 print(f"Embedding passages on torch: {error}", file=sys.stderr)
                 self.onnx_dir = None

@@ -2,9 +2,10 @@
 
 Why: on this project's 2 cores torch runs MiniLM's small matrices poorly in parallel.
 500 LHCb paragraphs and windows took 48 s with torch on 2 threads and 41 s on 1, and
-22 s with ONNX Runtime on 2, for the same vectors (cosine to torch's ≥ 0.9999998). With
-other work on the cores one thread is faster, as with torch: the count is measured per
-batch (``BatchThreads``).
+22 s with ONNX Runtime on 2, for the same vectors (cosine to torch's ≥ 0.9999998). One
+session on every core (``embed_threads`` fixes the count): a session's threads are
+fixed, and a second one for a single thread, as torch's choice per batch, would keep
+another copy of the weights resident for ~10 % on cores other work shares.
 Only the transformer's forward pass moves: tokenizing, truncation, pooling and
 normalising stay sentence-transformers' own (``preprocess`` and the modules after the
 transformer), so indexing, queries and ``mitra adapt`` share one implementation of them.
@@ -25,7 +26,6 @@ from pathlib import Path
 import numpy as np
 
 from mitra.core.errors import MitraError
-from mitra.models.threads import BatchThreads
 
 _OPSET = 17
 # Texts of different lengths, so the export traces padding and the check compares it.
@@ -52,7 +52,9 @@ class OnnxTransformer:
     """``encode(texts)``: the unit vectors ``model.encode(texts, normalize_embeddings=True)``
     gives, with the transformer on ONNX Runtime."""
 
-    def __init__(self, model, model_dir: Path, cache_dir: Path, threads: BatchThreads):
+    def __init__(self, model, model_dir: Path, cache_dir: Path, threads: int = 0):
+        import onnxruntime
+
         transformer = model[0]
         if type(transformer).__name__ != "Transformer" or not hasattr(transformer, "auto_model"):
             raise OnnxUnavailable(f"{type(transformer).__name__} is not a transformer sentence-transformers exports")
@@ -61,11 +63,18 @@ class OnnxTransformer:
         path = cache_dir / f"{model_dir.name}-{_weights_key(model_dir)}.onnx"
         if not path.is_file():
             self._export(transformer.auto_model, path)
-        self.path = path
-        self.threads = threads
-        self.sessions: dict[int, object] = {}  # by thread count, each made when first chosen
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = threads or os.cpu_count() or 1
+        options.inter_op_num_threads = 1
+        options.enable_mem_pattern = False  # shapes change with every batch
+        # The arena keeps the largest batch's activations otherwise (1,212 against 838 MB
+        # peak on 10 papers with torch); without an arena each op mallocs and unmaps its
+        # activations (18 % more CPU). Shrunk after each batch, it serves one batch's ops.
+        self._shrink = onnxruntime.RunOptions()
+        self._shrink.add_run_config_entry("memory.enable_memory_arena_shrinkage", "cpu:0")
         reference = model.encode(_SAMPLES, normalize_embeddings=True, convert_to_numpy=True)
         try:
+            self.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
             cosine = float(np.min(np.sum(self.encode(_SAMPLES) * reference, axis=1)))
         except Exception as error:  # onnxruntime's own exceptions: a graph it cannot load or run
             raise OnnxUnavailable(f"ONNX Runtime cannot run {path} ({type(error).__name__}: {error})") from error
@@ -104,27 +113,12 @@ class OnnxTransformer:
             partial.unlink(missing_ok=True)
             auto_model.set_attn_implementation(attention)
 
-    def session(self, count: int):
-        """The session running on ``count`` threads. A session's threads are fixed, so each
-        count ``BatchThreads`` tries has its own (~90 MB each for MiniLM)."""
-        if count not in self.sessions:
-            import onnxruntime
-
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = count
-            options.inter_op_num_threads = 1
-            options.enable_mem_pattern = False  # shapes change with every batch
-            self.sessions[count] = onnxruntime.InferenceSession(str(self.path), options,
-                                                                providers=["CPUExecutionProvider"])
-        return self.sessions[count]
-
     def encode(self, texts: list[str]) -> np.ndarray:
         import torch
 
         features = self.model.preprocess(texts)
         inputs = {name: features[name].numpy() for name in self.inputs}
-        with self.threads.timed(texts) as count:
-            hidden = self.session(count).run(None, inputs)[0]
+        hidden = self.session.run(None, inputs, self._shrink)[0]
         features["token_embeddings"] = torch.from_numpy(hidden)
         with torch.inference_mode():
             for module in list(self.model)[1:]:  # pooling, normalising: sentence-transformers' own

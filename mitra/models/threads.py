@@ -42,24 +42,15 @@ class BatchThreads:
         self.batches += 1
 
     @contextmanager
-    def timed(self, texts: list[str]) -> Iterator[int]:
-        """Embed one batch of ``texts`` inside this block with the count it yields."""
-        count = self.choose()
-        start = time.perf_counter()
-        try:
-            yield count
-        finally:
-            self.record(count, time.perf_counter() - start, sum(map(len, texts)))
-
-    @contextmanager
     def batch(self, texts: list[str]) -> Iterator[None]:
-        """``timed``, with torch set to the chosen count inside the block."""
+        """Embed one batch of ``texts`` inside this block, with the chosen thread count."""
         import torch
 
-        before = torch.get_num_threads()
-        with self.timed(texts) as count:
-            torch.set_num_threads(count)
-            try:
-                yield
-            finally:
-                torch.set_num_threads(before)
+        count, before = self.choose(), torch.get_num_threads()
+        torch.set_num_threads(count)
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.record(count, time.perf_counter() - start, sum(map(len, texts)))
+            torch.set_num_threads(before)

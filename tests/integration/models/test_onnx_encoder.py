@@ -44,7 +44,7 @@ def test_a_graph_that_gives_other_vectors_leaves_the_writer_on_torch(tmp_path, m
     reference = SentenceTransformerEmbedder("all-MiniLM-L6-v2").embed_passages(TEXTS[:2])
     np.testing.assert_allclose(vectors, reference, atol=1e-6)
     with pytest.raises(onnx_encoder.OnnxUnavailable):
-        onnx_encoder.OnnxTransformer(writer.model, writer.model_dir, tmp_path, writer.threads)
+        onnx_encoder.OnnxTransformer(writer.model, writer.model_dir, tmp_path)
 
 
 def test_a_damaged_graph_file_leaves_the_writer_on_torch(tmp_path, capsys):
