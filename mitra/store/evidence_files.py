@@ -32,8 +32,9 @@ from mitra.store.evidence_segment import Segment
 from mitra.store.index_files import IndexFiles
 
 STATE = "state"
-# ~16 M postings (~100 MB) at most a segment: a blob PostgreSQL holds whole, merged in seconds.
-SEGMENT_POSTINGS = 1 << 24
+# ~33 M postings (~200 MB) at most a segment: a blob PostgreSQL holds whole, merged in seconds;
+# fewer segments cost a query less (5 at 5,000 analyses).
+SEGMENT_POSTINGS = 1 << 25
 _READ_RETRIES = 3
 
 # A generation's units: (its vocabulary, each unit's term ids in it and counts).

@@ -104,7 +104,7 @@ class Segment:
         pages; a query touches only its terms'); None where it is gone."""
         if not (directory / "manifest.json").exists():
             return None
-        arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r" if name in ("units", "tf") else None)
-                  for name in ("starts", "lengths", "terms", "ptr", "units", "tf")}
+        arrays = {name: np.asarray(np.load(directory / f"{name}.npy", mmap_mode="r" if name in ("units", "tf") else None))
+                  for name in ("starts", "lengths", "terms", "ptr", "units", "tf")}  # plain arrays: memmap's slicing costs
         analyses = [(a, c) for a, c in json.loads((directory / "manifest.json").read_text())]
         return cls(analyses, **arrays)

@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 
 from mitra.core.settings import Settings
-from mitra.store import evidence_files
+from mitra.store import evidence, evidence_files
 from mitra.store.bm25 import BM25Index
 from mitra.store.evidence import EvidenceIndex
 from mitra.store.evidence_files import EvidenceFiles, build_segments
 from mitra.store.index_files import LocalIndexFiles
 from mitra.store.routing import generation_units
 
+shares = evidence._shares
 Rows = list[tuple[str, list[str]]]  # (section, tokens) of each chunk of a generation
 
 
@@ -72,8 +73,10 @@ def _corpus(rng: np.random.Generator, n: int) -> Rows:
             for _ in range(n)]
 
 
-def _rebuilt(current: dict[str, str], generations: dict[str, Rows], query: list[str]) -> dict[str, float]:
-    """Each analysis's best section score in one BM25 index built from scratch."""
+def _rebuilt(current: dict[str, str], generations: dict[str, Rows], query: list[str], depth: int,
+             only: set[str] | None = None) -> dict[str, float]:
+    """Each analysis's best section score among the ``depth`` best (ties all in) in one
+    BM25 index built from scratch over the current units."""
     ids, tokens = [], []
     for analysis_id in sorted(current):
         sections: dict[str, list[str]] = {}
@@ -82,11 +85,18 @@ def _rebuilt(current: dict[str, str], generations: dict[str, Rows], query: list[
         ids += [analysis_id] * len(sections)
         tokens += list(sections.values())
     scores = BM25Index.from_tokens(ids, tokens)._retriever.get_scores(query)
+    ranked = [(a, s) for a, s in zip(ids, scores.tolist()) if s > 0 and (only is None or a in only)]
+    floor = sorted((s for _, s in ranked), reverse=True)[depth - 1] if len(ranked) >= depth else 0.0
     best: dict[str, float] = {}
-    for analysis_id, score in zip(ids, scores.tolist()):
-        if score > 0:
+    for analysis_id, score in ranked:
+        if score >= floor:
             best[analysis_id] = max(best.get(analysis_id, 0.0), score)
     return best
+
+
+def _same(got: list[tuple[str, float]], want: dict[str, float]) -> None:
+    assert dict(got).keys() == want.keys()
+    assert all(dict(got)[a] == pytest.approx(want[a], rel=1e-5) for a in want)
 
 
 def test_incremental_scores_equal_a_full_rebuild(tmp_path, monkeypatch):
@@ -94,6 +104,8 @@ def test_incremental_scores_equal_a_full_rebuild(tmp_path, monkeypatch):
     merge and compact: every query's scores equal those of one index rebuilt from the
     current units, and a second reader of the saved files sees the same."""
     monkeypatch.setattr(evidence_files, "SEGMENT_POSTINGS", 400)
+    looked_up = []
+    monkeypatch.setattr(evidence, "_shares", lambda *args: looked_up.append(1) or shares(*args))
     rng = np.random.default_rng(3)
     generations: dict[str, Rows] = {}
     current: dict[str, str] = {}
@@ -116,12 +128,14 @@ def test_incremental_scores_equal_a_full_rebuild(tmp_path, monkeypatch):
                 index_analysis(f"A-{i:02d}")
         assert writer.update(current, _source(generations), "section")
         view = reader.index().view(current)
+        even = {a for a in current if int(a[2:]) % 2 == 0}
         for query in queries:
-            got = dict(view.search(query, 100, 10_000))
-            want = _rebuilt(current, generations, query)
-            assert got.keys() == want.keys()
-            assert all(got[a] == pytest.approx(want[a], rel=1e-5) for a in want)
+            _same(view.search(query, 100, 10_000), _rebuilt(current, generations, query, 10_000))
+            # a small depth: the common terms are only looked up (MaxScore), the answer the same
+            _same(view.search(query, 100, 3), _rebuilt(current, generations, query, 3))
+            _same(view.search(query, 100, 3, only=even), _rebuilt(current, generations, query, 3, even))
     assert not writer.update(current, _source(generations), "section")  # nothing changed: nothing written
+    assert looked_up  # pruning took place
     saved = {p.name for p in (tmp_path / "evidence").iterdir()}
     assert saved == {"state", *evidence_files.State.load(tmp_path / "evidence" / "state").segments}  # merged away
 
