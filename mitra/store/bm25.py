@@ -152,28 +152,21 @@ class BM25Index:
         indptr = self._retriever.scores["indptr"]
         df = indptr[tokens + 1] - indptr[tokens]
         weights = counts * np.log(1 + len(self.ids) / np.maximum(df, 1))
-        names = self._token_names()
+        names = self.vocabulary()
         asked = set(query_tokens)
         weighted = [(names[t], w) for t, w in zip(tokens.tolist(), weights.tolist())
                     if w > 0 and names[t] not in asked]
         return [t for t, _ in sorted(weighted, key=lambda item: (-item[1], item[0]))[:n]]
 
-    def _token_names(self) -> list[str]:
+    def vocabulary(self) -> list[str]:
+        """The index's terms, by id (the ids ``terms`` holds)."""
+        if self._retriever is None:
+            return []
         if self._names is None:
             self._names = [""] * len(self._retriever.vocab_dict)
             for name, token_id in self._retriever.vocab_dict.items():
                 self._names[token_id] = name
         return self._names
-
-    def entry_tokens(self, row: int) -> list[str]:
-        """Entry ``row``'s tokens, each as often as it occurs (their order is not kept),
-        from the term counts: what another index over the same text is built from."""
-        if self.terms is None or self._retriever is None:
-            raise ValueError("this BM25 index was built without term counts: rebuild it with with_terms=True")
-        span = slice(self.terms.indptr[row], self.terms.indptr[row + 1])
-        names = self._token_names()
-        return [names[t] for t, n in zip(self.terms.tokens[span].tolist(), self.terms.counts[span].tolist())
-                for _ in range(n)]
 
     def save(self, directory: Path) -> None:
         swap_in(directory, self.write)

@@ -16,7 +16,7 @@ from mitra.core.types import Chunk, ChunkKind
 from mitra.store.versions import reading_order
 
 ABSTRACTS = "abstracts"
-EVIDENCE = "evidence"
+EVIDENCE = "evidence"  # the BM25 index older versions rebuilt whole each run (the writer deletes it)
 CHROMA_BATCH = 1000
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from mitra.core.text import TOKENIZER, tokenize_many
 from mitra.core.types import Chunk
 from mitra.store.bm25 import BM25Index
-from mitra.store.chroma import ABSTRACTS, EVIDENCE, windows_name
+from mitra.store.chroma import ABSTRACTS, windows_name
 from mitra.store.dense import DenseIndex
 from mitra.store.passages import write_passages
 
@@ -60,7 +60,7 @@ class IndexCaches:
         collections beyond ``reader_cache_analyses``."""
         with self._cache_lock:
             store()
-            if name in (ABSTRACTS, EVIDENCE, f"{ABSTRACTS}@catalog"):
+            if name in (ABSTRACTS, f"{ABSTRACTS}@catalog"):
                 return
             self._recent[name] = None
             self._recent.move_to_end(name)
@@ -86,7 +86,7 @@ class IndexCaches:
         index = self._bm25.get(key)
         if index is None:
             index = self._saved_bm25(name) or BM25Index.build([], [])
-            if (index.tokenizer != TOKENIZER or index.terms is None) and name not in (ABSTRACTS, EVIDENCE):
+            if (index.tokenizer != TOKENIZER or index.terms is None) and name != ABSTRACTS:
                 # Saved by an older tokenizer, or without term counts: rebuilt from the
                 # collection (in memory; the next write of the analysis saves a current one).
                 index = chunk_index(self._all_chunks(self._collection(name)))

@@ -1,5 +1,5 @@
 """Where each generation's index directories live (its BM25 and dense indexes and passages, and tier 1's
-routing and evidence indexes), behind one interface with two back ends:
+routing BM25 and evidence segments), behind one interface with two back ends:
 
 * ``LocalIndexFiles`` (embedded, and whenever Chroma is embedded): directories in the data
   dir, replaced whole by rename (``mitra.store.files``);
@@ -35,10 +35,10 @@ from mitra.store import schema
 from mitra.store.files import swap_in
 from mitra.store.state import cluster_form, database, now, upsert
 
-Kind = Literal["bm25", "dense", "passages", "model"]
+Kind = Literal["bm25", "dense", "passages", "model", "evidence"]
 # The file each kind writes last, whose presence marks a whole index and whose mtime is its stamp.
 _MARKER: dict[Kind, str] = {"bm25": "entries.json", "dense": "ids.json", "passages": "passages.sqlite",
-                            "model": "manifest.json"}
+                            "model": "manifest.json", "evidence": "manifest.json"}
 SHARED_MODEL = "adapted"  # the blob name of the adapted reranker replicas read (cluster form)
 
 
@@ -61,7 +61,8 @@ class LocalIndexFiles:
 
     def __init__(self, settings: Settings):
         self.roots: dict[Kind, Path] = {"bm25": settings.bm25_dir, "dense": settings.data_dir / "dense",
-                                        "passages": settings.data_dir / "passages", "model": settings.models_dir}
+                                        "passages": settings.data_dir / "passages", "model": settings.models_dir,
+                                        "evidence": settings.data_dir / "evidence"}
 
     def directory(self, kind: Kind, name: str) -> Path:
         return self.roots[kind] / name

@@ -42,7 +42,9 @@ from mitra.store.chroma import (
     CHROMA_BATCH, ChromaCollections, chunk_from_row, chunk_metadata, collection_name, connect_chroma, windows_name,
 )
 from mitra.store.index_cache import IndexCaches
-from mitra.store.routing import AbstractVectors, EvidenceSearch
+from mitra.store.evidence import EvidenceView
+from mitra.store.evidence_files import EvidenceFiles
+from mitra.store.routing import AbstractVectors
 from mitra.store.routing_tier import RoutingTier
 from mitra.store.versions import current_versions, reading_order
 from mitra.store.writer import Progress
@@ -94,7 +96,8 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
         # Tier 1's read caches, each valid for one routing version (see ``_routing_view``).
         self._current: tuple[str, dict[str, str]] | None = None
         self._abstracts: tuple[str, AbstractVectors] | None = None
-        self._evidence: EvidenceSearch | None = None
+        self._evidence: tuple[tuple[object, str], EvidenceView] | None = None
+        self._evidence_files = EvidenceFiles(self.files)
         if embedder is not None:
             self._check_embedder(embedder)
 

@@ -1,5 +1,5 @@
 """Tier 1's indexes beside the abstracts collection: exact abstract vectors, and the
-full-text evidence of every analysis.
+units of full-text evidence of every analysis.
 
 * ``AbstractVectors``: every analysis's routing vector in one matrix of unit vectors,
   searched exactly. Chroma's HNSW returned a different top 50 for the same query vector
@@ -7,24 +7,19 @@ full-text evidence of every analysis.
   load), and z-score fusion took its spread from that list, so routing changed from one
   process to the next. A few thousand rows make exact search cheap: 5,000 x 384 float32
   is 7.7 MB and one matrix-vector product.
-* ``EvidenceIndex``: one BM25 index over the current text of every analysis (its
-  top-level sections, or its passages), so a question about a detail ("What filter
-  settings were used for the DSCR screens?") finds its analysis although no abstract
-  says it. An analysis scores its best unit. Writers rebuild it at the end of a run
-  (``KnowledgeBase.sync_abstracts``) from the term counts each generation's own BM25
-  index keeps (no text is read or tokenized again); a reader ignores units of a
-  generation the catalog no longer names, so a re-indexed analysis never routes on text
-  it no longer holds.
+* ``generation_units``: what the evidence index (``mitra.store.evidence``) holds of one
+  generation: its top-level sections, or its passages, so a question about a detail
+  ("What filter settings were used for the DSCR screens?") finds its analysis although
+  no abstract says it. An analysis scores its best unit.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import Literal
 
 import numpy as np
 
-from mitra.store.bm25 import BM25Index
+from mitra.store.bm25 import BM25Index, TermCounts
 
 EvidenceUnit = Literal["section", "passage"]
 
@@ -54,53 +49,22 @@ class AbstractVectors:
         return sorted(((self.ids[i], float(scores[i])) for i in top), key=lambda pair: (-pair[1], pair[0]))
 
 
-def current_rows(index: BM25Index) -> list[tuple[str, list[str]]]:
-    """(section, tokens) of each current chunk of a generation's BM25 index."""
-    return [(tags.get("section", ""), index.entry_tokens(row)) for row, tags in enumerate(index.tags)
-            if tags.get("superseded") != "1"]
-
-
-def build_evidence(generations: dict[str, tuple[str, list[tuple[str, list[str]]]]], unit: EvidenceUnit,
-                   stamp: str) -> BM25Index:
-    """One BM25 index over ``generations`` (analysis id -> (collection, [(section, tokens)])):
-    an entry per top-level section or per passage, tagged with its analysis and generation;
-    ``stamp`` says what it was built from (the writer compares it before rebuilding)."""
-    ids, tokens, tags = [], [], []
-    for analysis_id in sorted(generations):
-        collection, rows = generations[analysis_id]
-        units: dict[str, list[str]] = {}
-        for position, (section, words) in enumerate(rows):
-            units.setdefault(section if unit == "section" else f"{section}#{position}", []).extend(words)
-        for key, words in units.items():
-            ids.append(f"{analysis_id}\x1f{key}")
-            tokens.append(words)
-            tags.append({"analysis": analysis_id, "collection": collection})
-    index = BM25Index.from_tokens(ids, tokens, tags)
-    index.stamp = stamp
-    return index
-
-
-class EvidenceSearch:
-    """Per-analysis evidence scores from an ``EvidenceIndex`` (a ``BM25Index`` of units)."""
-
-    def __init__(self, index: BM25Index):
-        self.index = index
-        self._analysis = np.array([t["analysis"] for t in index.tags], dtype=object)
-        self._masks: dict[tuple, np.ndarray | None] = {}
-
-    def _mask(self, current: dict[str, str]) -> np.ndarray | None:
-        """Units of the analyses in ``current`` at the generation it names: a unit of an
-        analysis re-indexed since the build (or hidden from the reader) never counts."""
-        key = tuple(sorted(current.items()))
-        if key not in self._masks:
-            mask = np.array([current.get(t["analysis"]) == t["collection"] for t in self.index.tags], np.float32)
-            self._masks = {key: None if mask.all() else mask}  # one reader's view at a time is enough
-        return self._masks[key]
-
-    def search(self, tokens: list[str], k: int, depth: int, current: dict[str, str]) -> list[tuple[str, float]]:
-        """The ``k`` analyses whose best unit among the ``depth`` best scores highest."""
-        best: dict[str, float] = defaultdict(float)
-        for unit, score in self.index.search_tokens(tokens, depth, self._mask(current)):
-            analysis_id = unit.split("\x1f", 1)[0]
-            best[analysis_id] = max(best[analysis_id], score)
-        return sorted(best.items(), key=lambda pair: (-pair[1], pair[0]))[:k]
+def generation_units(index: BM25Index | None, unit: EvidenceUnit) -> tuple[list[str], TermCounts]:
+    """The evidence units of a generation's current (not superseded) chunks, one per
+    top-level section or per passage in order of first appearance: each one's terms (ids
+    in the returned vocabulary, the chunk index's) and counts, summed from the term counts
+    the chunk index keeps, so no text is read or tokenized again."""
+    if index is None or index.terms is None:
+        return [], TermCounts.count([], 1)
+    rows = np.array([row for row, tags in enumerate(index.tags) if tags.get("superseded") != "1"], np.int64)
+    keys: dict[str, int] = {}
+    owner = np.array([keys.setdefault(index.tags[row].get("section", "") if unit == "section" else str(position),
+                                      len(keys)) for position, row in enumerate(rows.tolist())], np.int64)
+    starts, ends = index.terms.indptr[rows], index.terms.indptr[rows + 1]
+    taken = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends)] + [np.zeros(0, np.int64)])
+    vocabulary = index.vocabulary()
+    width = max(len(vocabulary), 1)
+    key, inverse = np.unique(np.repeat(owner, ends - starts) * width + index.terms.tokens[taken], return_inverse=True)
+    counts = np.bincount(inverse, weights=index.terms.counts[taken], minlength=len(key)).astype(np.int32)
+    indptr = np.searchsorted(key // width, np.arange(len(keys) + 1)).astype(np.int64)
+    return vocabulary, TermCounts(indptr, (key % width).astype(np.int32), counts)

@@ -13,9 +13,11 @@ from chromadb.errors import ChromaError
 
 from mitra.core.text import TOKENIZER
 from mitra.core.types import Analysis
-from mitra.store.bm25 import BM25Index
+from mitra.store.bm25 import BM25Index, TermCounts
 from mitra.store.chroma import ABSTRACTS, CHROMA_BATCH, EVIDENCE
-from mitra.store.routing import AbstractVectors, EvidenceSearch, build_evidence, current_rows
+from mitra.store.evidence import EvidenceIndex, EvidenceView
+from mitra.store.evidence_files import EvidenceFiles, build_segments
+from mitra.store.routing import AbstractVectors, generation_units
 
 _READ_RETRIES = 3
 
@@ -29,7 +31,8 @@ class RoutingTier:
 
     _current: tuple[str, dict[str, str]] | None
     _abstracts: tuple[str, AbstractVectors] | None
-    _evidence: EvidenceSearch | None
+    _evidence: tuple[tuple[object, str], EvidenceView] | None
+    _evidence_files: EvidenceFiles
 
     def _route(self, analyses: list[Analysis]) -> None:
         """Write the routing (tier 1) vectors of ``analyses``; routing BM25 follows the
@@ -59,21 +62,19 @@ class RoutingTier:
         self._sync_evidence()
 
     def _sync_evidence(self) -> None:
-        """Rebuild the evidence index (``mitra.store.routing``) when the catalog moved on
-        since it was built, from each current generation's BM25 term counts. Indexes are
-        loaded one at a time and not kept: a writer's memory stays flat."""
-        unit = self.settings.route_evidence_unit
-        stamp = f"{self.catalog.get_meta('routing_version') or '0'}:{unit}"
-        saved = self._saved_bm25(EVIDENCE)
-        if saved is not None and saved.stamp == stamp and saved.tokenizer == TOKENIZER:
-            return
-        generations = {}
-        for record in self.catalog.analyses():
-            index = self._saved_bm25(record.collection)
-            if index is not None and (index.terms is None or index.tokenizer != TOKENIZER):
-                index = self._load_bm25(record.collection)  # an older index: rebuilt from its collection
-            generations[record.analysis.id] = (record.collection, current_rows(index) if index else [])
-        self._save_bm25(EVIDENCE, build_evidence(generations, unit, stamp))
+        """Bring the evidence index (``mitra.store.evidence_files``) up to the catalog: a
+        segment of the analyses re-indexed or added since, from each one's BM25 term counts,
+        loaded one at a time and not kept (a writer's memory stays flat). The single index
+        older versions rebuilt whole each run is deleted once the segments replace it."""
+        self._evidence_files.update(self._routing_view()[1], self._generation_units, self.settings.route_evidence_unit)
+        if self.files.stamp("bm25", EVIDENCE):
+            self.files.delete("bm25", EVIDENCE)
+
+    def _generation_units(self, collection: str) -> tuple[list[str], TermCounts]:
+        index = self._saved_bm25(collection)
+        if index is not None and (index.terms is None or index.tokenizer != TOKENIZER):
+            index = self._load_bm25(collection)  # an older index: rebuilt from its collection
+        return generation_units(index, self.settings.route_evidence_unit)
 
     def _routing_bm25(self) -> BM25Index:
         """BM25 over the analyses' routing texts, current with the catalog: the saved one
@@ -118,14 +119,19 @@ class RoutingTier:
 
     def route_evidence(self, tokens: list[str], k: int, only: set[str] | None = None) -> list[tuple[str, float]]:
         """The ``k`` analyses (of ``only``, where given) whose best full-text unit matches
-        the question best; empty until a writer has built the evidence index."""
-        _, current = self._routing_view()
-        if only is not None:
-            current = {a: c for a, c in current.items() if a in only}
-        saved = self._load_bm25(EVIDENCE)
-        if self._evidence is None or self._evidence.index is not saved:
-            self._evidence = EvidenceSearch(saved)
-        return self._evidence.search(tokens, k, self.settings.route_evidence_depth, current)
+        the question best. Where no writer has saved the segmented index yet (a data dir
+        of an older version, or a run killed before its end), one is built in memory, once
+        per routing version, as ``_routing_bm25`` does."""
+        version, current = self._routing_view()
+        index = self._evidence_files.index()
+        if index is None:
+            if self._evidence is None or self._evidence[0] != ("memory", version):
+                vocabulary: list[str] = []
+                segments = build_segments(current, self._generation_units, vocabulary)
+                self._evidence = (("memory", version), EvidenceIndex(vocabulary, segments).view(current))
+        elif self._evidence is None or self._evidence[0] != (index, version):
+            self._evidence = ((index, version), index.view(current))
+        return self._evidence[1].search(tokens, k, self.settings.route_evidence_depth, only)
 
     def route_bm25(self, query: str, k: int) -> list[tuple[str, float]]:
         return self._routing_bm25().search(query, k)

@@ -114,8 +114,8 @@ audit = Table(
 # ---------------------------------------------------------------- index blobs (mitra.store.index_files; cluster form)
 index_blobs = Table(
     "index_blobs", metadata,
-    Column("kind", Text, primary_key=True),  # bm25 | dense | passages | model
-    Column("name", Text, primary_key=True),  # the generation's collection, or abstracts / evidence
+    Column("kind", Text, primary_key=True),  # bm25 | dense | passages | model | evidence
+    Column("name", Text, primary_key=True),  # the generation's collection, abstracts, or an evidence state / segment
     Column("stamp", Text, nullable=False),  # new on every save: what replicas cache by
     Column("data", LargeBinary, nullable=False),  # the index directory as an uncompressed tar
     Column("created_at", Text, nullable=False),

@@ -19,10 +19,12 @@ from mitra.core.settings import Settings
 from mitra.retrieval.pipeline import build_pipeline
 from mitra.retrieval.search import SearchRequest, run_search
 from mitra.store.bm25 import BM25Index
+from mitra.store.evidence_files import EvidenceFiles
 from mitra.store.index_files import BlobIndexFiles
 from mitra.store.lock import WriterBusy, writer_lock
 from tests.conftest import OLLAMA_MODEL, REPO
 from tests.fixtures.samples import ANALYSES, write_jsonl
+from tests.unit.store.test_evidence_index import CURRENT, SMALL, _source
 
 MITRA = [str(REPO / ".venv" / "bin" / "mitra")]
 QUESTION = "What is the dominant background in the dimuon Higgs search?"
@@ -116,6 +118,22 @@ def test_replica_cache_follows_the_blobs(postgres_url, tmp_path):
     with ThreadPoolExecutor(8) as pool:
         places = list(pool.map(lambda _: reader.directory("bm25", "ft-x-g2"), range(8)))
     assert len(set(places)) == 1 and BM25Index.load(places[0]).search("kaon", 1)
+
+
+def test_replicas_read_the_evidence_segments_the_writer_stores_in_postgres(postgres_url, tmp_path):
+    """The evidence index's state and segments as blobs: a replica with its own data dir
+    routes as the writer does, and follows a re-indexed analysis by the state's stamp."""
+    writer = EvidenceFiles(BlobIndexFiles(Settings(_env_file=None, data_dir=tmp_path / "A", database_url=postgres_url)))
+    reader = EvidenceFiles(BlobIndexFiles(Settings(_env_file=None, data_dir=tmp_path / "B", database_url=postgres_url)))
+    generations = dict(SMALL)
+    writer.update(CURRENT, _source(generations), "section")
+    question = ["dscr", "filter", "set"]
+    assert reader.index().view(CURRENT).search(question, 3, 100) == writer.index().view(CURRENT).search(question, 3, 100)
+    generations["ft-z-g2"] = [("d@2#Intro", ["kaon", "mass"])]  # X-3 re-indexed without the filter section
+    current = {**CURRENT, "X-3": "ft-z-g2"}
+    writer.update(current, _source(generations), "section")
+    assert "X-3" not in [a for a, _ in reader.index().view(current).search(question, 3, 100)]
+    assert reader.index().view(current).search(["kaon"], 3, 100)[0][0] == "X-3"
 
 
 _HOLDER = """

@@ -11,7 +11,8 @@ from ingest.sources.jsonl import JsonlAnalysis, index_jsonl, index_records
 from mitra.core.text import tokenize
 from mitra.core.jsonl import InputError
 from mitra.store.filters import SearchFilter
-from mitra.store.chroma import collection_name
+from mitra.store.bm25 import BM25Index
+from mitra.store.chroma import EVIDENCE, collection_name
 from mitra.store.knowledge_base import UnknownAnalysis
 from mitra.core.types import Analysis, Document
 
@@ -342,6 +343,19 @@ def test_routing_finds_an_analysis_by_a_detail_only_its_full_text_holds(pipeline
     index_records(pipeline.kb, [JsonlAnalysis.model_validate(
         {**record, "documents": [{**record["documents"][0], "version": "2", "text": text}]})])
     assert "SMP-24-003" not in [a for a, _ in pipeline.kb.route_evidence(tokenize(question), 3)]
+
+
+def test_an_older_data_dirs_single_evidence_index_routes_until_a_writer_replaces_it(pipeline, settings):
+    """A data dir of a version that rebuilt one evidence index (a BM25 index) each run has
+    no segments: a reader still routes by evidence (segments built in memory), and the
+    writer's next run saves segments and deletes the old index."""
+    question = "Which parton distribution function templates were fitted?"
+    shutil.rmtree(settings.data_dir / "evidence")
+    pipeline.kb.files.save("bm25", EVIDENCE, BM25Index.build(["old"], ["parton templates"]).write)
+    assert pipeline.kb.route_evidence(tokenize(question), 3)[0][0] == "SMP-24-003"
+    pipeline.kb.sync_abstracts()
+    assert (settings.data_dir / "evidence" / "state").is_dir() and not (settings.data_dir / "bm25" / EVIDENCE).exists()
+    assert pipeline.kb.route_evidence(tokenize(question), 3)[0][0] == "SMP-24-003"
 
 
 def test_routing_says_how_strong_its_first_candidate_is(pipeline):
