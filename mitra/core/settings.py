@@ -106,8 +106,9 @@ class EmbedderSettings(BaseModel):
     )
     device: str = Field("cpu", description="torch device of the encoders and rerankers")
     embed_threads: int = Field(
-        0, ge=0, description="torch threads a batch of passages is embedded with; 0 = measured per batch (1, half "
-        "or all cores, the fastest kept: on cores shared with other work 1 thread was 1.5x faster than 2)"
+        0, ge=0, description="threads a batch of passages is embedded with; 0 = on torch, measured per batch (1, "
+        "half or all cores, the fastest kept: on cores shared with other work 1 thread was 1.5x faster than 2), "
+        "on ONNX Runtime every core"
     )
 
 
