@@ -27,7 +27,9 @@ COPY --chown=mitra:mitra ingest/ ingest/
 RUN PYTHON=python3 bash scripts/setup.sh
 COPY --chown=mitra:mitra . .
 
+# The encoder graph writers export for ONNX Runtime (once) is kept on the volume too.
 ENV MITRA_DATA_DIR=/data \
+    MITRA_ENCODER_CACHE_DIR=/data/models/onnx \
     HF_HUB_OFFLINE=1 \
     PATH=/app/.venv/bin:$PATH
 VOLUME ["/data"]

@@ -129,6 +129,12 @@ def test_dockerfile_runs_as_non_root_and_installs_like_ci():
     assert re.search(rf"useradd .*\b{users[-1]}\b", text) and re.search(r"chown .*/app .*/data|chown .*/data .*/app", text)
     assert "bash scripts/setup.sh" in text and "scripts/setup.sh" in (REPO / ".ci" / "run").read_text()
     assert "/_stcore/health" in " ".join(_healthcheck_command())
+    # Its settings are real ones, and what writers export (the encoder graph) stays on the volume.
+    from mitra.core.settings import Settings
+
+    env = dict(re.findall(r"\b(MITRA_[A-Z_]+)=(\S+)", text))
+    assert set(env) <= {f"MITRA_{name.upper()}" for name in Settings.model_fields}
+    assert env["MITRA_ENCODER_CACHE_DIR"].startswith(env["MITRA_DATA_DIR"] + "/")
 
 
 def test_dockerfile_healthcheck_answers_on_a_running_app(app_url):
