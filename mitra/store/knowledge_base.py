@@ -150,7 +150,8 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
     def _write_chunks(self, collection, chunks: list[Chunk], progress: Progress | None) -> None:
         """Chunks with their vectors into Chroma, and those vectors with their sentence
         windows' into the generation's dense index (``mitra.store.dense``), merged into what
-        it held: upsert semantics, as Chroma's. What is embedded: ``EmbeddingPlan`` (Ray's embedding stage embeds the same)."""
+        it held: upsert semantics, as Chroma's. What is embedded: ``EmbeddingPlan`` (Ray's
+        embedding stage embeds the same)."""
         parts = self._dense_index(collection.name).parts()
         for start in range(0, len(chunks), CHROMA_BATCH):
             batch = chunks[start : start + CHROMA_BATCH]
@@ -162,8 +163,7 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
                 documents=[c.text for c in batch],
                 metadatas=[chunk_metadata(c) for c in batch],
             )
-            for c, vector, own_windows in zip(batch, vectors, windows):
-                parts[c.id] = (vector, own_windows)
+            parts.update(zip([c.id for c in batch], zip(vectors, windows)))
             if progress:
                 progress(len(batch))
         ids = list(parts)
