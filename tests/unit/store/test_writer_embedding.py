@@ -57,3 +57,17 @@ def test_a_trim_looks_the_c_library_up_once(monkeypatch):
     for _ in range(3):
         memory.release_freed()
     assert lookups == ["c"]
+
+
+def test_batches_are_formed_by_what_the_encoder_counts_not_by_characters(tmp_path):
+    """Maths has more tokens per character than prose: the encoder's count decides."""
+
+    class TokenCounting(RecordingEmbedder):
+        def lengths(self, texts: list[str]) -> list[int]:
+            return [t.count("$") * 10 + len(t) // 10 for t in texts]  # "$" stands for a dense maths token
+
+    embedder = TokenCounting()
+    kb = KnowledgeBase(Settings(data_dir=tmp_path, embed_batch_size=2), embedder)
+    prose, maths = ["a" * 90, "b" * 80], ["$$$$", "$$$"]
+    kb._embed([*prose, *maths])
+    assert embedder.batches == [maths, prose]
