@@ -142,6 +142,10 @@ class RetrievalSettings(BaseModel):
     weight_section: float = Field(
         1.0, ge=0, description="weight of each candidate's section score (BM25 over whole top-level sections); 0 disables"
     )
+    weight_coverage: float = Field(
+        1.0, ge=0, description="weight of each candidate's share of the question's idf (the distinct question terms "
+        "it holds); 0 disables"
+    )
     weight_prf: float = Field(
         0.0, ge=0, description="weight of BM25 re-asked with the query expanded from the best first-pass passages; "
         "0 disables (the default: on long papers feedback terms from wrong first passages cost more than it gave)"

@@ -17,6 +17,7 @@ from mitra.models.rerank import Reranker
 from mitra.core.settings import SYSTEMS, Settings, System
 from mitra.store.filters import SearchFilter
 from mitra.store.reader import KnowledgeReader
+from mitra.store.term_scores import coverage
 from mitra.core.text import spelled_out, tokenize
 from mitra.core.types import Chunk, Hit, chunk_place
 from mitra.retrieval.fusion import fuse, guarded_order, mix, ranked_ids
@@ -73,6 +74,7 @@ class Retriever:
         k: int | None = None,
         version: str | None = None,
         include_superseded: bool | None = None,
+        left_out: frozenset[str] = frozenset(),
     ) -> RetrievalResult:
         s = self.settings
         system = system or self.default_system
@@ -82,6 +84,7 @@ class Retriever:
         search_filter = SearchFilter(
             version=version,
             include_superseded=s.include_superseded if include_superseded is None else include_superseded,
+            left_out=left_out,
         )
         run = _Run(analysis_id, question, tokenize(question), search_filter, Timer())
         if system != "bm25":
@@ -122,17 +125,20 @@ class Retriever:
             run.add("bm25", self.kb.bm25_search(run.analysis_id, run.tokens, self.settings.bm25_k, run.filter))
 
     def _fuse(self, run: "_Run") -> list[str]:
-        """Dense and BM25, then each candidate's section (tree-structured retrieval),
-        then BM25 again with the query expanded from the best first-pass passages
+        """Dense and BM25, then each candidate's section (tree-structured retrieval) and
+        its share of the question's rare words (``coverage``), then BM25 again with the query expanded from the best first-pass passages
         (pseudo-relevance feedback), then each candidate's best neighbouring paragraph;
         one weighted fusion of all five lists."""
         s = self.settings
-        weights = {"dense": s.weight_dense, "bm25": s.weight_bm25, "section": s.weight_section, "prf": s.weight_prf}
+        weights = {"dense": s.weight_dense, "bm25": s.weight_bm25, "section": s.weight_section, "prf": s.weight_prf,
+                   "coverage": s.weight_coverage}
         with run.timer.stage("fusion"):
+            candidates = sorted({item for pairs in run.scored.values() for item, _ in pairs})
             if s.weight_section > 0:
-                candidates = sorted({item for pairs in run.scored.values() for item, _ in pairs})
                 sections = self.kb.section_scores(run.analysis_id, run.tokens, candidates, run.filter)
                 run.add("section", sorted(sections, key=lambda pair: (-pair[1], pair[0])))
+            if s.weight_coverage > 0:
+                run.add("coverage", coverage(self.kb.bm25_index(run.analysis_id), run.tokens, candidates))
             fused = fuse(run.scored, weights, s.fusion, s.rrf_k, s.fusion_depth)
         if s.weight_prf > 0 and s.prf_docs > 0 and s.prf_terms > 0:
             with run.timer.stage("prf"):

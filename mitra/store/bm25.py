@@ -116,17 +116,23 @@ class BM25Index:
         )
         return [(self.ids[d], float(s)) for d, s in zip(docs[0], scores[0]) if s > 0]
 
-    def tag(self, entry_id: str, name: str) -> str | None:
+    def rows(self, entry_ids: list[str]) -> list[int | None]:
+        """Each entry's row (None for an id the index lacks)."""
         if self._position is None:
             self._position = {item: i for i, item in enumerate(self.ids)}
-        position = self._position.get(entry_id)
+        return [self._position.get(entry) for entry in entry_ids]
+
+    def tag(self, entry_id: str, name: str) -> str | None:
+        position = self.rows([entry_id])[0]
         return None if position is None else self.tags[position].get(name)
+
+    def term_id(self, token: str) -> int | None:
+        """The token's id in the vocabulary (the ids ``terms`` holds), None where unknown."""
+        return None if self._retriever is None else self._retriever.vocab_dict.get(token)
 
     def idf(self, token: str) -> float:
         """log(1 + N / df): 0 for a token no entry contains."""
-        if self._retriever is None:
-            return 0.0
-        token_id = self._retriever.vocab_dict.get(token)
+        token_id = self.term_id(token)
         if token_id is None:
             return 0.0
         indptr = self._retriever.scores["indptr"]
@@ -141,9 +147,7 @@ class BM25Index:
             raise ValueError("this BM25 index was built without term counts: rebuild it with with_terms=True")
         if self._retriever is None:
             return []
-        if self._position is None:
-            self._position = {item: i for i, item in enumerate(self.ids)}
-        rows = [self._position[i] for i in entry_ids if i in self._position]
+        rows = [r for r in self.rows(entry_ids) if r is not None]
         spans = [slice(self.terms.indptr[r], self.terms.indptr[r + 1]) for r in rows]
         if not spans:
             return []

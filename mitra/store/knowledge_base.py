@@ -31,6 +31,7 @@ from sqlalchemy.engine import make_url
 
 from mitra.core import faults
 from mitra.store.filters import SearchFilter
+from mitra.store.term_scores import section_scores_without
 from mitra.store.bm25 import BM25Index
 from mitra.store.dense import DenseIndex
 from mitra.store.index_files import open_index_files
@@ -341,7 +342,13 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
         if index.sections is None:
             return []
         sections = index.sections
-        scored = dict(sections.search_tokens(tokens, len(sections), search_filter.bm25_mask(sections)))
+        mask = search_filter.bm25_mask(sections)
+        if search_filter.left_out:  # the same scores, without the left-out chunks' words
+            admitted = {name for row, name in enumerate(sections.ids) if mask is None or mask[row] > 0}
+            scored = {name: score for name, score in section_scores_without(index, tokens, search_filter.left_out).items()
+                      if name in admitted}
+        else:
+            scored = dict(sections.search_tokens(tokens, len(sections), mask))
         return [(cid, scored.get(index.tag(cid, "section") or "", 0.0)) for cid in chunk_ids]
 
     def stats(self, only: set[str] | None = None) -> dict:

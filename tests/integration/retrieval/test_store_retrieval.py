@@ -203,6 +203,27 @@ def test_fusion_scores_each_candidate_by_its_neighbouring_paragraphs(demo_pipeli
     assert not any("context" in h.scores for h in plain)
 
 
+def test_fusion_scores_each_candidate_by_its_share_of_the_questions_rare_words(demo_pipeline):
+    question = "What is the dominant background?"
+    hits = demo_pipeline.retriever.search("EXO-24-003", question, system="hybrid", k=20).hits
+    assert all(0.0 <= h.scores["coverage"] <= 1.0 for h in hits)
+    assert any(h.scores["coverage"] == 1.0 for h in hits)
+    off = demo_pipeline.with_settings(weight_coverage=0.0)
+    assert not any("coverage" in h.scores for h in off.retriever.search("EXO-24-003", question, k=20).hits)
+
+
+def test_a_passage_left_out_of_a_search_lifts_neither_its_neighbours_nor_its_section(demo_pipeline):
+    question = "What is the dominant background?"
+    first = demo_pipeline.retriever.search("EXO-24-003", question, system="hybrid", k=20).hits
+    top = first[0].chunk.id
+    again = demo_pipeline.retriever.search("EXO-24-003", question, system="hybrid", k=20, left_out=frozenset({top}))
+    assert top not in {h.chunk.id for h in again.hits}
+    section = {h.chunk.id: h.scores.get("section", 0.0) for h in again.hits}
+    before = {h.chunk.id: h.scores.get("section", 0.0) for h in first}
+    same_section = [h.chunk.id for h in first[1:] if h.chunk.section[:1] == first[0].chunk.section[:1]]
+    assert any(section.get(i, 0.0) < before[i] for i in same_section if i in section)
+
+
 def test_dense_search_scores_a_paragraph_by_its_own_and_its_best_windows_similarity(settings, embedder, tmp_path):
     """A long paragraph's vector blurs the one sentence a question is about: its dense score
     is the mean of its own similarity and its best sentence window's."""

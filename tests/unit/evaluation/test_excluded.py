@@ -1,5 +1,6 @@
 """A question made from a passage (a caption asking for the sentences that cite it) is
-scored with that passage left out of the ranking, never with a gold passage left out."""
+asked with that passage left out of the search itself (so it lifts neither its
+neighbours nor its section), never with a gold passage left out."""
 
 from __future__ import annotations
 
@@ -14,11 +15,11 @@ OTHER = "The trigger efficiency is measured with a tag and probe method on the c
 
 class _Retriever:
     def __init__(self, order):
-        self.order, self.asked_k = order, []
+        self.order, self.left_out = order, []
 
-    def retrieve(self, analysis_id, query, system, k):
-        self.asked_k.append(k)
-        return [SimpleNamespace(chunk=c) for c in self.order[:k]]
+    def retrieve(self, analysis_id, query, system, k, left_out):
+        self.left_out.append(left_out)
+        return [SimpleNamespace(chunk=c) for c in self.order if c.id not in left_out][:k]
 
 
 def _pipeline(order):
@@ -31,7 +32,7 @@ def test_the_passage_a_question_was_made_from_is_left_out_of_its_ranking():
     question = GoldQuery(qid="q", query=CAPTION, analysis_id="A", evidence=[CITING], excluded=[CAPTION])
     (row,) = locked_metrics(pipeline, [question], "hybrid")
     assert row["MRR@10"] == 1.0  # the caption, ranked first, is not counted
-    assert pipeline.retriever.asked_k == [11]  # one more asked for, so ten stay
+    assert pipeline.retriever.left_out == [{"c"}]  # left out by the search, not after it
     (row,) = locked_metrics(pipeline, [question.model_copy(update={"excluded": []})], "hybrid")
     assert row["MRR@10"] == 0.5
 
