@@ -22,23 +22,27 @@ K1, B = 1.5, 0.75
 def coverage(index: BM25Index, tokens: list[str], entry_ids: list[str]) -> list[tuple[str, float]]:
     """Each entry's share of the question's idf: the summed idf of the distinct question
     terms it contains over that of all the distinct question terms the index knows; best
-    first, ties by id. Empty where the index has no term counts or knows no question term."""
-    if index.terms is None:
+    first, ties by id. Empty where the index has no term counts or knows no question term.
+    One vectorised pass over the candidates' term counts (a call per candidate cost ~13 ms
+    at 100k passages)."""
+    terms = index.terms
+    if terms is None:
         return []
-    asked = {t: index.idf(t) for t in set(tokens)}
-    term_ids = np.array([index.term_id(t) for t, w in asked.items() if w > 0], np.int64)
-    weights = np.array([w for w in asked.values() if w > 0])
-    if not term_ids.size:
+    weights = {term_id: w for t in set(tokens) if (term_id := index.term_id(t)) is not None and (w := index.idf(t)) > 0}
+    found = [(entry, row) for entry, row in zip(entry_ids, index.rows(entry_ids)) if row is not None]
+    if not weights or not found:
         return []
-    total = float(weights.sum())
-    rows = index.rows(entry_ids)
-    out = []
-    for entry, row in zip(entry_ids, rows):
-        if row is None:
-            continue
-        held = np.isin(term_ids, index.terms.tokens[index.terms.indptr[row] : index.terms.indptr[row + 1]])
-        out.append((entry, float(weights[held].sum()) / total))
-    return sorted(out, key=lambda pair: (-pair[1], pair[0]))
+    asked = np.array(sorted(weights), np.int64)
+    weight = np.array([weights[i] for i in asked.tolist()])
+    rows = np.array([row for _, row in found], np.int64)
+    starts, ends = terms.indptr[rows], terms.indptr[rows + 1]
+    owner = np.repeat(np.arange(len(rows)), ends - starts)
+    at = np.arange(int((ends - starts).sum())) - np.repeat(np.cumsum(ends - starts) - (ends - starts), ends - starts)
+    held = terms.tokens[np.repeat(starts, ends - starts) + at]
+    place = np.minimum(np.searchsorted(asked, held), len(asked) - 1)
+    hit = asked[place] == held  # each term is stored once per entry
+    share = np.bincount(owner[hit], weights=weight[place[hit]], minlength=len(rows)) / weight.sum()
+    return sorted(((entry, float(s)) for (entry, _), s in zip(found, share)), key=lambda pair: (-pair[1], pair[0]))
 
 
 def section_scores_without(index: BM25Index, tokens: list[str], left_out: set[str]) -> dict[str, float]:
