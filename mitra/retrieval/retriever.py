@@ -126,9 +126,9 @@ class Retriever:
 
     def _fuse(self, run: "_Run") -> list[str]:
         """Dense and BM25, then each candidate's section (tree-structured retrieval) and
-        its share of the question's rare words (``coverage``), then BM25 again with the query expanded from the best first-pass passages
-        (pseudo-relevance feedback), then each candidate's best neighbouring paragraph;
-        one weighted fusion of all five lists."""
+        its share of the question's rare words (``coverage``), then BM25 again with the
+        query expanded from the best first-pass passages (pseudo-relevance feedback),
+        then each candidate's best neighbouring paragraph; one weighted fusion of all."""
         s = self.settings
         weights = {"dense": s.weight_dense, "bm25": s.weight_bm25, "section": s.weight_section, "prf": s.weight_prf,
                    "coverage": s.weight_coverage}

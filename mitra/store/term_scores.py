@@ -34,14 +34,12 @@ def coverage(index: BM25Index, tokens: list[str], entry_ids: list[str]) -> list[
         return []
     asked = np.array(sorted(weights), np.int64)
     weight = np.array([weights[i] for i in asked.tolist()])
-    rows = np.array([row for _, row in found], np.int64)
-    starts, ends = terms.indptr[rows], terms.indptr[rows + 1]
-    owner = np.repeat(np.arange(len(rows)), ends - starts)
-    at = np.arange(int((ends - starts).sum())) - np.repeat(np.cumsum(ends - starts) - (ends - starts), ends - starts)
-    held = terms.tokens[np.repeat(starts, ends - starts) + at]
+    spans = [terms.tokens[terms.indptr[row] : terms.indptr[row + 1]] for _, row in found]
+    owner = np.repeat(np.arange(len(spans)), [len(span) for span in spans])
+    held = np.concatenate(spans)
     place = np.minimum(np.searchsorted(asked, held), len(asked) - 1)
     hit = asked[place] == held  # each term is stored once per entry
-    share = np.bincount(owner[hit], weights=weight[place[hit]], minlength=len(rows)) / weight.sum()
+    share = np.bincount(owner[hit], weights=weight[place[hit]], minlength=len(spans)) / weight.sum()
     return sorted(((entry, float(s)) for (entry, _), s in zip(found, share)), key=lambda pair: (-pair[1], pair[0]))
 
 
