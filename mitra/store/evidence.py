@@ -92,7 +92,7 @@ class EvidenceView:
             if frequency:
                 weight[term] = np.float32(math.log(1 + (self.units - frequency + 0.5) / (frequency + 0.5))) * times
         order = sorted(weight, key=lambda t: (-weight[t], t))
-        totals = [np.zeros(len(norm)) for norm in self._norms]
+        totals = [np.zeros(len(norm), np.float32) for norm in self._norms]
         shown = None if allowed is None else [allowed[slots] for slots in self._slots]
         unread, read = float(sum(weight.values())), 0
         while read < len(order):
@@ -114,7 +114,8 @@ class EvidenceView:
             found_units = [hits[mask[hits]] for hits, mask in zip(found_units, shown)]
         scores = [total[hits] for total, hits in zip(totals, found_units)]
         for term in order[read:]:  # the common terms: looked up for the units found only
-            floor = max(floor, _best(scores, depth))
+            # scores only grow: the depth-th best is among the units at the floor already
+            floor = max(floor, _best([score[score >= floor] for score in scores], depth))
             for s, norm in enumerate(self._norms):
                 if not len(found_units[s]):
                     continue
