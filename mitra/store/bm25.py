@@ -38,11 +38,21 @@ class TermCounts:
 
     @classmethod
     def count(cls, tokens: list[list[int]] | list[np.ndarray], vocabulary: int) -> "TermCounts":
+        """Entry ``i``'s counts from its token ids ``tokens[i]``."""
         lengths = np.fromiter(map(len, tokens), np.int64, len(tokens))
         flat = np.concatenate([np.asarray(t, np.int64) for t in tokens]) if lengths.sum() else np.zeros(0, np.int64)
-        keys, counts = np.unique(np.repeat(np.arange(len(tokens)), lengths) * vocabulary + flat, return_counts=True)
-        indptr = np.searchsorted(keys // vocabulary, np.arange(len(tokens) + 1))
-        return cls(indptr, (keys % vocabulary).astype(np.int32), counts.astype(np.int32))
+        return cls.summed(np.repeat(np.arange(len(tokens)), lengths), flat, np.ones(len(flat)), len(tokens), vocabulary)
+
+    @classmethod
+    def summed(cls, owner: np.ndarray, terms: np.ndarray, counts: np.ndarray, entries: int,
+               vocabulary: int) -> "TermCounts":
+        """``entries`` entries' counts: ``counts[j]`` occurrences of term ``terms[j]`` in entry
+        ``owner[j]``, summed per (entry, term)."""
+        width = max(vocabulary, 1)
+        keys, inverse = np.unique(np.asarray(owner, np.int64) * width + terms, return_inverse=True)
+        summed = np.bincount(inverse, weights=counts, minlength=len(keys)).astype(np.int32)
+        indptr = np.searchsorted(keys // width, np.arange(entries + 1)).astype(np.int64)
+        return cls(indptr, (keys % width).astype(np.int32), summed)
 
 
 class BM25Index:

@@ -63,8 +63,5 @@ def generation_units(index: BM25Index | None, unit: EvidenceUnit) -> tuple[list[
     starts, ends = index.terms.indptr[rows], index.terms.indptr[rows + 1]
     taken = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends)] + [np.zeros(0, np.int64)])
     vocabulary = index.vocabulary()
-    width = max(len(vocabulary), 1)
-    key, inverse = np.unique(np.repeat(owner, ends - starts) * width + index.terms.tokens[taken], return_inverse=True)
-    counts = np.bincount(inverse, weights=index.terms.counts[taken], minlength=len(key)).astype(np.int32)
-    indptr = np.searchsorted(key // width, np.arange(len(keys) + 1)).astype(np.int64)
-    return vocabulary, TermCounts(indptr, (key % width).astype(np.int32), counts)
+    return vocabulary, TermCounts.summed(np.repeat(owner, ends - starts), index.terms.tokens[taken],
+                                         index.terms.counts[taken], len(keys), len(vocabulary))
