@@ -74,14 +74,13 @@ class Corpus:
     """Each paper's units as a writer takes them from its chunk index, in one vocabulary."""
 
     def __init__(self, papers: list[tuple[str, list[tuple[str, list[str]]]]], unit: str):
-        self.vocabulary: list[str] = []
         ids: dict[str, int] = {}
         self.units: list[TermCounts] = []
         for _, rows in papers:
             names, counts = generation_units(_chunk_index(rows), unit)
             local = np.array([ids.setdefault(n, len(ids)) for n in names] + [0], np.int32)
             self.units.append(TermCounts(counts.indptr, local[counts.tokens], counts.counts))
-        self.vocabulary = list(ids)
+        self.vocabulary: list[str] = list(ids)
 
     def analysis(self, number: int, papers: int) -> tuple[list[str], TermCounts]:
         """Analysis ``number``'s units: ``papers`` papers' in turn (distinct documents)."""

@@ -20,6 +20,7 @@ import numpy as np
 from mitra.store.evidence_segment import Segment
 
 K1, B = 1.5, 0.75  # bm25s's defaults, which BM25Index uses (tests compare the two)
+SLACK = 1 + 1e-6  # bounds widened by float32 rounding: a unit at a bound is never pruned
 
 
 class EvidenceIndex:
@@ -98,12 +99,12 @@ class EvidenceView:
         while read < len(order):
             # enough units already above what the unread terms can add: stop reading whole
             if read and unread < float(sum(weight[t] for t in order[:read])) \
-                    and _above(totals, unread * (1 + 1e-6), shown) >= depth:
+                    and _above(totals, unread * SLACK, shown) >= depth:
                 break
             self._add(totals, found[order[read]], weight[order[read]])
             unread -= float(weight[order[read]])
             read += 1
-        margin = unread * (1 + 1e-6)
+        margin = unread * SLACK
         # the depth-th best partial score, from the few units above the margin (0 when all was read)
         above = [np.flatnonzero(total > margin) for total in totals]
         if shown is not None:
@@ -119,7 +120,7 @@ class EvidenceView:
             for s, norm in enumerate(self._norms):
                 if not len(found_units[s]):
                     continue
-                keep = scores[s] + unread * (1 + 1e-6) >= floor  # else it cannot reach the floor
+                keep = scores[s] + unread * SLACK >= floor  # else it cannot reach the floor
                 found_units[s], scores[s] = found_units[s][keep], scores[s][keep]
                 scores[s] += _shares(found[term][s], found_units[s], norm, weight[term])
             unread -= float(weight[term])
@@ -160,8 +161,8 @@ def _best(values: list[np.ndarray], depth: int) -> float:
 
 
 def _shares(postings: tuple[np.ndarray, np.ndarray], units: np.ndarray, norm: np.ndarray, weight: np.float32) -> np.ndarray:
-    """One term's BM25 share in each of ``units`` (ascending): looked up in its postings,
-    or, where they are few against the postings, the postings read whole."""
+    """One term's BM25 share in each of ``units`` (ascending): each unit looked up in the
+    postings where the units are few against them, else the postings read whole."""
     held, tf = postings
     if not len(held) or not len(units):
         return np.zeros(len(units), np.float32)

@@ -46,7 +46,7 @@ class SearchFilter:
         elif not self.include_superseded:
             required["superseded"] = "0"
         mask = index.mask(**required) if required else None
-        rows = [r for r in index.rows(sorted(self.left_out)) if r is not None]
+        rows = [r for r in index.rows(list(self.left_out)) if r is not None]
         if not rows:
             return mask
         mask = np.ones(len(index), np.float32) if mask is None else mask.copy()  # the memoised one stays

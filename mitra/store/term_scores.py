@@ -51,13 +51,13 @@ def section_scores_without(index: BM25Index, tokens: list[str], left_out: set[st
     terms = index.terms
     if terms is None:
         raise ValueError("this BM25 index was built without term counts: rebuild it with with_terms=True")
-    names = sorted({tags.get("section", "") for entry, tags in zip(index.ids, index.tags) if entry not in left_out})
+    of = [None if entry in left_out else tags.get("section", "") for entry, tags in zip(index.ids, index.tags)]
+    names = sorted({name for name in of if name is not None})
     term_ids = np.array(sorted({i for t in set(tokens) if (i := index.term_id(t)) is not None}), np.int64)
     if not names or not term_ids.size:
         return {}
     place = {name: s for s, name in enumerate(names)}
-    section = np.array([-1 if entry in left_out else place[tags.get("section", "")]
-                        for entry, tags in zip(index.ids, index.tags)])
+    section = np.array([-1 if name is None else place[name] for name in of])
     owner = np.repeat(section, np.diff(terms.indptr))  # each stored (term, count) pair's section
     kept = owner >= 0
     lengths = np.bincount(owner[kept], weights=terms.counts[kept], minlength=len(names))
