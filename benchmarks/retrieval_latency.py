@@ -57,7 +57,7 @@ class RandomPassageEmbedder:
     def embed_queries(self, texts):
         # Every question embedded afresh, for MITRA and its peer alike: in the app the
         # router has embedded it already (``QueryCache``), which ``after_routing`` shows.
-        return self.real._encode(texts, False)
+        return self.real._vectors(texts, False)
 
     def lengths(self, texts):
         return [len(t) for t in texts]
@@ -153,7 +153,9 @@ def main() -> None:
     questions = [q.question for q in expert_questions(root)]
     queries = list(islice(cycle(questions), args.queries))
     work = Path(tempfile.mkdtemp(prefix="mitra-latency-"))
-    embedder = RandomPassageEmbedder(SentenceTransformerEmbedder("all-MiniLM-L6-v2"))
+    base = Settings()  # the question's encoder runs as configured (MITRA_EMBED_RUNTIME=torch to compare)
+    embedder = RandomPassageEmbedder(SentenceTransformerEmbedder(
+        "all-MiniLM-L6-v2", onnx_dir=base.encoder_cache_dir if base.embed_runtime == "onnx" else None))
     reranker = minilm_cross_encoder(work / "cross-encoder")
 
     results = {}
@@ -203,6 +205,7 @@ def main() -> None:
         json.dumps(
             {
                 "benchmark": "retrieval_latency",
+                "embed_runtime": "onnx" if embedder.real._onnx is not None else "torch",
                 "queries": len(queries),
                 "dense_k": settings.dense_k,
                 "bm25_k": settings.bm25_k,

@@ -1,5 +1,6 @@
-"""Writers embed passages with the packaged encoder's transformer on ONNX Runtime: the same
-vectors as torch, the graph exported once and reused, and torch where it cannot run."""
+"""The packaged encoder's transformer runs on ONNX Runtime for passages and questions: the
+same vectors as torch, the graph exported once and reused, torch's copy of the weights
+dropped once the graph is verified, and torch where it cannot run."""
 
 import numpy as np
 import pytest
@@ -39,7 +40,7 @@ def test_a_graph_that_gives_other_vectors_leaves_the_writer_on_torch(tmp_path, m
     monkeypatch.setattr(onnx_encoder.OnnxTransformer, "encode", wrong)
     writer = SentenceTransformerEmbedder("all-MiniLM-L6-v2", onnx_dir=tmp_path)
     vectors = writer.embed_passages(TEXTS[:2])
-    assert "Embedding passages on torch: its ONNX graph gives other vectors than torch" in capsys.readouterr().err
+    assert "Embedding on torch: its ONNX graph gives other vectors than torch" in capsys.readouterr().err
     assert writer._onnx is None and writer.onnx_dir is None
     reference = SentenceTransformerEmbedder("all-MiniLM-L6-v2").embed_passages(TEXTS[:2])
     np.testing.assert_allclose(vectors, reference, atol=1e-6)
@@ -53,5 +54,17 @@ def test_a_damaged_graph_file_leaves_the_writer_on_torch(tmp_path, capsys):
     graph.write_bytes(b"not a graph")
     writer = SentenceTransformerEmbedder("all-MiniLM-L6-v2", onnx_dir=tmp_path)
     assert writer.embed_passages(TEXTS[:1]).shape == (1, 384)
-    assert "Embedding passages on torch: ONNX Runtime cannot run" in capsys.readouterr().err
+    assert "Embedding on torch: ONNX Runtime cannot run" in capsys.readouterr().err
     assert writer._onnx is None
+
+
+def test_questions_on_onnx_get_torchs_vectors_and_torchs_weights_are_dropped(tmp_path):
+    questions = ["What is the dominant background?", "Which trigger lines select the signal?"]
+    torch_vectors = SentenceTransformerEmbedder("all-MiniLM-L6-v2").embed_queries(questions)
+    reader = SentenceTransformerEmbedder("all-MiniLM-L6-v2", onnx_dir=tmp_path)
+    vectors = reader.embed_queries(questions)
+    assert reader._onnx is not None
+    np.testing.assert_allclose(vectors, torch_vectors, atol=1e-4)
+    weights = list(reader.model[0].auto_model.parameters())
+    assert weights and all(w.is_meta for w in weights)  # one copy of the weights: the graph's
+    np.testing.assert_allclose(reader.embed_passages(questions[:1]), vectors[:1], atol=1e-6)

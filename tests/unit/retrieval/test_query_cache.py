@@ -3,6 +3,7 @@
 import numpy as np
 
 from mitra.models.embedders import QueryCache, SentenceTransformerEmbedder
+from mitra.models.threads import BatchThreads
 
 
 class CountingModel:
@@ -19,6 +20,7 @@ class CountingModel:
 def embedder() -> SentenceTransformerEmbedder:
     bare = SentenceTransformerEmbedder.__new__(SentenceTransformerEmbedder)
     bare.model, bare.batch_size, bare.queries = CountingModel(), 32, QueryCache(size=2)
+    bare.onnx_dir, bare.threads = None, BatchThreads(1)  # on torch: the counting model
     return bare
 
 
