@@ -8,6 +8,10 @@ the same ``UnknownAnalysis`` error, absent from listings, never routed to.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numpy as np
 
 from mitra.access.policy import AccessPolicy, Principal
@@ -26,6 +30,21 @@ class ScopedKnowledge:
         self.principal = principal
         self.policy = policy
         self.settings = kb.settings
+        self._checked = threading.local()  # analyses checked at the start of ``reading``
+
+    @contextmanager
+    def reading(self, analysis_id: str) -> Iterator[None]:
+        """``KnowledgeBase.reading``, the principal's right to read checked once at its start."""
+        self._check(analysis_id)
+        checked = self._checked.__dict__.setdefault("ids", set())
+        outer = analysis_id in checked
+        checked.add(analysis_id)
+        try:
+            with self._kb.reading(analysis_id):
+                yield
+        finally:
+            if not outer:
+                checked.discard(analysis_id)
 
     # ---------------------------------------------------------------- what may be read
     def readable(self, analysis: Analysis) -> bool:
@@ -33,6 +52,8 @@ class ScopedKnowledge:
 
     def _check(self, analysis_id: str) -> None:
         """Unknown and forbidden are one answer, so nothing leaks about what exists."""
+        if analysis_id in getattr(self._checked, "ids", ()):
+            return
         if self.get_analysis(analysis_id) is None:
             raise UnknownAnalysis(analysis_id)
 

@@ -8,7 +8,7 @@ scores against the fused ones.
 
 from __future__ import annotations
 
-from statistics import pstdev
+import math
 
 def reciprocal_rank_fusion(
     rankings: dict[str, list[str]], weights: dict[str, float], k: int
@@ -19,6 +19,13 @@ def reciprocal_rank_fusion(
         for rank, item in enumerate(ids, start=1):
             fused[item] = fused.get(item, 0.0) + weights[name] / (k + rank)
     return fused
+
+
+def _spread(values: list[float]) -> float:
+    """The population standard deviation, in floats: ``statistics.pstdev`` sums exact
+    fractions, 1.9 ms of a search's fusion for a handful of 20-score lists."""
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
 def _head(pairs: list[tuple[str, float]], depth: int | None) -> list[float]:
@@ -61,7 +68,7 @@ def zscore_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str,
         if not pairs:
             continue
         values = _head(pairs, depth)
-        low, spread = min(values), pstdev(values)
+        low, spread = min(values), _spread(values)
         for item, score in pairs:
             norm = max(0.0, (score - low) / spread) if spread > 0 else float(score >= low)
             fused[item] = fused.get(item, 0.0) + weights[name] * norm

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -87,6 +87,13 @@ class Retriever:
             left_out=left_out,
         )
         run = _Run(analysis_id, question, tokenize(question), search_filter, Timer())
+        with ExitStack() as generation:
+            with run.timer.stage("catalog"):  # every stage reads the generation current now
+                generation.enter_context(self.kb.reading(analysis_id))
+            return self._search(run, system, k)
+
+    def _search(self, run: "_Run", system: System, k: int) -> RetrievalResult:
+        s = self.settings
         if system != "bm25":
             self._dense(run)
         if system != "dense":

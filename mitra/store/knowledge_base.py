@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from sqlalchemy.engine import make_url
@@ -99,6 +101,7 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
         self._abstracts: tuple[str, AbstractVectors] | None = None
         self._evidence: tuple[tuple[object, str], EvidenceView] | None = None
         self._evidence_files = EvidenceFiles(self.files)
+        self._pinned = threading.local()  # each thread's analyses read inside ``reading``
         if embedder is not None:
             self._check_embedder(embedder)
 
@@ -126,10 +129,26 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
         self.catalog.set_meta("dim", str(embedder.dim))
 
     def _record(self, analysis_id: str) -> AnalysisRecord:
-        record = self.catalog.analysis(analysis_id)
+        record = getattr(self._pinned, "records", {}).get(analysis_id) or self.catalog.analysis(analysis_id)
         if record is None:
             raise UnknownAnalysis(analysis_id)
         return record
+
+    @contextmanager
+    def reading(self, analysis_id: str) -> Iterator[None]:
+        """Every read of ``analysis_id`` in this block (this thread) sees the generation
+        current when it began: one search's stages read one generation, whatever a writer
+        swaps in meanwhile, and the catalog is asked once, not per stage (six catalog
+        reads took 6.8 ms of a 37 ms search at 100k passages)."""
+        records = self._pinned.__dict__.setdefault("records", {})
+        if analysis_id in records:  # nested: the outer block's generation
+            yield
+            return
+        records[analysis_id] = self._record(analysis_id)
+        try:
+            yield
+        finally:
+            del records[analysis_id]
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         """Passage vectors, ``embed_batch_size`` at a time, longest first in tokens (so a

@@ -6,6 +6,8 @@ server, a different vector database) needs only these methods.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
@@ -30,6 +32,11 @@ class KnowledgeReader(Protocol):
     def analyses(self) -> list[Analysis]: ...
 
     # tier 2: one analysis's full text
+    @contextmanager
+    def reading(self, analysis_id: str) -> Iterator[None]:
+        """Every read of ``analysis_id`` inside the block sees one generation."""
+        ...
+
     def dense_search(
         self, analysis_id: str, query_vector: np.ndarray, k: int, search_filter: SearchFilter
     ) -> list[tuple[str, float]]: ...

@@ -59,6 +59,22 @@ def test_a_forbidden_analysis_reads_exactly_like_a_missing_one(unscoped):
     assert alice.kb.get_analysis("HIG-24-001") is None
 
 
+def test_a_scoped_search_checks_the_right_to_read_once_and_only_for_its_analysis(unscoped, monkeypatch):
+    alice = unscoped.for_principal(ALICE)
+    with pytest.raises(UnknownAnalysis), alice.kb.reading("HIG-24-001"):
+        pass
+    asked = []
+    lookup = unscoped.kb.catalog.analysis
+    monkeypatch.setattr(unscoped.kb.catalog, "analysis", lambda a: asked.append(a) or lookup(a))
+    with alice.kb.reading("EXO-24-002"):
+        assert alice.retriever.search("EXO-24-002", "monojet background").hits
+        with pytest.raises(UnknownAnalysis):
+            alice.kb.bm25_index("HIG-24-001")
+    assert asked.count("EXO-24-002") == 2  # the right checked once, the generation looked up once
+    with pytest.raises(UnknownAnalysis):
+        alice.kb.get_chunks("HIG-24-001", ["x"])
+
+
 def test_the_session_never_offers_or_locks_a_forbidden_analysis(unscoped):
     alice = unscoped.for_principal(ALICE)
     session = Session(alice, RetrievalOnly(unscoped, MitraError("no model")).for_pipeline(alice))

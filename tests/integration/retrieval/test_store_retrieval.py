@@ -84,6 +84,23 @@ def test_reindex_replaces_an_analysis_atomically(pipeline, tmp_path):
     assert kb.stats()["analyses"] == before["analyses"]
 
 
+def test_a_search_reads_one_generation_and_asks_the_catalog_once(pipeline, tmp_path, monkeypatch):
+    kb = pipeline.kb
+    asked = []
+    lookup = kb.catalog.analysis
+    monkeypatch.setattr(kb.catalog, "analysis", lambda analysis_id: asked.append(analysis_id) or lookup(analysis_id))
+    pipeline.retriever.search("HIG-24-001", "dominant background", system="hybrid")
+    assert asked == ["HIG-24-001"]  # not once per stage
+    changed = json.loads(json.dumps(ANALYSES[0]))
+    changed["documents"][0]["text"] = "# Backgrounds\nThe dominant background is now ttbar production."
+    with kb.reading("HIG-24-001"):  # a writer swaps a generation in while a search is under way
+        index_jsonl(kb, write_jsonl(tmp_path / "one.jsonl", [changed]))
+        during = pipeline.retriever.retrieve("HIG-24-001", "dominant background")
+        texts = [c.text for c in kb.get_chunks("HIG-24-001", [h.chunk.id for h in during]).values()]
+    assert "Drell-Yan" in during[0].chunk.text and not any("ttbar" in t for t in texts)
+    assert "ttbar" in pipeline.retriever.retrieve("HIG-24-001", "dominant background")[0].chunk.text
+
+
 def test_interrupted_reindex_leaves_the_old_analysis_intact(pipeline, tmp_path):
     kb = pipeline.kb
     before = [c.id for c in kb.chunks("EXO-24-002")]
