@@ -40,7 +40,6 @@ from statistics import mean, median
 from benchmarks.retrieval_latency import minilm_cross_encoder
 from demo.records import demo_records
 from mitra.answer.answerer import Answer, Answerer
-from mitra.models.embedders import SentenceTransformerEmbedder
 from ingest.sources.jsonl import index_records
 from mitra.models.llm import demo_gguf_path, load_chat_model, resolve_gguf
 from mitra.retrieval.pipeline import build_pipeline
@@ -95,7 +94,7 @@ def main() -> None:
     )
     if args.demo_model:
         settings = settings.model_copy(update={"gguf_path": demo_gguf_path(get_settings())})
-    pipeline = build_pipeline(settings, embedder=SentenceTransformerEmbedder("all-MiniLM-L6-v2"))
+    pipeline = build_pipeline(settings)
     reranker = pipeline.reranker_note
     if pipeline.retriever.reranker is None:
         pipeline.retriever.reranker = minilm_cross_encoder(work / "cross-encoder")

@@ -69,7 +69,7 @@ from mitra.audit import open_audit  # noqa: E402
 from mitra.chat.session import Session  # noqa: E402
 from mitra.chat.wait import PromptSpeed  # noqa: E402
 from mitra.core.settings import Settings, get_settings  # noqa: E402
-from mitra.models.embedders import SentenceTransformerEmbedder  # noqa: E402
+from mitra.models.embedders import load_embedder  # noqa: E402
 from mitra.models.llm import resolve_gguf  # noqa: E402
 from mitra.retrieval.pipeline import build_pipeline  # noqa: E402
 from mitra.store.conversations import ConversationStore  # noqa: E402
@@ -150,9 +150,9 @@ def main() -> None:
     if unknown := set(backends) - set(BACKENDS):
         parser.error(f"unknown backends {sorted(unknown)}: choose from {', '.join(BACKENDS)}")
 
-    embedder = SentenceTransformerEmbedder("all-MiniLM-L6-v2")
     base = Settings(llm_backend="embedded", llm_max_tokens=args.max_tokens, llm_context_tokens=args.context,
                     llm_temperature=0.0, gguf_path=args.gguf)
+    embedder = load_embedder(base)  # as the app: questions on ONNX Runtime where the graph verifies
     report: dict = {"machine": machine(), "corpus": "ORION demo corpus (demo/records.py)", "backends": {}}
     answerer = None
     for backend in backends:

@@ -30,7 +30,9 @@ WINDOW_DEPTH = 1000
 # One BLAS thread: the product reads each vector once, so memory bandwidth bounds it, and
 # two threads on 2 busy cores took 12-48 ms where one took 0.03 (2k paragraphs). At 100k
 # paragraphs two threads search in 11.3 ms against 16.3 on quiet cores, but in 18 against
-# 16 beside one busy core, and in 24 against 19 with two searches at once.
+# 16 beside one busy core, and in 24 against 19 with two searches at once; gated on the
+# load average they saved 4 ms of dense search and cost 3 ms of the question's embedding
+# (ONNX Runtime's threads and BLAS's take turns on the same 2 cores).
 _BLAS = ThreadpoolController()
 
 
