@@ -44,8 +44,11 @@ def rss_mb() -> float:
     return 0.0
 
 
-def build(data_dir: Path, analyses: int, chunks: int) -> None:
+def build(data_dir: Path, analyses: int, chunks: int, groups: tuple[str, ...] = ()) -> None:
+    """``analyses`` analyses of ``chunks`` passages each; with ``groups``, analysis ``i`` is
+    restricted to group ``groups[i % len(groups)]``."""
     from ingest.chunk.from_text import chunk_text
+    from mitra.access.policy import attach_groups
     from mitra.models.embedders import SentenceTransformerEmbedder
     from mitra.store.knowledge_base import KnowledgeBase
 
@@ -53,6 +56,7 @@ def build(data_dir: Path, analyses: int, chunks: int) -> None:
     kb = KnowledgeBase(Settings(data_dir=data_dir), RandomPassageEmbedder(SentenceTransformerEmbedder("all-MiniLM-L6-v2")))
     for i, paper in enumerate(islice(cycle(papers), analyses)):
         analysis = Analysis(id=f"MEM-{i:04d}", title=paper.title or paper.arxiv_id, abstract=paper.abstract)
+        analysis = attach_groups(analysis, [groups[i % len(groups)]] if groups else None)
         document = Document(analysis_id=analysis.id, doc_id=paper.arxiv_id)
         kb.replace_analysis(analysis, [document], chunk_text(document, paper.text, 200, 1200).chunks[:chunks])
     kb.sync_abstracts()

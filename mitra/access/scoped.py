@@ -31,6 +31,7 @@ class ScopedKnowledge:
         self.policy = policy
         self.settings = kb.settings
         self._checked = threading.local()  # analyses checked at the start of ``reading``
+        self._view: tuple[str, list[Analysis], frozenset[str], int] | None = None
 
     @contextmanager
     def reading(self, analysis_id: str) -> Iterator[None]:
@@ -57,24 +58,33 @@ class ScopedKnowledge:
         if self.get_analysis(analysis_id) is None:
             raise UnknownAnalysis(analysis_id)
 
+    def _readable(self) -> tuple[list[Analysis], frozenset[str], int]:
+        """The analyses the principal may read, their ids, and how many exist in all, worked
+        out again only when the catalog's version moves: asking the policy of every analysis
+        on every call took 8.7 ms of a routed question at 261 analyses (three calls)."""
+        version = self._kb.catalog_version()
+        if self._view is None or self._view[0] != version:
+            every = self._kb.analyses()
+            readable = [a for a in every if self.readable(a)]
+            self._view = (version, readable, frozenset(a.id for a in readable), len(every))
+        return self._view[1:]
+
     def analyses(self) -> list[Analysis]:
-        return [a for a in self._kb.analyses() if self.readable(a)]
+        return list(self._readable()[0])
 
     def get_analysis(self, analysis_id: str) -> Analysis | None:
         analysis = self._kb.get_analysis(analysis_id)
         return analysis if analysis is not None and self.readable(analysis) else None
 
     def stats(self) -> dict:
-        return self._kb.stats(only={a.id for a in self.analyses()})
+        return self._kb.stats(only=set(self._readable()[1]))
 
     # ---------------------------------------------------------------- tier 1
     def _routable(self, route, query, k: int) -> list[tuple[str, float]]:
         """``route(query, n)`` over-fetched by the number of analyses the principal cannot
-        see, then filtered, so a filtered list is as long as an unfiltered one (one
-        catalog read a call)."""
-        every = self._kb.analyses()
-        readable = {a.id for a in every if self.readable(a)}
-        pairs = route(query, k + len(every) - len(readable))
+        see, then filtered, so a filtered list is as long as an unfiltered one."""
+        _, readable, total = self._readable()
+        pairs = route(query, k + total - len(readable))
         return [(item, score) for item, score in pairs if item in readable][:k]
 
     def route_dense(self, query_vector: np.ndarray, k: int) -> list[tuple[str, float]]:
@@ -85,8 +95,8 @@ class ScopedKnowledge:
 
     def route_evidence(self, tokens: list[str], k: int, only: set[str] | None = None) -> list[tuple[str, float]]:
         """Evidence from readable analyses only: the others' passages never score."""
-        readable = {a.id for a in self.analyses()}
-        return self._kb.route_evidence(tokens, k, only=readable if only is None else readable & only)
+        readable = self._readable()[1]
+        return self._kb.route_evidence(tokens, k, only=set(readable) if only is None else readable & only)
 
     # ---------------------------------------------------------------- tier 2
     def documents(self, analysis_id: str) -> list[DocumentRecord]:

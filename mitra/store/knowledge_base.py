@@ -97,7 +97,7 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._cache_lock = threading.Lock()
         # Tier 1's read caches, each valid for one routing version (see ``_routing_view``).
-        self._current: tuple[str, dict[str, str]] | None = None
+        self._current: tuple[str, dict[str, str], tuple[Analysis, ...]] | None = None
         self._abstracts: tuple[str, AbstractVectors] | None = None
         self._evidence: tuple[tuple[object, str], EvidenceView] | None = None
         self._evidence_files = EvidenceFiles(self.files)
@@ -297,7 +297,7 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
 
     # ---------------------------------------------------------------- reads
     def analyses(self) -> list[Analysis]:
-        return [r.analysis for r in self.catalog.analyses()]
+        return list(self._catalog_view()[2])
 
     def get_analysis(self, analysis_id: str) -> Analysis | None:
         record = self.catalog.analysis(analysis_id)

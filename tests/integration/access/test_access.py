@@ -111,6 +111,26 @@ def test_groups_attached_at_ingestion_restrict_an_analysis_without_a_policy(tmp_
     assert len(insider.kb.analyses()) == 3
 
 
+def test_a_members_view_reads_the_catalog_once_per_change_and_sees_each_change_at_once(tmp_path, embedder, monkeypatch):
+    from ingest.sources.jsonl import JsonlAnalysis, index_records
+    from tests.fixtures.samples import ANALYSES
+
+    settings = Settings(_env_file=None, data_dir=tmp_path / "kb", reranker="none")
+    pipeline = build_pipeline(settings, embedder=embedder, with_reranker=False)
+    records = [JsonlAnalysis.model_validate(a) for a in ANALYSES]
+    index_records(pipeline.kb, [records[1].model_copy(update={"groups": ["exo"]})])
+    bob = pipeline.for_principal(Principal("bob", frozenset({"exo"})))
+    reads = []
+    every = pipeline.kb.catalog.analyses
+    monkeypatch.setattr(pipeline.kb.catalog, "analyses", lambda: reads.append(1) or every())
+    for _ in range(2):
+        assert [c.analysis.id for c in bob.router.route(HIGGS, top_n=3).candidates] == ["EXO-24-002"]
+    assert len(reads) <= 1  # once for this catalog version at most, not three times a question
+    index_records(pipeline.kb, [records[0].model_copy(update={"groups": ["higgs"]}), records[2]])
+    assert {c.analysis.id for c in bob.router.route(HIGGS, top_n=3).candidates} == {"EXO-24-002", "SMP-24-003"}
+    assert {a.id for a in bob.kb.analyses()} == {"EXO-24-002", "SMP-24-003"}
+
+
 def test_a_broken_policy_file_is_one_clear_error(tmp_path):
     path = tmp_path / "access.yaml"
     path.write_text("analyses: [{groups: [exo]}]")  # no "match"
