@@ -96,7 +96,7 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
         self._handles: dict[str, object] = {}  # full-text collections read through this client
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._cache_lock = threading.Lock()
-        # Tier 1's read caches, each valid for one routing version (see ``_routing_view``).
+        # Tier 1's read caches, each valid for one routing version (see ``_catalog_view``).
         self._current: tuple[str, dict[str, str], tuple[Analysis, ...]] | None = None
         self._abstracts: tuple[str, AbstractVectors] | None = None
         self._evidence: tuple[tuple[object, str], EvidenceView] | None = None
