@@ -47,6 +47,11 @@ class ScopedKnowledge:
             if not outer:
                 checked.discard(analysis_id)
 
+    @contextmanager
+    def routing(self) -> Iterator[None]:
+        with self._kb.routing():
+            yield
+
     # ---------------------------------------------------------------- what may be read
     def readable(self, analysis: Analysis) -> bool:
         return self.policy.can_read(self.principal, analysis)

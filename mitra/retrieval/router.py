@@ -34,8 +34,11 @@ class Router:
     def route(self, question: str, top_n: int | None = None, system: System = "hybrid") -> RoutingResult:
         """The ``top_n`` analyses for ``question``; ``system`` compares routing by one
         retriever alone (``bm25``, ``dense``) with the fused default."""
+        with self.kb.routing():  # every list and candidate read at one catalog version
+            return self._route(question, top_n or self.settings.route_top_n, system)
+
+    def _route(self, question: str, top_n: int, system: System) -> RoutingResult:
         s = self.settings
-        top_n = top_n or s.route_top_n
         scored: dict[str, list[tuple[str, float]]] = {}
         if system != "bm25":
             vector = self.embedder.embed_queries([spelled_out(question)])[0]

@@ -48,7 +48,7 @@ from mitra.store.index_cache import IndexCaches
 from mitra.store.evidence import EvidenceView
 from mitra.store.evidence_files import EvidenceFiles
 from mitra.store.routing import AbstractVectors
-from mitra.store.routing_tier import RoutingTier
+from mitra.store.routing_tier import CatalogView, RoutingTier
 from mitra.store.versions import current_versions, reading_order
 from mitra.store.writer import Progress
 from mitra.models.embedders import Embedder
@@ -97,11 +97,11 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._cache_lock = threading.Lock()
         # Tier 1's read caches, each valid for one routing version (see ``_catalog_view``).
-        self._current: tuple[str, dict[str, str], tuple[Analysis, ...]] | None = None
+        self._current: CatalogView | None = None
         self._abstracts: tuple[str, AbstractVectors] | None = None
         self._evidence: tuple[tuple[object, str], EvidenceView] | None = None
         self._evidence_files = EvidenceFiles(self.files)
-        self._pinned = threading.local()  # each thread's analyses read inside ``reading``
+        self._pinned = threading.local()  # each thread's generations (``reading``) and catalog version (``routing``)
         if embedder is not None:
             self._check_embedder(embedder)
 
@@ -297,9 +297,12 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
 
     # ---------------------------------------------------------------- reads
     def analyses(self) -> list[Analysis]:
-        return list(self._catalog_view()[2])
+        return list(self._catalog_view().analyses)
 
     def get_analysis(self, analysis_id: str) -> Analysis | None:
+        pinned = getattr(self._pinned, "view", None)
+        if pinned is not None:  # inside ``routing``
+            return pinned.by_id.get(analysis_id)
         record = self.catalog.analysis(analysis_id)
         return record.analysis if record else None
 

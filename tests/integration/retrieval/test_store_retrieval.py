@@ -396,6 +396,17 @@ def test_an_older_data_dirs_single_evidence_index_routes_until_a_writer_replaces
     assert pipeline.kb.route_evidence(tokenize(question), 3)[0][0] == "SMP-24-003"
 
 
+def test_a_routed_question_reads_one_catalog_version_once(pipeline, monkeypatch):
+    catalog = pipeline.kb.catalog
+    versions, rows = [], []
+    get_meta, analysis = catalog.get_meta, catalog.analysis
+    monkeypatch.setattr(catalog, "get_meta", lambda key: versions.append(key) or get_meta(key))
+    monkeypatch.setattr(catalog, "analysis", lambda analysis_id: rows.append(analysis_id) or analysis(analysis_id))
+    result = pipeline.router.route("what limits were set on dark matter mediators in the monojet search?")
+    assert result.candidates[0].analysis.id == "EXO-24-002" and len(result.candidates) == 3
+    assert versions.count("routing_version") == 1 and rows == []  # not once per list and candidate
+
+
 def test_routing_says_how_strong_its_first_candidate_is(pipeline):
     """A question every signal routes to one analysis is a strong match, with the words its
     abstract holds; a question that could be about any analysis stands out nowhere."""
