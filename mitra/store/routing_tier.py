@@ -80,7 +80,7 @@ class RoutingTier:
         segment of the analyses re-indexed or added since, from each one's BM25 term counts,
         loaded one at a time and not kept (a writer's memory stays flat). The single index
         older versions rebuilt whole each run is deleted once the segments replace it."""
-        self._evidence_files.update(self._routing_view()[1], self._generation_units, self.settings.route_evidence_unit)
+        self._evidence_files.update(self._catalog_view().collections, self._generation_units, self.settings.route_evidence_unit)
         if self.files.stamp("bm25", EVIDENCE):
             self.files.delete("bm25", EVIDENCE)
 
@@ -138,17 +138,12 @@ class RoutingTier:
                                         {a.id: a for a in analyses})
         return self._current
 
-    def _routing_view(self) -> tuple[str, dict[str, str]]:
-        """The catalog's routing version and each analysis's current collection."""
-        view = self._catalog_view()
-        return view.version, view.collections
-
     def route_dense(self, query_vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """Exact search over the routing vectors, loaded once per routing version. Embedded
         Chroma is not process-safe: reading every vector while a writer upserts can fail
         ("Error finding id"); it is read again, and meanwhile this question is answered by
         Chroma's own (approximate) search, which a writer does not disturb."""
-        version, current = self._routing_view()
+        version, current = self._catalog_view()[:2]
         for attempt in range(_READ_RETRIES):
             if self._abstracts is not None and self._abstracts[0] == version:
                 return self._abstracts[1].search(query_vector, k)
@@ -165,7 +160,7 @@ class RoutingTier:
         the question best. Where no writer has saved the segmented index yet (a data dir
         of an older version, or a run killed before its end), one is built in memory, once
         per routing version, as ``_routing_bm25`` does."""
-        version, current = self._routing_view()
+        version, current = self._catalog_view()[:2]
         index = self._evidence_files.index()
         if index is None:
             if self._evidence is None or self._evidence[0] != ("memory", version):
