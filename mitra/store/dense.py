@@ -5,7 +5,8 @@ Why not Chroma's HNSW: embedded Chroma rebuilds the graph from its log with thre
 when a collection is opened, so the same query vector got a different top 50 in each
 new process; and scoring windows took a second search plus reads of stored vectors. A
 matrix-vector product over every paragraph is exact, so a ranking is the same in every
-process, and costs ~8 ms at 100k paragraphs on 2 cores. Chroma keeps the texts,
+process; from 30k paragraphs an 8-bit first pass that keeps it exact cuts its cost
+(``mitra.store.dense_prefilter``). Chroma keeps the texts,
 metadata and paragraph vectors; this index is rebuilt from it where missing.
 
 Saved as ``<dir>/`` (``ids.json``, ``vectors.npy``, ``windows.npy``, ``starts.npy``) and
@@ -20,12 +21,18 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from mitra.store.dense_prefilter import Int8Prefilter
 from mitra.store.files import swap_in
 
 # Paragraphs whose windows are scored: the nearest this many by their own vector. A
 # paragraph further down would need a window far closer than its own vector to reach
 # the top ``dense_k``; reading ~3 windows each costs ~1 ms at this depth.
 WINDOW_DEPTH = 1000
+
+# Paragraphs from which a reader searches through the 8-bit first pass
+# (``mitra.store.dense_prefilter``): below this the float32 product is a few ms and the
+# first pass's exact rescoring of its candidates would eat what it saves.
+PREFILTER_ROWS = 30_000
 
 # One BLAS thread: the product reads each vector once, so memory bandwidth bounds it, and
 # two threads on 2 busy cores took 12-48 ms where one took 0.03 (2k paragraphs). At 100k
@@ -45,6 +52,7 @@ class DenseIndex:
         self.vectors = vectors
         self.windows = windows
         self.starts = starts
+        self.prefilter: Int8Prefilter | None = None
         # Ties are broken by chunk id, as everywhere in ranking: each row's place in id order.
         self._id_rank = np.argsort(np.argsort(np.array(ids, dtype=str), kind="stable"), kind="stable")
 
@@ -55,6 +63,14 @@ class DenseIndex:
         starts[1:] = np.cumsum([len(w) for w in windows])
         stacked = np.concatenate(windows).astype(np.float32) if starts[-1] else np.zeros((0, dim), np.float32)
         return cls(list(ids), np.asarray(vectors, np.float32).reshape(len(ids), dim), stacked, starts)
+
+    def prefiltered(self, min_rows: int | None = None) -> "DenseIndex":
+        """This index, searched through an exact 8-bit first pass where it holds at least
+        ``min_rows`` (``PREFILTER_ROWS``) paragraphs (readers ask for it; writers only
+        merge and save)."""
+        if self.prefilter is None and len(self.ids) >= (PREFILTER_ROWS if min_rows is None else min_rows):
+            self.prefilter = Int8Prefilter(np.asarray(self.vectors, np.float32))
+        return self
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -72,15 +88,18 @@ class DenseIndex:
         blurs the one sentence a question is about). Best first; ties by id."""
         if not self.ids or k < 1:
             return []
-        with _BLAS.limit(limits=1, user_api="blas"):
-            similarity = self.vectors @ query
         admitted = np.flatnonzero(mask) if mask is not None else np.arange(len(self.ids))
         windows = windows and len(self.windows) > 0
         depth = min(len(admitted), max(k, WINDOW_DEPTH) if windows else k)
         if depth < 1:
             return []
-        top = admitted[np.argpartition(-similarity[admitted], depth - 1)[:depth]] if depth < len(admitted) else admitted
-        scores = similarity[top].astype(np.float64)
+        with _BLAS.limit(limits=1, user_api="blas"):
+            if self.prefilter is not None and depth < len(admitted):
+                rows, similarity = self.prefilter.shortlist(self.vectors, query, depth, None if mask is None else admitted)
+            else:
+                rows, similarity = admitted, (self.vectors @ query)[admitted]
+        chosen = np.argpartition(-similarity, depth - 1)[:depth] if depth < len(rows) else np.arange(len(rows))
+        top, scores = rows[chosen], similarity[chosen].astype(np.float64)
         counts = self.starts[top + 1] - self.starts[top] if windows else np.zeros(len(top), np.int64)
         if counts.any():
             owner = np.repeat(np.arange(len(top)), counts)

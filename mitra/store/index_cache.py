@@ -124,7 +124,7 @@ class IndexCaches:
         stamp = self.files.stamp("dense", name)
         cached = self._dense.get(name)
         if cached is None or cached[0] != stamp or cached[1] is not bm25:
-            dense = cached[2] if cached is not None and cached[0] == stamp else self._dense_index(name)
+            dense = cached[2] if cached is not None and cached[0] == stamp else self._dense_index(name).prefiltered()
             position = {item: i for i, item in enumerate(bm25.ids)}
             cached = (stamp, bm25, dense, np.array([position.get(i, -1) for i in dense.ids], np.int64))
             self._keep(name, lambda: self._dense.__setitem__(name, cached))
