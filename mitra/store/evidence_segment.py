@@ -86,7 +86,8 @@ class Segment:
 
     def postings_of(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """The units holding global term ``term`` and its frequency in each."""
-        j = int(np.searchsorted(self.terms, term))
+        # In the array's own type: numpy would widen the whole array to a Python int's (80 µs)
+        j = int(np.searchsorted(self.terms, self.terms.dtype.type(term)))
         if j == len(self.terms) or self.terms[j] != term:
             return self.units[:0], self.tf[:0]
         span = slice(int(self.ptr[j]), int(self.ptr[j + 1]))
