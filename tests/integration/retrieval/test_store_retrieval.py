@@ -465,26 +465,26 @@ def test_with_the_guard_a_ranking_holds_the_same_passages(pipeline):
     assert {h.chunk.id for h in guarded} == {h.chunk.id for h in fused}
 
 
-def test_a_reader_searches_a_large_analysis_through_the_exact_8_bit_first_pass(pipeline, monkeypatch):
+def test_a_reader_searches_a_large_analysis_through_the_exact_8_bit_first_pass(demo_pipeline, monkeypatch):
     """Readers load an analysis of PREFILTER_ROWS paragraphs or more with the 8-bit first
     pass (here every analysis, with a window depth below its size so the pass runs), and
     find the same passages with the same scores."""
     from mitra.store.dense_prefilter import Int8Prefilter
 
-    kb = pipeline.kb
+    kb = demo_pipeline.kb
     monkeypatch.setattr("mitra.store.dense.WINDOW_DEPTH", 3)
     monkeypatch.setattr(kb.settings, "dense_k", 3)
     shortlisted = []
     shortlist = Int8Prefilter.shortlist
     monkeypatch.setattr(Int8Prefilter, "shortlist", lambda self, *a: shortlisted.append(a) or shortlist(self, *a))
     question = "What is the dominant background?"
-    exact = pipeline.retriever.search("HIG-24-001", question, system="dense").hits
-    assert kb._dense[kb._record("HIG-24-001").collection][2].prefilter is None
+    exact = demo_pipeline.retriever.search("EXO-24-003", question, system="dense").hits
+    assert kb._dense[kb._record("EXO-24-003").collection][2].prefilter is None
 
     monkeypatch.setattr("mitra.store.dense.PREFILTER_ROWS", 1)
     kb._dense.clear()  # a reader started afresh
-    fast = pipeline.retriever.search("HIG-24-001", question, system="dense").hits
-    assert kb._dense[kb._record("HIG-24-001").collection][2].prefilter is not None
+    fast = demo_pipeline.retriever.search("EXO-24-003", question, system="dense").hits
+    assert kb._dense[kb._record("EXO-24-003").collection][2].prefilter is not None
     assert shortlisted and len(exact) == 3
     assert [h.chunk.id for h in fast] == [h.chunk.id for h in exact]
     assert [h.scores["dense"] for h in fast] == pytest.approx([h.scores["dense"] for h in exact], abs=1e-6)
