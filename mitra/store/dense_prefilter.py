@@ -7,7 +7,7 @@ quarter of that, in ONNX Runtime's integer kernel (~3.5 ms). Each row's score fr
 8-bit copies is off from its exact score by at most a bound known per row (Cauchy-Schwarz
 on the rounding errors of the row and of the question), so every row whose upper bound
 reaches a floor the exact top ``depth`` cannot fall below is kept, and only those are
-scored exactly: the exact top ``depth`` is always among them (``tests/unit/store/test_dense_index.py``).
+scored exactly: the exact top ``depth`` is always among them (``tests/unit/store/test_dense_prefilter.py``).
 
 Weights are rounded to 7 bits (±63): on CPUs without VNNI, ONNX Runtime's u8×s8 kernel
 adds pairs of products in 16 bits, which full 8-bit weights can overflow.
