@@ -103,12 +103,14 @@ class DenseIndex:
         top, scores = rows[chosen], similarity[chosen].astype(np.float64)
         counts = self.starts[top + 1] - self.starts[top] if windows else np.zeros(len(top), np.int64)
         if counts.any():
-            owner = np.repeat(np.arange(len(top)), counts)
-            rows = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(self.starts[top], counts)
-            best = np.full(len(top), -np.inf)
+            first = np.cumsum(counts) - counts  # where each paragraph's windows start among the rows read
+            rows = np.arange(counts.sum()) - np.repeat(first, counts) + np.repeat(self.starts[top], counts)
             with _BLAS.limit(limits=1, user_api="blas"):
-                np.maximum.at(best, owner, self.windows[rows] @ query)
-            scores = np.where(counts > 0, (scores + best) / 2, scores)
+                similarity = self.windows[rows] @ query
+            best = np.full(len(top), -np.inf)
+            held = counts > 0  # each paragraph's best window over its run (np.maximum.at took 6x as long)
+            best[held] = np.maximum.reduceat(similarity, first[held])
+            scores = np.where(held, (scores + best) / 2, scores)
         order = np.lexsort((self._id_rank[top], -scores))[:k]
         return [(self.ids[top[j]], float(scores[j])) for j in order]
 
