@@ -54,3 +54,17 @@ def test_save_and_load_give_the_same_search(tmp_path):
 
 def test_an_empty_index_finds_nothing():
     assert DenseIndex.build([], np.zeros((0, 3)), [], dim=3).search(unit(1, 0, 0), 5) == []
+
+
+def test_each_paragraph_takes_its_own_best_window_whatever_its_neighbours_hold():
+    rng = np.random.default_rng(0)
+    counts = [0, 3, 0, 0, 1, 2, 0, 4]
+    vectors = [unit(*rng.standard_normal(3)) for _ in counts]
+    windows = [np.array([unit(*rng.standard_normal(3)) for _ in range(n)], np.float32).reshape(n, 3) for n in counts]
+    built = DenseIndex.build([f"p{i}" for i in range(len(counts))], np.array(vectors), windows, dim=3)
+    query = unit(0.2, -0.5, 0.8)
+    for paragraph, score in built.search(query, len(counts)):
+        i = int(paragraph[1:])
+        own = float(vectors[i] @ query)
+        want = (own + max(float(w @ query) for w in windows[i])) / 2 if counts[i] else own
+        assert score == pytest.approx(want)
