@@ -104,12 +104,12 @@ class DenseIndex:
         counts = self.starts[top + 1] - self.starts[top] if windows else np.zeros(len(top), np.int64)
         if counts.any():
             first = np.cumsum(counts) - counts  # where each paragraph's windows start among the rows read
-            rows = np.arange(counts.sum()) - np.repeat(first, counts) + np.repeat(self.starts[top], counts)
+            window_rows = np.arange(counts.sum()) - np.repeat(first, counts) + np.repeat(self.starts[top], counts)
             with _BLAS.limit(limits=1, user_api="blas"):
-                similarity = self.windows[rows] @ query
+                window_similarity = self.windows[window_rows] @ query
             best = np.full(len(top), -np.inf)
             held = counts > 0  # each paragraph's best window over its run (np.maximum.at took 6x as long)
-            best[held] = np.maximum.reduceat(similarity, first[held])
+            best[held] = np.maximum.reduceat(window_similarity, first[held])
             scores = np.where(held, (scores + best) / 2, scores)
         order = np.lexsort((self._id_rank[top], -scores))[:k]
         return [(self.ids[top[j]], float(scores[j])) for j in order]
