@@ -143,7 +143,8 @@ class RoutingTier:
         Chroma is not process-safe: reading every vector while a writer upserts can fail
         ("Error finding id"); it is read again, and meanwhile this question is answered by
         Chroma's own (approximate) search, which a writer does not disturb."""
-        version, current = self._catalog_view()[:2]
+        view = self._catalog_view()
+        version, current = view.version, view.collections
         for attempt in range(_READ_RETRIES):
             if self._abstracts is not None and self._abstracts[0] == version:
                 return self._abstracts[1].search(query_vector, k)
@@ -160,7 +161,8 @@ class RoutingTier:
         the question best. Where no writer has saved the segmented index yet (a data dir
         of an older version, or a run killed before its end), one is built in memory, once
         per routing version, as ``_routing_bm25`` does."""
-        version, current = self._catalog_view()[:2]
+        view = self._catalog_view()
+        version, current = view.version, view.collections
         index = self._evidence_files.index()
         if index is None:
             if self._evidence is None or self._evidence[0] != ("memory", version):

@@ -69,3 +69,14 @@ def test_the_bound_holds_where_the_question_points_along_a_rows_own_rounding_err
         approx, bound = prefilter.scores(query, None)
         missed = abs(float(vectors[row] @ query) - float(approx[row]))
         assert 0.5 * bound[row] < missed <= bound[row]
+
+
+def test_quantizing_a_block_at_a_time_gives_the_same_copies(monkeypatch):
+    vectors = clustered(2500, seed=7)
+    whole = Int8Prefilter(vectors)
+    monkeypatch.setattr("mitra.store.dense_prefilter._BLOCK", 700)
+    blocks = Int8Prefilter(vectors)
+    for name in ("scale", "error", "norm"):
+        np.testing.assert_array_equal(getattr(blocks, name), getattr(whole, name))
+    query = questions(vectors, seed=8, n=1)[0]
+    np.testing.assert_array_equal(blocks.scores(query, None)[0], whole.scores(query, None)[0])
