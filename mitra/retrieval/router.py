@@ -4,6 +4,7 @@ analysis's best full-text evidence (BM25 over every analysis's sections), fused.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from mitra.core.settings import Settings, System
 from mitra.core.text import spelled_out, tokenize
@@ -16,11 +17,18 @@ from mitra.store.reader import KnowledgeReader
 _ID_LIKE = re.compile(r"[A-Za-z]\w*[-_./]\w*\d")
 
 
-def matched_words(question: str, text: str) -> list[str]:
-    """The question's words (as written, once each) whose search token ``text`` holds."""
-    held = set(tokenize(text))
-    words = dict.fromkeys(w for w in re.findall(r"[\w\-→μ]+", question) if (t := tokenize(w)) and set(t) <= held)
-    return list(words)
+def matched_words(question: str, texts: list[str]) -> list[list[str]]:
+    """For each of ``texts``, the question's words (as written, once each) whose search
+    tokens it holds."""
+    words = {w: set(t) for w in re.findall(r"[\w\-→μ]+", question) if (t := tokenize(w))}
+    return [[w for w, tokens in words.items() if tokens <= held] for held in map(_tokens, texts)]
+
+
+@lru_cache(maxsize=1024)
+def _tokens(text: str) -> frozenset[str]:
+    """A routing text's tokens: the same few analyses are candidates again and again, and
+    tokenizing an abstract took ~2 ms a candidate."""
+    return frozenset(tokenize(text))
 
 
 class Router:
@@ -59,15 +67,13 @@ class Router:
             detail.setdefault(item, {})["named"] = 1.0
         order = named + [item for item in ranked_ids(fused) if item not in named]
         firsts = [ranked[0][0] for ranked in scored.values() if ranked]
+        analyses = [a for a in map(self.kb.get_analysis, order[:top_n]) if a is not None]
         candidates = []
-        for item in order[:top_n]:
-            analysis = self.kb.get_analysis(item)
-            if analysis is not None:
-                score = fused[item]
-                strong = not candidates and (item in named or firsts.count(item) >= 2)
-                candidates.append(RoutedAnalysis(analysis=analysis, score=score, scores={**detail[item], "fused": score},
-                                                 confidence="strong" if strong else "weak",
-                                                 matched=matched_words(question, analysis.routing_text)))
+        for analysis, matched in zip(analyses, matched_words(question, [a.routing_text for a in analyses])):
+            score = fused[analysis.id]
+            strong = not candidates and (analysis.id in named or firsts.count(analysis.id) >= 2)
+            candidates.append(RoutedAnalysis(analysis=analysis, score=score, scores={**detail[analysis.id], "fused": score},
+                                             confidence="strong" if strong else "weak", matched=matched))
         return RoutingResult(question=question, candidates=candidates)
 
     def _named(self, question: str) -> list[str]:
