@@ -91,6 +91,16 @@ class ChromaCollections:
             name, configuration={"hnsw": {"space": "cosine"}}, embedding_function=None
         )
 
+    def _existing(self, name: str):
+        """Collection ``name`` where it exists, else None. (Asking by listing every collection
+        cost a writer O(analyses) twice an analysis: 60 % of its time at ~750 analyses.)"""
+        from chromadb.errors import NotFoundError
+
+        try:
+            return self.client.get_collection(name, embedding_function=None)
+        except NotFoundError:
+            return None
+
     def _read(self, name: str):
         """A full-text collection to read from, opened once per client: opening one costs
         Chroma ~1 ms idle and 30+ ms on busy cores, and every query reads texts."""

@@ -109,8 +109,9 @@ class IndexCaches:
         dim = int(self.catalog.get_meta("dim") or (self.embedder.dim if self.embedder else 0))
         got = self._read(name).get(include=["embeddings"])
         windows: dict[str, list[tuple[int, np.ndarray]]] = {}
-        if self.settings.dense_window_words and windows_name(name) in {c.name for c in self.client.list_collections()}:
-            old = self.client.get_collection(windows_name(name), embedding_function=None).get(include=["embeddings"])
+        window_collection = self._existing(windows_name(name)) if self.settings.dense_window_words else None
+        if window_collection is not None:
+            old = window_collection.get(include=["embeddings"])
             for window_id, vector in zip(old["ids"], old["embeddings"]):
                 chunk_id, _, j = window_id.rpartition("~")
                 windows.setdefault(chunk_id, []).append((int(j), vector))

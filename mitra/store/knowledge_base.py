@@ -276,9 +276,8 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
     def _drop_collection(self, name: str) -> None:
         """A full-text collection, its BM25 and dense indexes (and its windows collection, where
         an older version wrote one)."""
-        present = {c.name for c in self.client.list_collections()}
         for collection in (name, windows_name(name)):
-            if collection in present:
+            if self._existing(collection) is not None:
                 self.client.delete_collection(collection)
         with self._cache_lock:
             self._handles.pop(name, None)

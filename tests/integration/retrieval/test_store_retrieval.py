@@ -84,6 +84,24 @@ def test_reindex_replaces_an_analysis_atomically(pipeline, tmp_path):
     assert kb.stats()["analyses"] == before["analyses"]
 
 
+def test_a_writer_run_lists_chromas_collections_once_whatever_it_writes(pipeline, tmp_path, monkeypatch):
+    """Each analysis written asked Chroma for every collection twice (to drop leftovers,
+    and for an older windows collection): O(analyses) an analysis, 60 % of a writer's time
+    at ~750 analyses. Only collecting the garbage at the end of a run lists them."""
+    kb = pipeline.kb
+    listed = []
+    every = kb.client.list_collections
+    monkeypatch.setattr(kb.client, "list_collections", lambda *a, **k: listed.append(1) or every(*a, **k))
+    changed = [json.loads(json.dumps(a)) for a in ANALYSES[:2]]
+    for analysis in changed:
+        analysis["documents"][0]["text"] += "\nA sentence added so that the analysis is written again."
+    before = [kb.catalog.analysis(a["analysis_id"]).collection for a in changed]
+    index_jsonl(kb, write_jsonl(tmp_path / "two.jsonl", changed))
+    after = [kb.catalog.analysis(a["analysis_id"]).collection for a in changed]
+    assert all(b != a for b, a in zip(before, after))  # both written anew
+    assert len(listed) == 1
+
+
 def test_a_search_reads_one_generation_and_asks_the_catalog_once(pipeline, tmp_path, monkeypatch):
     kb = pipeline.kb
     asked = []
