@@ -19,8 +19,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
+from mitra.store.blas import one_blas_thread
 from mitra.store.dense_prefilter import Int8Prefilter
 from mitra.store.files import swap_in
 
@@ -34,14 +34,6 @@ WINDOW_DEPTH = 1000
 # at 10k paragraphs, 5.1 / 4.6 at 20k, 6.5 / 5.3 at 30k, 9.2 / 6.4 at 50k; below 30k the
 # saving is under a millisecond and not worth ~0.9 KB of memory a paragraph.
 PREFILTER_ROWS = 30_000
-
-# One BLAS thread: the product reads each vector once, so memory bandwidth bounds it, and
-# two threads on 2 busy cores took 12-48 ms where one took 0.03 (2k paragraphs). At 100k
-# paragraphs two threads search in 11.3 ms against 16.3 on quiet cores, but in 18 against
-# 16 beside one busy core, and in 24 against 19 with two searches at once; gated on the
-# load average they saved 4 ms of dense search and cost 3 ms of the question's embedding
-# (ONNX Runtime's threads and BLAS's take turns on the same 2 cores).
-_BLAS = ThreadpoolController()
 
 
 class DenseIndex:
@@ -94,7 +86,7 @@ class DenseIndex:
         depth = min(len(admitted), max(k, WINDOW_DEPTH) if windows else k)
         if depth < 1:
             return []
-        with _BLAS.limit(limits=1, user_api="blas"):
+        with one_blas_thread():
             if self.prefilter is not None and depth < len(admitted):
                 rows, similarity = self.prefilter.shortlist(self.vectors, query, depth, None if mask is None else admitted)
             else:
@@ -105,7 +97,7 @@ class DenseIndex:
         if counts.any():
             first = np.cumsum(counts) - counts  # where each paragraph's windows start among the rows read
             window_rows = np.arange(counts.sum()) - np.repeat(first, counts) + np.repeat(self.starts[top], counts)
-            with _BLAS.limit(limits=1, user_api="blas"):
+            with one_blas_thread():
                 window_similarity = self.windows[window_rows] @ query
             best = np.full(len(top), -np.inf)
             held = counts > 0  # each paragraph's best window over its run (np.maximum.at took 6x as long)

@@ -19,6 +19,7 @@ from typing import Literal
 
 import numpy as np
 
+from mitra.store.blas import one_blas_thread
 from mitra.store.bm25 import BM25Index, TermCounts
 
 EvidenceUnit = Literal["section", "passage"]
@@ -44,7 +45,8 @@ class AbstractVectors:
         if not self.ids or k < 1:
             return []
         query = np.asarray(vector, np.float32)
-        scores = self.matrix @ (query / (np.linalg.norm(query) or 1.0))
+        with one_blas_thread():
+            scores = self.matrix @ (query / (np.linalg.norm(query) or 1.0))
         top = np.argpartition(-scores, min(k, len(self.ids)) - 1)[:k] if k < len(self.ids) else np.arange(len(self.ids))
         return sorted(((self.ids[i], float(scores[i])) for i in top), key=lambda pair: (-pair[1], pair[0]))
 

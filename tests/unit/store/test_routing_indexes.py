@@ -19,3 +19,24 @@ def test_abstract_search_is_exact_and_breaks_ties_by_id():
     twins = AbstractVectors(["B", "A", "C"], np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
     assert [i for i, _ in twins.search(np.array([1.0, 0.0]), 3)] == ["A", "B", "C"]
     assert AbstractVectors([], np.zeros((0, 2))).search(np.array([1.0, 0.0]), 3) == []
+
+
+def test_the_abstract_product_runs_on_one_blas_thread():
+    """OpenBLAS's threads spin after a product: over 5,000 analyses they doubled the next
+    question's embedding on 2 cores (``mitra.store.blas``)."""
+    from threadpoolctl import threadpool_info
+
+    threads = []
+
+    class Probe:
+        def __init__(self, matrix):
+            self.matrix = matrix
+
+        def __matmul__(self, query):
+            threads.extend(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+            return self.matrix @ query
+
+    vectors = AbstractVectors(["a", "b"], np.eye(2, dtype=np.float32))
+    vectors.matrix = Probe(vectors.matrix)
+    vectors.search(np.array([1.0, 0.0], np.float32), 1)
+    assert threads and set(threads) == {1}
