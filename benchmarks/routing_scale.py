@@ -70,6 +70,19 @@ def read(directory: Path, questions_file: Path, depth: int) -> None:
                       "query_p95_ms": percentile(timings, 95), "memory_before_mb": before, "memory_after_mb": memory_mb()}))
 
 
+def chunked_papers(root: Path, count: int) -> tuple[list[tuple[str, list[tuple[str, list[str]]]]], list[str]]:
+    """The first ``count`` LHCb papers chunked by the real intake, each as its chunks'
+    (section key, tokens), and the questions: the 33 expert ones and each abstract's first
+    sentence."""
+    settings = Settings(_env_file=None)
+    papers, questions = [], [q.question for q in expert_questions(root)]
+    for paper in list(iter_papers(root))[:count]:
+        prepared = prepare(paper.record(full_text=True), settings)
+        papers.append((prepared.analysis.id, [(section_key(c), tokenize(c.index_text)) for c in prepared.chunks]))
+        questions += split_sentences(paper.abstract)[:1]
+    return papers, questions
+
+
 class Corpus:
     """Each paper's units as a writer takes them from its chunk index, in one vocabulary."""
 
@@ -145,13 +158,8 @@ def main() -> None:
     root = shared_dir()
     if root is None:
         sys.exit("../shared/data not found (set MITRA_SHARED_DIR): this benchmark needs the LHCb corpus")
-    settings = Settings(_env_file=None)
     start = time.perf_counter()
-    papers, questions = [], [q.question for q in expert_questions(root)]
-    for paper in list(iter_papers(root))[: args.papers]:
-        prepared = prepare(paper.record(full_text=True), settings)
-        papers.append((prepared.analysis.id, [(section_key(c), tokenize(c.index_text)) for c in prepared.chunks]))
-        questions += split_sentences(paper.abstract)[:1]
+    papers, questions = chunked_papers(root, args.papers)
     report = {"benchmark": "routing_scale", "papers": len(papers), "passages": sum(len(r) for _, r in papers),
               "chunk_and_tokenize_s": round(time.perf_counter() - start, 1), "queries": len(questions), "sizes": []}
     with tempfile.NamedTemporaryFile("w", suffix=".json") as handle:
