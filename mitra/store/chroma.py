@@ -93,7 +93,8 @@ class ChromaCollections:
 
     def _existing(self, name: str):
         """Collection ``name`` where it exists, else None. (Asking by listing every collection
-        cost a writer O(analyses) twice an analysis: 60 % of its time at ~750 analyses.)"""
+        cost a writer O(analyses) an analysis: with the drop of leftovers, which listed them
+        too, 60 % of its time at ~750 analyses.)"""
         from chromadb.errors import NotFoundError
 
         try:

@@ -276,9 +276,13 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
     def _drop_collection(self, name: str) -> None:
         """A full-text collection, its BM25 and dense indexes (and its windows collection, where
         an older version wrote one)."""
+        from chromadb.errors import NotFoundError
+
         for collection in (name, windows_name(name)):
-            if self._existing(collection) is not None:
-                self.client.delete_collection(collection)
+            try:
+                self.client.delete_collection(collection)  # one call, not a lookup and a delete
+            except NotFoundError:
+                pass
         with self._cache_lock:
             self._handles.pop(name, None)
         for kind in ("bm25", "dense", "passages"):
