@@ -163,6 +163,33 @@ def test_chroma_server_answers_and_stores_explicit_embeddings(chroma_server):
     client.delete_collection("deploy-check")
 
 
+def test_chroma_server_keeps_a_bounded_pool_of_open_indexes(tmp_path):
+    """MITRA keeps a collection per analysis generation. A server that kept every HNSW index
+    it opened (4 open files and ~2.5 MB each) ran out of descriptors after ~4,500 analyses.
+    Past the configured pool (its eviction is per shard, so it fills by ~3x its capacity),
+    more collections hold no more files, and an index dropped from the pool still answers."""
+    import chromadb
+    import numpy as np
+
+    from tests.fixtures.servers import running_chroma
+
+    pool = yaml.safe_load((REPO / "deploy" / "chroma.yaml").read_text())["segment_manager"]
+    capacity = pool["hnsw_index_pool_cache_config"]["memory"]["capacity"]
+    rng = np.random.default_rng(0)
+    with running_chroma(tmp_path / "data") as server:
+        client = chromadb.HttpClient(host="127.0.0.1", port=server.port)
+        open_files = {}
+        for i in range(4 * capacity):
+            collection = client.create_collection(f"a{i:04d}", embedding_function=None,
+                                                  configuration={"hnsw": {"space": "cosine"}})
+            collection.add(ids=[f"{i}-0", f"{i}-1"], embeddings=rng.standard_normal((2, 8)).tolist())
+            if i + 1 in (3 * capacity, 4 * capacity):
+                open_files[i + 1] = len(list(Path(f"/proc/{server.process.pid}/fd").iterdir()))
+        first = client.get_collection("a0000").query(query_embeddings=[[1.0] * 8], n_results=2)
+    assert open_files[4 * capacity] - open_files[3 * capacity] < 20, open_files  # unbounded: +4 a collection
+    assert sorted(first["ids"][0]) == ["0-0", "0-1"]
+
+
 def test_knowledge_base_indexes_and_searches_on_the_chroma_server(chroma_server, tmp_path, embedder, corpus_jsonl):
     import chromadb
 
