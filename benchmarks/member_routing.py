@@ -44,7 +44,7 @@ def main() -> None:
     data_dir = (args.work_dir or Path(tempfile.mkdtemp(prefix="mitra-member-routing-"))) / f"kb-{args.analyses}"
     start = time.perf_counter()
     if not (data_dir / "catalog.sqlite").exists():  # built once per work dir
-        build(data_dir, args.analyses, args.chunks, groups=("a", "b"))
+        build(Settings(data_dir=data_dir), args.analyses, args.chunks, groups=("a", "b"))
     build_s = time.perf_counter() - start
     pipeline = build_pipeline(Settings(data_dir=data_dir, reranker="none"), with_reranker=False)
     routers = {"unscoped": pipeline.router, "member": pipeline.for_principal(Principal("m", frozenset({"a"}))).router}

@@ -44,21 +44,28 @@ def rss_mb() -> float:
     return 0.0
 
 
-def build(data_dir: Path, analyses: int, chunks: int, groups: tuple[str, ...] = ()) -> None:
-    """``analyses`` analyses of ``chunks`` passages each; with ``groups``, analysis ``i`` is
-    restricted to group ``groups[i % len(groups)]``."""
+def build(settings: Settings, analyses: int, chunks: int, groups: tuple[str, ...] = ()) -> None:
+    """``analyses`` analyses of ``chunks`` passages each, written with ``settings`` (its data
+    dir, and its database and Chroma server in the cluster form); with ``groups``, analysis
+    ``i`` is restricted to group ``groups[i % len(groups)]``."""
     from ingest.chunk.from_text import chunk_text
     from mitra.access.policy import attach_groups
     from mitra.models.embedders import SentenceTransformerEmbedder
     from mitra.store.knowledge_base import KnowledgeBase
 
     papers = iter_papers(shared_dir())
-    kb = KnowledgeBase(Settings(data_dir=data_dir), RandomPassageEmbedder(SentenceTransformerEmbedder("all-MiniLM-L6-v2")))
+    kb = KnowledgeBase(settings, RandomPassageEmbedder(SentenceTransformerEmbedder("all-MiniLM-L6-v2")))
+    # Each paper is chunked once: the analyses cycle over the corpus, and chunking whole
+    # papers for a few passages each was most of a large build's time.
+    chunked: dict[str, list] = {}
     for i, paper in enumerate(islice(cycle(papers), analyses)):
         analysis = Analysis(id=f"MEM-{i:04d}", title=paper.title or paper.arxiv_id, abstract=paper.abstract)
         analysis = attach_groups(analysis, [groups[i % len(groups)]] if groups else None)
         document = Document(analysis_id=analysis.id, doc_id=paper.arxiv_id)
-        kb.replace_analysis(analysis, [document], chunk_text(document, paper.text, 200, 1200).chunks[:chunks])
+        if paper.arxiv_id not in chunked:
+            chunked[paper.arxiv_id] = chunk_text(document, paper.text, 200, 1200).chunks[:chunks]
+        passages = [c.model_copy(update={"analysis_id": analysis.id}) for c in chunked[paper.arxiv_id]]
+        kb.replace_analysis(analysis, [document], passages)
     kb.sync_abstracts()
 
 
@@ -102,7 +109,7 @@ def main() -> None:
     data_dir = (args.work_dir or Path(tempfile.mkdtemp(prefix="mitra-reader-memory-"))) / f"kb-{args.analyses}x{args.chunks}"
     start = time.perf_counter()
     if not (data_dir / "catalog.sqlite").exists():  # built once per work dir
-        build(data_dir, args.analyses, args.chunks)
+        build(Settings(data_dir=data_dir), args.analyses, args.chunks)
     build_s = time.perf_counter() - start
     served = subprocess.run([sys.executable, __file__, "--serve", str(data_dir), "--cache", str(args.cache),
                              "--every", str(args.every), "--rounds", str(args.rounds)],

@@ -19,9 +19,17 @@ and what a writer run costs, in a real knowledge base:
   its evidence segment), seconds.
 
 The knowledge base is built once per ``--work-dir`` (5,000 analyses: ~25 min here).
+
+``--cluster`` measures the cluster form instead: a throwaway PostgreSQL and a ``chroma
+run`` server on 127.0.0.1 (the tests' ``tests/fixtures/servers.py``) hold what the writer
+writes (catalog, routing tier, index and evidence blobs, passages), built anew each run;
+the reader is a new replica, an empty data dir, so its first question includes fetching
+and unpacking the evidence segments and the routing tier from the database.
+
 Prints JSON.
 
     python benchmarks/routing_end_to_end.py [--analyses 5000] [--papers-per-analysis 22] [--work-dir DIR]
+        [--cluster]
 """
 
 from __future__ import annotations
@@ -50,14 +58,16 @@ from mitra.core.types import Analysis, Document  # noqa: E402
 EXPERTS = 33  # chunked_papers' questions: the 33 expert ones, then the abstracts' first sentences
 
 
-def give_evidence(data_dir: Path, corpus: Corpus, per: int) -> float:
+def give_evidence(settings: Settings, corpus: Corpus, per: int) -> float:
     """Every analysis's evidence made that of ``per`` papers (the writer's own update)."""
-    from mitra.store.evidence_files import EvidenceFiles
+    from mitra.store.evidence_files import STATE, EvidenceFiles, State
     from mitra.store.knowledge_base import KnowledgeBase
 
-    settings = Settings(_env_file=None, data_dir=data_dir)
-    shutil.rmtree(data_dir / "evidence", ignore_errors=True)  # else the analyses' own units are held already
     kb = KnowledgeBase(settings)
+    # The analyses' own units are held already: the saved index goes first, on either back end.
+    saved = State.load(kb.files.directory("evidence", STATE))
+    for name in [*(saved.segments if saved else []), STATE]:
+        kb.files.delete("evidence", name)
     current = {r.analysis.id: r.collection for r in kb.catalog.analyses()}
     number = {c: i for i, c in enumerate(sorted(current.values()))}
     started = time.perf_counter()
@@ -65,14 +75,13 @@ def give_evidence(data_dir: Path, corpus: Corpus, per: int) -> float:
     return time.perf_counter() - started
 
 
-def add_one(data_dir: Path, per: int) -> dict:
+def add_one(settings: Settings, per: int) -> dict:
     """One more analysis of ``per`` papers through the writer, timed by step."""
     from ingest.chunk.from_text import chunk_text
     from mitra.models.embedders import SentenceTransformerEmbedder
     from mitra.store.knowledge_base import KnowledgeBase
 
-    kb = KnowledgeBase(Settings(_env_file=None, data_dir=data_dir),
-                       RandomPassageEmbedder(SentenceTransformerEmbedder("all-MiniLM-L6-v2")))
+    kb = KnowledgeBase(settings, RandomPassageEmbedder(SentenceTransformerEmbedder("all-MiniLM-L6-v2")))
     papers = list(islice(cycle(iter_papers(shared_dir())), per))
     analysis = Analysis(id=f"NEW-{int(time.time())}", title=papers[0].title or papers[0].arxiv_id,
                         abstract=papers[0].abstract)
@@ -87,14 +96,14 @@ def add_one(data_dir: Path, per: int) -> dict:
             "sync_abstracts_s": round(done - written, 2), "add_one_s": round(done - started, 2)}
 
 
-def read(data_dir: Path, questions: list[str], experts: int) -> None:
+def read(settings: Settings, questions: list[str], experts: int) -> None:
     """The reader: a fresh process routes every question once, in turn, its embedding timed
     apart (the router keeps the vector, as it does for the retrieval that follows)."""
     from mitra.core.text import spelled_out
     from mitra.retrieval.pipeline import build_pipeline
 
     before = memory_mb()
-    router = build_pipeline(Settings(_env_file=None, data_dir=data_dir, reranker="none"), with_reranker=False).router
+    router = build_pipeline(settings.model_copy(update={"reranker": "none"}), with_reranker=False).router
     started = time.perf_counter()
     router.route("which analysis measured the muon lifetime")  # loads the routing tier, evidence index, encoder
     first_s = time.perf_counter() - started
@@ -120,30 +129,51 @@ def main() -> None:
     parser.add_argument("--analyses", type=int, default=5000)
     parser.add_argument("--papers-per-analysis", type=int, default=22)
     parser.add_argument("--work-dir", type=Path)
+    parser.add_argument("--cluster", action="store_true", help="PostgreSQL and a Chroma server, a new replica reads")
     parser.add_argument("--read", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--questions", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--settings", help=argparse.SUPPRESS)  # the reader's services, as JSON
     args = parser.parse_args()
     if args.read:
-        return read(args.read, json.loads(args.questions.read_text()), EXPERTS)
+        services = json.loads(args.settings or "{}")
+        return read(Settings(_env_file=None, data_dir=args.read, **services), json.loads(args.questions.read_text()),
+                    EXPERTS)
     root = shared_dir()
     if root is None:
         sys.exit("../shared/data not found (set MITRA_SHARED_DIR): this benchmark needs the LHCb corpus")
-    data_dir = (args.work_dir or Path(tempfile.mkdtemp(prefix="mitra-routing-e2e-"))) / f"kb-{args.analyses}"
-    report: dict = {"benchmark": "routing_end_to_end", "analyses": args.analyses,
-                    "papers_per_analysis": args.papers_per_analysis}
+    work = args.work_dir or Path(tempfile.mkdtemp(prefix="mitra-routing-e2e-"))
+    report: dict = {"benchmark": "routing_end_to_end", "form": "cluster" if args.cluster else "one machine",
+                    "analyses": args.analyses, "papers_per_analysis": args.papers_per_analysis}
+    if not args.cluster:
+        return measure(work / f"kb-{args.analyses}", {}, args, report)
+    from tests.fixtures.servers import running_chroma, running_postgres
+
+    place = Path(tempfile.mkdtemp(prefix=f"cluster-{args.analyses}-", dir=work))
+    try:
+        with running_postgres() as pg, running_chroma(place / "chroma") as chroma:
+            services = {"database_url": pg.url(), "chroma_host": "127.0.0.1", "chroma_port": chroma.port}
+            measure(place / "writer", services, args, report, replica=place / "replica")
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
+
+
+def measure(data_dir: Path, services: dict, args: argparse.Namespace, report: dict, replica: Path | None = None) -> None:
+    """Build (once per data dir), give evidence, route in a fresh reader (on ``replica``, an
+    empty data dir, where given), add one analysis; print the report."""
+    settings = Settings(_env_file=None, data_dir=data_dir, **services)
     started = time.perf_counter()
-    if not (data_dir / "catalog.sqlite").exists():  # built once per work dir
-        build(data_dir, args.analyses, 2)
+    if not (data_dir / "catalog.sqlite").exists():  # built once per work dir (the cluster's catalog is new each run)
+        build(settings, args.analyses, 2)
     report["build_s"] = round(time.perf_counter() - started, 1)
-    papers, questions = chunked_papers(root, 780)
-    report["evidence_build_s"] = round(give_evidence(data_dir, Corpus(papers, "section"), args.papers_per_analysis), 1)
+    papers, questions = chunked_papers(shared_dir(), 780)
+    report["evidence_build_s"] = round(give_evidence(settings, Corpus(papers, "section"), args.papers_per_analysis), 1)
     with tempfile.NamedTemporaryFile("w", suffix=".json") as handle:
         json.dump(questions, handle)
         handle.flush()
-        reader = subprocess.run([sys.executable, __file__, "--read", str(data_dir), "--questions", handle.name],
-                                capture_output=True, text=True, check=True)
+        reader = subprocess.run([sys.executable, __file__, "--read", str(replica or data_dir), "--questions", handle.name,
+                                 "--settings", json.dumps(services)], capture_output=True, text=True, check=True)
     report |= json.loads(reader.stdout.splitlines()[-1])
-    report["add_one"] = add_one(data_dir, args.papers_per_analysis)
+    report["add_one"] = add_one(settings, args.papers_per_analysis)
     print(json.dumps(report, indent=2))
 
 
