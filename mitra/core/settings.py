@@ -56,8 +56,8 @@ class StorageSettings(BaseModel):
     chroma_host: str | None = Field(None, description="Chroma server host; unset = embedded PersistentClient")
     chroma_port: int = Field(8000, description="Chroma server port (with chroma_host)")
     chroma_reopen_every: int = Field(
-        8, ge=1, description="full-text collections a writer fills before it reopens its Chroma client (embedded "
-        "Chroma keeps every index it opened in memory until then: this bounds an indexing run's memory)"
+        8, ge=1, description="full-text collections a writer fills before it reopens its embedded Chroma client "
+        "(which keeps every index it opened in memory until then: this bounds an indexing run's memory)"
     )
     reader_cache_analyses: int = Field(
         64, ge=1, description="analyses whose indexes (BM25, dense, Chroma handle) a reader keeps loaded, most "

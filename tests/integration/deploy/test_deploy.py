@@ -14,6 +14,7 @@ section, which the compose file therefore does not use.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -210,3 +211,36 @@ def test_knowledge_base_indexes_and_searches_on_the_chroma_server(chroma_server,
     assert not settings.chroma_dir.exists()
     names = {c.name for c in chromadb.HttpClient(host="127.0.0.1", port=chroma_server).list_collections()}
     assert "abstracts" in names and any(n.startswith("ft-hig-24-001-") for n in names)
+
+
+def test_a_writer_on_the_chroma_server_keeps_one_connection(chroma_server, tmp_path, embedder):
+    """The embedded client is reopened every ``chroma_reopen_every`` collections to free the
+    indexes it holds; an HTTP client closed that way left its connection open, ~1,000
+    sockets over a 5,000-analysis run. A server's client is kept for the whole run."""
+    from mitra.core.settings import Settings
+    from mitra.core.types import Analysis, Chunk, Document
+    from mitra.store.knowledge_base import KnowledgeBase
+
+    def sockets() -> int:
+        links = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                links.append(os.readlink(f"/proc/self/fd/{fd}"))
+            except FileNotFoundError:  # the listing's own descriptor, closed since
+                pass
+        return sum(link.startswith("socket:") for link in links)
+
+    settings = Settings(data_dir=tmp_path / "kb", chroma_host="127.0.0.1", chroma_port=chroma_server,
+                        chroma_reopen_every=1)
+    kb = KnowledgeBase(settings, embedder)
+    written = []
+    for i in range(12):
+        analysis = Analysis(id=f"SOCK-{i:02d}", title=f"Analysis {i}", abstract="A search for muon pairs.")
+        document = Document(analysis_id=analysis.id, doc_id=f"note-{i}")
+        chunk = Chunk(id=f"c{i}", analysis_id=analysis.id, doc_id=document.doc_id, version="v1", position=0,
+                      text=f"The dominant background in analysis {i} is Drell-Yan production.")
+        kb.replace_analysis(analysis, [document], [chunk])
+        written.append(sockets())
+    assert written[-1] - written[1] <= 1, written  # reopened each time: one more socket an analysis
+    assert kb.stats()["analyses"] == 12
+
