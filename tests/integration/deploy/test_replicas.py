@@ -120,6 +120,33 @@ def test_replica_cache_follows_the_blobs(postgres_url, tmp_path):
     assert len(set(places)) == 1 and BM25Index.load(places[0]).search("kaon", 1)
 
 
+def test_a_writer_reads_back_what_it_saved_without_fetching_it(postgres_url, tmp_path, monkeypatch):
+    """A writer reads back the BM25 term counts and evidence segments it has just saved: kept
+    in its cache as written, they are not fetched again (862 MB of segments at 5,000
+    analyses). Other kinds are not kept, and other data dirs fetch everything."""
+    from mitra.store import index_files
+
+    writer = BlobIndexFiles(Settings(_env_file=None, data_dir=tmp_path / "A", database_url=postgres_url))
+    reader = BlobIndexFiles(Settings(_env_file=None, data_dir=tmp_path / "B", database_url=postgres_url))
+    unpacked: list[Path] = []
+    unpack = index_files._unpack
+    monkeypatch.setattr(index_files, "_unpack", lambda data, directory: (unpacked.append(directory),
+                                                                         unpack(data, directory)))
+
+    def dense(directory: Path) -> None:
+        directory.mkdir()
+        (directory / "ids.json").write_text("[]")
+
+    for text in ("muon", "photon"):  # saved, then saved again under a new stamp
+        writer.save("bm25", "ft-x-g1", BM25Index.build(["c1"], [text]).write)
+        assert BM25Index.load(writer.directory("bm25", "ft-x-g1")).search(text, 1)[0][0] == "c1"
+    assert unpacked == [] and len(list((tmp_path / "A" / "index-cache" / "bm25" / "ft-x-g1").iterdir())) == 1
+    writer.save("dense", "ft-x-g1", dense)
+    assert (writer.directory("dense", "ft-x-g1") / "ids.json").exists() and len(unpacked) == 1
+    assert BM25Index.load(reader.directory("bm25", "ft-x-g1")).search("photon", 1)[0][0] == "c1"
+    assert len(unpacked) == 2
+
+
 def test_replicas_read_the_evidence_segments_the_writer_stores_in_postgres(postgres_url, tmp_path):
     """The evidence index's state and segments as blobs: a replica with its own data dir
     routes as the writer does, and follows a re-indexed analysis by the state's stamp."""
