@@ -18,7 +18,7 @@ and what a writer run costs, in a real knowledge base:
   ``index_profile.py``) and ``sync_abstracts`` (its routing vector, the abstracts' BM25,
   its evidence segment), seconds.
 
-The knowledge base is built once per ``--work-dir`` (5,000 analyses: ~25 min here).
+The knowledge base is built once per ``--work-dir`` (5,000 analyses: 957 s in the cluster form here).
 
 ``--cluster`` measures the cluster form instead: a throwaway PostgreSQL and a ``chroma
 run`` server on 127.0.0.1 (the tests' ``tests/fixtures/servers.py``) hold what the writer
