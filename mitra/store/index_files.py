@@ -44,7 +44,7 @@ SHARED_MODEL = "adapted"  # the blob name of the adapted reranker replicas read 
 # evidence units) and every evidence segment at its next run. Kept in its cache as written,
 # not fetched again: at 5,000 analyses a writer run fetched the 862 MB of segments, and
 # adding one analysis took 19.4 s (routing_end_to_end.py --cluster).
-_KEPT_ON_SAVE: frozenset[str] = frozenset({"bm25", "evidence"})
+_KEPT_ON_SAVE: frozenset[Kind] = frozenset({"bm25", "evidence"})
 
 
 class IndexFiles(Protocol):
