@@ -243,4 +243,3 @@ def test_a_writer_on_the_chroma_server_keeps_one_connection(chroma_server, tmp_p
         written.append(sockets())
     assert written[-1] - written[1] <= 1, written  # reopened each time: one more socket an analysis
     assert kb.stats()["analyses"] == 12
-

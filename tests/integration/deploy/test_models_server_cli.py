@@ -2,10 +2,6 @@
 server mode, and the CLI."""
 
 import json
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -15,8 +11,8 @@ from mitra.models.embedders import DPREmbedder, ModelUnavailable, resolve_model_
 from mitra.models.rerank import CrossEncoderReranker, load_reranker
 from mitra.retrieval.pipeline import build_pipeline
 from mitra.core.settings import Settings
-from tests.conftest import closed_port
 from tests.fixtures.samples import ANALYSES, write_jsonl
+from tests.fixtures.servers import running_chroma
 
 
 def _tiny_bert_config(**extra):
@@ -94,27 +90,9 @@ def test_missing_dpr_weights_name_the_model():
 
 @pytest.fixture
 def chroma_server(tmp_path):
-    port = closed_port()  # free now; chroma binds it next
-    chroma = Path(sys.executable).with_name("chroma")
-    process = subprocess.Popen(
-        [str(chroma), "run", "--path", str(tmp_path / "server"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.3)
-        else:
-            pytest.fail("chroma run did not start")
-        yield port
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
+    """The compose file's chroma service on a free port (``tests.fixtures.servers``)."""
+    with running_chroma(tmp_path / "server") as server:
+        yield server.port
 
 
 def test_chroma_server_mode(chroma_server, tmp_path, embedder, corpus_jsonl):
