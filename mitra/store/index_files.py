@@ -29,10 +29,11 @@ from typing import Callable, Literal, Protocol
 from filelock import FileLock
 from sqlalchemy import delete, select
 
+from mitra.core import faults
 from mitra.core.settings import Settings
 from mitra.models.adapted import published_dir
 from mitra.store import schema
-from mitra.store.files import swap_in
+from mitra.store.files import swap_in, sweep_swaps
 from mitra.store.state import cluster_form, database, now, upsert
 
 Kind = Literal["bm25", "dense", "passages", "model", "evidence"]
@@ -45,6 +46,7 @@ SHARED_MODEL = "adapted"  # the blob name of the adapted reranker replicas read 
 # not fetched again: at 5,000 analyses a writer run fetched the 862 MB of segments, and
 # adding one analysis took 19.4 s (routing_end_to_end.py --cluster).
 _KEPT_ON_SAVE: frozenset[Kind] = frozenset({"bm25", "evidence"})
+_SAVING = "mitra-index-"  # the cache root's temporary directory of a save in progress
 
 
 class IndexFiles(Protocol):
@@ -59,6 +61,10 @@ class IndexFiles(Protocol):
         """Replace index ``name`` by what ``write`` puts in the (new) directory it is given."""
 
     def delete(self, kind: Kind, name: str) -> None: ...
+
+    def sweep(self) -> None:
+        """Remove what saves interrupted by a killed writer left behind (a writer's call,
+        under the data dir's lock: no save runs beside it)."""
 
 
 class LocalIndexFiles:
@@ -82,6 +88,10 @@ class LocalIndexFiles:
 
     def delete(self, kind: Kind, name: str) -> None:
         shutil.rmtree(self.directory(kind, name), ignore_errors=True)
+
+    def sweep(self) -> None:
+        for root in self.roots.values():
+            sweep_swaps(root)
 
 
 class BlobIndexFiles:
@@ -137,9 +147,10 @@ class BlobIndexFiles:
 
     def save(self, kind: Kind, name: str, write: Callable[[Path], None]) -> None:
         self.cache.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="mitra-index-", dir=self.cache) as tmp:  # the cache's disk: renamed in
+        with tempfile.TemporaryDirectory(prefix=_SAVING, dir=self.cache) as tmp:  # the cache's disk: renamed in
             written = Path(tmp) / name
             write(written)
+            faults.reached("index.saving")
             stamp = uuid.uuid4().hex
             with self.engine.begin() as db:
                 upsert(db, schema.index_blobs,
@@ -153,6 +164,12 @@ class BlobIndexFiles:
             db.execute(delete(schema.index_blobs).where(
                 schema.index_blobs.c.kind == kind, schema.index_blobs.c.name == name))
         shutil.rmtree(self.cache / kind / name, ignore_errors=True)
+
+    def sweep(self) -> None:
+        # A killed save's temporary directory: it has a fresh name each time, so nothing
+        # else would ever remove it. Unpacking readers swap in under <kind>/, never here.
+        for left in self.cache.glob(f"{_SAVING}*"):
+            shutil.rmtree(left, ignore_errors=True)
 
 
 def _pack(directory: Path) -> bytes:

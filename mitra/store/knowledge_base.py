@@ -289,7 +289,9 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
             self.files.delete(kind, name)
 
     def collect_garbage(self) -> list[str]:
-        """Delete full-text collections no catalog entry points to (an interrupted re-index)."""
+        """Delete full-text collections no catalog entry points to (an interrupted re-index),
+        and what an interrupted save of index files left."""
+        self.files.sweep()
         live = {r.collection for r in self.catalog.analyses()}
         # A windows collection is named for its paragraphs' one, and goes with it.
         names = {c.name.removesuffix("-w") for c in self.client.list_collections() if c.name.startswith("ft-")}

@@ -217,6 +217,17 @@ def test_an_indexer_killed_mid_run_leaves_the_replicas_on_the_previous_generatio
         time.sleep(0.2)
 
 
+def test_a_writer_killed_mid_save_leaves_nothing_behind_after_the_next_run(cluster, tmp_path):
+    corpus = write_jsonl(tmp_path / "analyses.jsonl", ANALYSES)
+    killed = _mitra({**cluster, "MITRA_KILL_AT": "index.saving"}, tmp_path / "A", "index-jsonl", str(corpus))
+    assert killed.wait(timeout=300) == -9
+    cache = tmp_path / "A" / "index-cache"
+    assert list(cache.glob("mitra-index-*"))  # the save in progress: a fresh name that no retry reuses
+
+    _output(_mitra(cluster, tmp_path / "A", "index-jsonl", str(corpus)))
+    assert not list(cache.glob("mitra-index-*"))
+
+
 def test_the_adapted_reranker_published_by_the_writer_is_the_one_every_replica_reads(cluster, tmp_path, embedder):
     """`mitra adapt` runs once, where the writer runs; replicas with empty data dirs load its
     model from PostgreSQL (a checkpoint of the packaged encoder stands in for a trained one)."""

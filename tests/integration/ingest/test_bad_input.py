@@ -264,6 +264,26 @@ def test_a_killed_writer_leaves_committed_analyses_routable_and_the_lock_free(
     rerun = _mitra("index-jsonl", str(corpus_jsonl), env={**env, "MITRA_KILL_AT": ""})  # the lock is free
     assert rerun.wait(timeout=300) == 0, rerun.stderr.read()
     assert _chunk_ids(pipeline) == uninterrupted_chunks
+    assert not _half_written(data_dir)
+
+
+def _half_written(data_dir: Path) -> list[Path]:
+    return [p for root in ("bm25", "dense", "passages", "evidence") for p in (data_dir / root).glob("*")
+            if p.name.endswith((".tmp", ".old"))]
+
+
+def test_a_writer_killed_mid_save_leaves_nothing_once_another_run_ends(tmp_path):
+    """The next run sweeps what the killed save left, though it never writes that analysis again."""
+    data_dir = tmp_path / "kb"
+    env = {"MITRA_DATA_DIR": str(data_dir), "MITRA_RERANKER": "none"}
+    first = write_jsonl(tmp_path / "first.jsonl", ANALYSES[:1])
+    killed = _mitra("index-jsonl", str(first), env={**env, "MITRA_KILL_AT": "index.saving"})
+    assert killed.wait(timeout=300) == -9
+    assert _half_written(data_dir)
+
+    others = _mitra("index-jsonl", str(write_jsonl(tmp_path / "others.jsonl", ANALYSES[1:])), env=env)
+    assert others.wait(timeout=300) == 0, others.stderr.read()
+    assert not _half_written(data_dir)
 
 
 # ---------------------------------------------------------------- uploads
