@@ -217,14 +217,15 @@ def test_an_indexer_killed_mid_run_leaves_the_replicas_on_the_previous_generatio
         time.sleep(0.2)
 
 
-def test_a_writer_killed_mid_save_leaves_nothing_behind_after_the_next_run(cluster, tmp_path):
+def test_a_writer_killed_mid_save_leaves_nothing_behind_after_the_next_run(cluster, tmp_path, embedder):
     corpus = write_jsonl(tmp_path / "analyses.jsonl", ANALYSES)
     killed = _mitra({**cluster, "MITRA_KILL_AT": "index.saving"}, tmp_path / "A", "index-jsonl", str(corpus))
     assert killed.wait(timeout=300) == -9
     cache = tmp_path / "A" / "index-cache"
     assert list(cache.glob("mitra-index-*"))  # the save in progress: a fresh name that no retry reuses
 
-    _output(_mitra(cluster, tmp_path / "A", "index-jsonl", str(corpus)))
+    writer = build_pipeline(_settings(cluster, tmp_path / "A"), embedder=embedder, with_reranker=False)
+    index_jsonl(writer.kb, corpus)
     assert not list(cache.glob("mitra-index-*"))
 
 

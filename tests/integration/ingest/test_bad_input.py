@@ -272,17 +272,20 @@ def _half_written(data_dir: Path) -> list[Path]:
             if p.name.endswith((".tmp", ".old"))]
 
 
-def test_a_writer_killed_mid_save_leaves_nothing_once_another_run_ends(tmp_path):
+def test_a_writer_killed_mid_save_leaves_nothing_once_another_run_ends(tmp_path, embedder):
     """The next run sweeps what the killed save left, though it never writes that analysis again."""
+    from ingest.sources.jsonl import index_jsonl
+    from mitra.core.settings import Settings
+    from mitra.retrieval.pipeline import build_pipeline
+
     data_dir = tmp_path / "kb"
-    env = {"MITRA_DATA_DIR": str(data_dir), "MITRA_RERANKER": "none"}
-    first = write_jsonl(tmp_path / "first.jsonl", ANALYSES[:1])
-    killed = _mitra("index-jsonl", str(first), env={**env, "MITRA_KILL_AT": "index.saving"})
+    env = {"MITRA_DATA_DIR": str(data_dir), "MITRA_RERANKER": "none", "MITRA_KILL_AT": "index.saving"}
+    killed = _mitra("index-jsonl", str(write_jsonl(tmp_path / "first.jsonl", ANALYSES[:1])), env=env)
     assert killed.wait(timeout=300) == -9
     assert _half_written(data_dir)
 
-    others = _mitra("index-jsonl", str(write_jsonl(tmp_path / "others.jsonl", ANALYSES[1:])), env=env)
-    assert others.wait(timeout=300) == 0, others.stderr.read()
+    writer = build_pipeline(Settings(data_dir=data_dir, reranker="none"), embedder=embedder, with_reranker=False)
+    index_jsonl(writer.kb, write_jsonl(tmp_path / "others.jsonl", ANALYSES[1:]))
     assert not _half_written(data_dir)
 
 
