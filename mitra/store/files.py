@@ -6,8 +6,6 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-from mitra.core import faults
-
 # What ``swap_in`` names its half-written and replaced directories.
 _SWAP_SUFFIXES = (".tmp", ".old")
 
@@ -18,7 +16,6 @@ def swap_in(directory: Path, write: Callable[[Path], None]) -> None:
     tmp = directory.with_name(directory.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     write(tmp)
-    faults.reached("index.saving")
     old = directory.with_name(directory.name + ".old")
     shutil.rmtree(old, ignore_errors=True)
     if directory.exists():

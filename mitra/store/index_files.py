@@ -84,7 +84,7 @@ class LocalIndexFiles:
 
     def save(self, kind: Kind, name: str, write: Callable[[Path], None]) -> None:
         self.directory(kind, name).parent.mkdir(parents=True, exist_ok=True)
-        swap_in(self.directory(kind, name), write)
+        swap_in(self.directory(kind, name), lambda tmp: _written(write, tmp))
 
     def delete(self, kind: Kind, name: str) -> None:
         shutil.rmtree(self.directory(kind, name), ignore_errors=True)
@@ -148,9 +148,7 @@ class BlobIndexFiles:
     def save(self, kind: Kind, name: str, write: Callable[[Path], None]) -> None:
         self.cache.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=_SAVING, dir=self.cache) as tmp:  # the cache's disk: renamed in
-            written = Path(tmp) / name
-            write(written)
-            faults.reached("index.saving")
+            written = _written(write, Path(tmp) / name)
             stamp = uuid.uuid4().hex
             with self.engine.begin() as db:
                 upsert(db, schema.index_blobs,
@@ -170,6 +168,14 @@ class BlobIndexFiles:
         # else would ever remove it. Unpacking readers swap in under <kind>/, never here.
         for left in self.cache.glob(f"{_SAVING}*"):
             shutil.rmtree(left, ignore_errors=True)
+
+
+def _written(write: Callable[[Path], None], directory: Path) -> Path:
+    """``directory`` once ``write`` has filled it: a save's files written, not yet in place,
+    where fault-injection tests kill a writer (``index.saving``)."""
+    write(directory)
+    faults.reached("index.saving")
+    return directory
 
 
 def _pack(directory: Path) -> bytes:
