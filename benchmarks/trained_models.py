@@ -58,7 +58,7 @@ def prepare(root: Path, out: Path, limit: int | None = None) -> dict:
     from benchmarks.corpora.long import long_lhcb_papers
     from ingest.chunk.from_text import chunk_text
     from mitra.adapt.pseudo_queries import heading_queries, passage_for, sentence_queries
-    from mitra.core.text import sentence_windows, spelled_out, tokenize
+    from mitra.core.text import spelled_out, tokenize
     from mitra.core.types import Document
 
     in_sets = {p.arxiv_id for p in long_lhcb_papers(root)} | {q.arxiv_id for q in expert_questions(root)}
@@ -85,22 +85,14 @@ def prepare(root: Path, out: Path, limit: int | None = None) -> dict:
             negatives = [ids[d] for d in found[0] if ids[d] != query.chunk_id][:GROUP - 1]
             if not negatives:
                 continue
-            chunk = by_id[query.chunk_id]
-
-            def window(passage: str, headed: bool) -> str:
-                # The encoder embeds sentence windows (``dense_window_words``): the one
-                # sharing most of the query's terms, under the passage's section path.
-                head, _, body = passage.partition("\n") if headed else ("", "", passage)
-                best = max(sentence_windows(body, 60) or [body], key=lambda r: len(terms & set(tokenize(r))))
-                return f"{head}\n{best}" if head else best
-
+            chunk, negative = by_id[query.chunk_id], by_id[rng.choice(negatives)]
             positive = passage_for(query, chunk)
-            negative = by_id[rng.choice(negatives)]
             rows.append({
                 "paper": paper.arxiv_id, "kind": query.kind,
                 "query": query.query, "encoder_query": spelled_out(query.query),
-                "positive": positive, "positive_window": window(positive, bool(chunk.section) and not query.strip_section),
-                "negative_window": window(negative.index_text, bool(negative.section)),
+                "positive": positive,
+                "positive_window": _window(positive, bool(chunk.section) and not query.strip_section, terms),
+                "negative_window": _window(negative.index_text, bool(negative.section), terms),
                 "negatives": [texts.setdefault(by_id[i].index_text, len(texts)) for i in negatives],
             })
     out.mkdir(parents=True, exist_ok=True)
@@ -110,12 +102,26 @@ def prepare(root: Path, out: Path, limit: int | None = None) -> dict:
             "kinds": {k: sum(r["kind"] == k for r in rows) for k in ("heading", "caption", "statement")}}
 
 
+def _window(passage: str, headed: bool, terms: set[str]) -> str:
+    """The encoder embeds sentence windows (``dense_window_words``): the passage's window
+    sharing most of the query's terms, under the passage's section path."""
+    from mitra.core.text import sentence_windows, tokenize
+
+    head, _, body = passage.partition("\n") if headed else ("", "", passage)
+    best = max(sentence_windows(body, 60) or [body], key=lambda run: len(terms & set(tokenize(run))))
+    return f"{head}\n{best}" if head else best
+
+
 # ------------------------------------------------------------------ train (GPU)
 def _load(data: Path) -> tuple[list[dict], list[dict]]:
     with lzma.open(data / "queries.json.xz", "rt") as handle:
         loaded = json.load(handle)
     rows = [{**r, "negatives": [loaded["texts"][i] for i in r["negatives"]]} for r in loaded["rows"]]
-    return [r for r in rows if not held_out(r["paper"])], [r for r in rows if held_out(r["paper"])][:3000]
+    train, heldout = [r for r in rows if not held_out(r["paper"])], [r for r in rows if held_out(r["paper"])][:3000]
+    if not train or not heldout:
+        raise SystemExit(f"{data}: {len(train)} training and {len(heldout)} held-out queries; both are needed "
+                         f"(one paper in {HELDOUT} is held out): prepare more papers")
+    return train, heldout
 
 
 class _Trainer:
@@ -130,7 +136,7 @@ class _Trainer:
         steps = epochs * (len(train) // batch)
         warm = max(1, steps // 10)
         self.schedule = torch.optim.lr_scheduler.LambdaLR(
-            self.optimizer, lambda s: (s + 1) / warm if s < warm else max(0.0, (steps - s) / (steps - warm)))
+            self.optimizer, lambda s: (s + 1) / warm if s < warm else max(0.0, (steps - s) / max(1, steps - warm)))
 
     def run(self, loss, validate, save) -> dict:
         import torch
