@@ -126,7 +126,8 @@ def _load(data: Path) -> tuple[list[dict], list[dict]]:
 
 class _Trainer:
     """The loop both models share: linear warm-up and decay, a time budget, the best
-    checkpoint by held-out MRR kept."""
+    checkpoint by held-out MRR kept. Not ``mitra adapt``'s sentence-transformers trainer:
+    that needs ``datasets``, which a GPU image need not have."""
 
     def __init__(self, model, batch: int, epochs: int, train: list[dict], seconds: float, learning_rate: float):
         import torch
@@ -142,12 +143,20 @@ class _Trainer:
         import torch
 
         started, rng, step, history, saved, late = time.monotonic(), random.Random(1), 0, [], False, False
-        best = validate()
+
+        @torch.no_grad()
+        def heldout_mrr() -> float:
+            self.model.eval()
+            score = validate()
+            self.model.train()
+            return score
+
+        best = heldout_mrr()
         history.append({"step": 0, "heldout_mrr": round(best, 4)})
 
         def check() -> None:
             nonlocal best, saved
-            score = validate()
+            score = heldout_mrr()
             history.append({"step": step, "heldout_mrr": round(score, 4)})
             print(history[-1], flush=True)
             if score > best:
@@ -196,15 +205,12 @@ def train_encoder(base: str, data: Path, out: Path, seconds: float, device: str,
     def loss(rows, rng):
         return F.cross_entropy(20.0 * scores(rows), torch.arange(len(rows), device=device))
 
-    @torch.no_grad()
     def validate() -> float:
-        model.eval()
         ranks = []
         size = min(256, len(heldout))  # the other queries' passages are a query's negatives
         for start in range(0, len(heldout) - size + 1, size):
             s = scores(heldout[start : start + size])
             ranks += ((s > s.diagonal()[:, None]).sum(1) + 1).tolist()
-        model.train()
         return sum(1 / r for r in ranks) / len(ranks)
 
     return _Trainer(model, batch, 3, train, seconds, 3e-5).run(loss, validate, lambda: model.save(str(out)))
@@ -219,11 +225,16 @@ def train_reranker(base: str, data: Path, out: Path, seconds: float, device: str
     tokenizer = AutoTokenizer.from_pretrained(base)
     model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=1).float().to(device)
 
-    def logits(rows: list[dict], rng: random.Random):
+    def logits(rows: list[dict], rng: random.Random, pool: list[dict]):
+        """Each row's group scored; a group short of hard negatives is filled with other
+        queries' positives from ``pool``."""
         questions, passages = [], []
         for row in rows:
             group = [row["positive"], *row["negatives"][: GROUP - 1]]
-            group += [rng.choice(rows)["positive"] for _ in range(GROUP - len(group))]
+            while len(group) < GROUP:
+                other = rng.choice(pool)
+                if other is not row:
+                    group.append(other["positive"])
             questions += [row["query"]] * GROUP
             passages += group
         features = tokenizer(questions, passages, truncation="only_second", max_length=256, padding=True,
@@ -232,16 +243,13 @@ def train_reranker(base: str, data: Path, out: Path, seconds: float, device: str
             return model(**features).logits.float().view(-1, GROUP)
 
     def loss(rows, rng):
-        return F.cross_entropy(logits(rows, rng), torch.zeros(len(rows), dtype=torch.long, device=device))
+        return F.cross_entropy(logits(rows, rng, train), torch.zeros(len(rows), dtype=torch.long, device=device))
 
-    @torch.no_grad()
     def validate() -> float:
-        model.eval()
         rng, ranks = random.Random(0), []
         for start in range(0, len(heldout), 64):
-            s = logits(heldout[start : start + 64], rng)
+            s = logits(heldout[start : start + 64], rng, heldout)
             ranks += ((s > s[:, :1]).sum(1) + 1).tolist()
-        model.train()
         return sum(1 / r for r in ranks) / len(ranks)
 
     def save():
