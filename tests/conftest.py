@@ -442,7 +442,7 @@ def hep_pdfs(shared_root) -> Path:
 
 
 @pytest.fixture(scope="session")
-def browser():
+def chromium():
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -457,6 +457,19 @@ def browser():
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
     yield driver
     driver.quit()
+
+
+@pytest.fixture
+def browser(chromium):
+    """The session's Chromium, left with one blank tab after each test: a tab left on an
+    app whose server has stopped keeps a renderer busy reconnecting for the rest of the run."""
+    yield chromium
+    first, *others = chromium.window_handles
+    for handle in others:
+        chromium.switch_to.window(handle)
+        chromium.close()
+    chromium.switch_to.window(first)
+    chromium.get("about:blank")
 
 
 # Last: it imports REPO and closed_port from this module.

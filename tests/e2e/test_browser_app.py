@@ -20,7 +20,7 @@ def test_ask_confirm_answer_and_start_over(browser, app_url, tmp_path):
     assert "HIG-24-001" in tab.text(".st-key-lock-banner") and "AN-2024-001 v1" in tab.text(".st-key-lock-banner")
     cards = tab.answered()
     assert cards and cards[0].startswith("[1] AN-2024-001 v1")
-    answer = tab.find("[data-testid=stChatMessage]")[-1].text
+    answer = tab.last_text("[data-testid=stChatMessage]")
     assert answer.strip()
     tab.source_cards()[0].click()
     time.sleep(0.5)  # the expander's opening animation

@@ -128,7 +128,7 @@ def test_passages_abstracts_and_answers_fetch_nothing(browser, leaky_app, listen
     tab.ask("What is the dominant background in the monojet search?")
     tab.pick("LEAK-1")
     tab.answered()
-    answer = tab.find("[data-testid=stChatMessage]")[-1].text
+    answer = tab.last_text("[data-testid=stChatMessage]")
     assert "[image: plot]" in answer and f"{url}/leak-bare" in answer  # shown, as text
     tab._wait(_opened_cards_show(tab, f"{url}/leak-link"), "the passage's link as text")
 

@@ -48,7 +48,7 @@ def demo_app(demo_kb, tmp_path_factory):
 
 def last_answer(tab) -> str:
     tab.source_cards()  # drawn once the checked answer is
-    return tab.find("[data-testid=stChatMessage]")[-1].text
+    return tab.last_text("[data-testid=stChatMessage]")
 
 
 def test_the_axial_vector_limit_is_replaced_by_the_vector_mediators_sentence(browser, demo_app):
