@@ -58,7 +58,7 @@ def test_the_axial_vector_limit_is_replaced_by_the_vector_mediators_sentence(bro
     answer = last_answer(tab)
     assert "did not match" in answer and "2.05 TeV for the axial-vector mediator, not the vector mediator" in answer
     assert "2.10 TeV" in answer and not re.search(r"2\.05 TeV \[\d\]", answer)
-    marked = [e.text for e in tab.find("[data-testid=stChatMessage] strong")]
+    marked = tab.texts("[data-testid=stChatMessage] strong")
     assert "2.10 TeV" in marked  # the quoted sentence's number, marked
 
 

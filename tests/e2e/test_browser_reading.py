@@ -47,5 +47,5 @@ def test_the_passages_come_before_the_first_word_with_the_wait_said(browser, app
 
 def test_the_menu_names_the_chat_page(browser, app_url):
     tab = open_tab(browser, app_url, new=True)
-    menu = [e.text.splitlines()[-1] for e in tab.find("[data-testid=stSidebarNav] a")]  # after the icon's name
+    menu = [text.splitlines()[-1] for text in tab.texts("[data-testid=stSidebarNav] a")]  # after the icon's name
     assert menu == ["Chat", "Library", "Evaluation", "Ingestion"], menu
