@@ -57,7 +57,11 @@ from mitra.answer.multipart import (
     not_covered_text,
     parse_parts,
 )
-from mitra.answer.claims import PassageText, Quote, asked_kind, quote, value_question
+from mitra.answer import values
+from mitra.answer.asked import Asked
+from mitra.answer.candidates import Candidate
+from mitra.answer.choose import choose
+from mitra.answer.claims import PassageText, Quote, quote
 from mitra.answer.notes import Note, notes
 from mitra.answer.grounding import (
     Entails,
@@ -102,6 +106,7 @@ class Timings(BaseModel):
 
     split_ms: float = 0.0  # the model splitting a multi-part question
     quote_ms: float | None = None  # the passage's own sentence for a value question, from the request's start
+    choose_ms: float = 0.0  # the model choosing among a value question's candidate values
     retrieve_ms: float = 0.0
     rerank_ms: float = 0.0
     prompt_ms: float = 0.0
@@ -130,6 +135,9 @@ class Answer(BaseModel):
     ranking: str = ""  # which ranking chose the passages, in words ("fused ranking; no reranker model installed")
     parts: list[PartAnswer] = []  # a multi-part question's parts, each answered in turn; empty for one question
     quote: Quote | None = None  # a value question: the passage sentence stating it, shown before the model's prose
+    value: Quote | None = None  # a value question: the value the model chose, which the answer states
+    value_confidence: float | None = None  # the choice's probability, where the back end gives log-probabilities
+    candidates: int = 0  # the candidate values the model chose among
     timings: Timings
 
     @computed_field
@@ -265,10 +273,14 @@ class Answerer:
                                              on_prompt)
                 return
         mark = time.perf_counter()
-        result = self.retriever.search(analysis.id, question)
+        asked = Asked.read(question, analysis.title)
+        wide = self.settings.value_passages if self.settings.value_choice and asked.value else None
+        result = self.retriever.search(analysis.id, question, k=max(wide, self.settings.final_k) if wide else None)
         timings.rerank_ms = result.timings_ms.get("rerank", 0.0)
         timings.retrieve_ms = (time.perf_counter() - mark) * 1000 - timings.rerank_ms
         trusted = [hit for hit in result.hits if self.trusted(hit)]
+        ranked = values.rank(asked, trusted, self.settings)
+        trusted = trusted[:self.settings.final_k]
         ranking = ranking_note(result.system, self.retriever.reranker is not None)
 
         if not trusted:
@@ -281,27 +293,58 @@ class Answerer:
             return
 
         mark = time.perf_counter()
-        prompt = build_answer_prompt(analysis, question, trusted, history, self.settings)
+        prompt = build_answer_prompt(analysis, question, trusted + values.extra(ranked, trusted), history,
+                                     self.settings, values.pinned(ranked))
         timings.prompt_ms = (time.perf_counter() - mark) * 1000
         if on_prompt is not None:
             on_prompt(prompt, self.model_info)
-        quote = self.quote(question, prompt)
+        numbered = values.numbered(ranked, prompt.sources)
+        quote = values.first(numbered, prompt.sources, self.settings) if numbered else self.quote(asked, prompt)
         if quote is not None:
             timings.quote_ms = elapsed_ms()
             yield quote
+        if numbered:
+            chosen = self.choose(asked, numbered, prompt, timings)
+            if chosen is not None:
+                value, confidence, usage = chosen
+                text = values.stated(value)
+                yield text
+                timings.total_ms = elapsed_ms()
+                yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources,
+                             cited=[value.passage], coverage=coverage, retrieved=len(result.hits), ranking=ranking,
+                             support=[SentenceSupport(text=text, cited=[value.passage], supported=True)],
+                             model=self.model_info, prompt_tokens=usage.get("input_tokens"),
+                             completion_tokens=usage.get("output_tokens"), quote=quote, value=value,
+                             value_confidence=confidence, candidates=len(numbered), timings=timings)
+                return
 
         written, usage = yield from self.write(prompt, timings, elapsed_ms)
         answer = self._checked(analysis, question, written, prompt, usage, coverage, len(result.hits), ranking,
                                timings, elapsed_ms)
         yield answer.model_copy(update={"quote": quote})
 
-    def quote(self, question: str, prompt: Prompt) -> Quote | None:
-        """For a question asking for a value, the sentence of a passage the model reads that
-        states it (``claims.quote``), to show before the model's first word."""
-        if not (self.settings.quote_first and value_question(question)):
+    def quote(self, asked: Asked, prompt: Prompt) -> Quote | None:
+        """For a question asking for a value when the model does not choose (``value_choice``
+        off), the sentence of a passage the model reads that states it (``claims.quote``), to
+        show before the model's first word."""
+        if not (self.settings.quote_first and asked.value):
             return None
         passages = [PassageText.of(n, hit) for n, hit in enumerate(prompt.sources, start=1)]
-        return quote(question, asked_kind(question), passages)
+        return quote(asked.text, asked.kind, passages)
+
+    def choose(self, asked: Asked, numbered: Sequence[tuple[int, Candidate]], prompt: Prompt,
+               timings: Timings) -> tuple[Quote, float | None, dict] | None:
+        """The value the model chooses among the candidates (``choose``), quoted with its
+        siblings, its confidence and the usage; None when it chooses none."""
+        mark = time.perf_counter()
+        with self.llm_errors(prompt.sources):
+            choice = choose(self.chat_model, asked, [c for _, c in numbered])
+        timings.choose_ms = (time.perf_counter() - mark) * 1000
+        if choice.none:
+            return None
+        n, candidate = numbered[choice.index - 1]
+        return values.quoted(candidate, {c.hit.chunk.id: k for k, c in numbered}, prompt.sources), \
+            choice.confidence, choice.usage
 
     def _checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
                  coverage: QuestionCoverage, retrieved: int, ranking: str, timings: Timings,

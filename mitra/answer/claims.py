@@ -78,6 +78,9 @@ class Quote(BaseModel):
     number: str  # as the passage writes it
     start: int  # of the number in ``sentence``
     end: int
+    label: str = ""  # the qualifiers it is stated for, in words ("observed local"), where known
+    header: str = ""  # a table row's column headers ("Decay mode | Expected (σ) | Observed (σ)")
+    siblings: list["Quote"] = []  # the other values of its sentence or row, told apart by a qualifier
 
 
 def _join(values: Iterable[str]) -> str:
@@ -107,7 +110,7 @@ def _claimed(mention: Mention, context: dict[str, frozenset[str]]) -> dict[str, 
     return out
 
 
-def _resolved(shown: Sequence[Mention], number: Mention) -> dict[str, frozenset[str]]:
+def resolved(shown: Sequence[Mention], number: Mention) -> dict[str, frozenset[str]]:
     """What the shown passages bind this value to where a sentence names one value of a class."""
     out: dict[str, set[str]] = {}
     for m in shown:
@@ -118,11 +121,13 @@ def _resolved(shown: Sequence[Mention], number: Mention) -> dict[str, frozenset[
     return {cls: frozenset(v) for cls, v in out.items()}
 
 
-def _narrowed(occurrence: Mention, resolved: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+def narrowed(occurrence: Mention, bound: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+    """An occurrence's qualifiers, each class it names several values of narrowed to the one
+    the shown passages bind the value to (``resolved``)."""
     out = dict(occurrence.qualifiers)
     for cls, values in out.items():
-        if len(values) > 1 and (values & resolved.get(cls, frozenset())):
-            out[cls] = values & resolved[cls]
+        if len(values) > 1 and (values & bound.get(cls, frozenset())):
+            out[cls] = values & bound[cls]
     return out
 
 
@@ -132,7 +137,7 @@ def _in_play(cls: str, values: frozenset[str], number: Mention, shown: Sequence[
                and m.qualifiers.get(cls) and not (m.qualifiers[cls] & values) for m in shown)
 
 
-def _problem(claimed: dict[str, frozenset[str]], stated: dict[str, frozenset[str]], number: Mention,
+def problem_of(claimed: dict[str, frozenset[str]], stated: dict[str, frozenset[str]], number: Mention,
              shown: Sequence[Mention]) -> tuple[str, str, frozenset[str], frozenset[str]] | None:
     """(problem, class, stated, claimed) for the first class the claim gets wrong, or None."""
     for cls, values in stated.items():
@@ -177,8 +182,8 @@ def bind(claim: str, context: str, cited: Sequence[PassageText], shown: Sequence
                                         stated_for=[m.unit or "no unit"], claimed_for=[number.unit]))
             continue
         claimed = _claimed(number, wanted)
-        resolved = _resolved(everything, number)
-        problems = [(n, _problem(claimed, _narrowed(m, resolved), number, everything))
+        bound = resolved(everything, number)
+        problems = [(n, problem_of(claimed, narrowed(m, bound), number, everything))
                     for n, m in _nearest(claim, same_kind)]
         if any(p is None for _, p in problems):
             continue
@@ -209,7 +214,7 @@ VALUE_QUESTION = re.compile(
     re.I)
 
 
-def _answers(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> bool:
+def answers_asked(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> bool:
     """Is a number so bound an answer to what is asked, not merely compatible with it? It
     names each specific thing asked (a channel, a mediator …), and no specific value of a
     class the question leaves open (an expected limit for "the limit")."""
@@ -258,8 +263,8 @@ def quote(wanted: str, kind: str, passages: Sequence[PassageText], avoid: Mentio
                 continue
             if avoid is not None and m.same_value(avoid):
                 continue
-            stated = _narrowed(m, _resolved(everything, m))
-            if _problem(named_classes, stated, m, everything) is not None or not _answers(named_classes, stated):
+            stated = narrowed(m, resolved(everything, m))
+            if problem_of(named_classes, stated, m, everything) is not None or not answers_asked(named_classes, stated):
                 continue
             sentence = set(tokenize(m.sentence))
             if question and len(question & (sentence | heading)) < QUOTE_MIN_SHARE * len(question):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence
+from typing import Mapping, Protocol, Sequence
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
@@ -277,8 +277,15 @@ class _Cut:
         return out
 
 
+def _unit_of(cut: _Cut, sentence: str) -> int:
+    """The unit of ``cut`` that holds ``sentence`` (as another reader split it): most shared words."""
+    words = set(tokenize(math_to_words(sentence)))
+    return max(range(len(cut.units)), key=lambda i: (len(words & set(tokenize(math_to_words(cut.units[i])))), -i))
+
+
 def question_sentences(
-    question: str, hits: Sequence[Hit], budget_tokens: int, settings: Settings
+    question: str, hits: Sequence[Hit], budget_tokens: int, settings: Settings,
+    pinned: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[Passage], list[Hit]]:
     """Of each passage, the sentences that bear on the question, under the budget, in reading order.
 
@@ -289,7 +296,9 @@ def question_sentences(
     word, best first. A table or an equation is one unit: whole or not at all. A sentence
     stating a number about "it", "this", "they" … comes with the sentence before it, which
     says what that is (the channel, the mediator, the data set): without it a small model
-    gives the number as the analysis's own."""
+    gives the number as the analysis's own. ``pinned`` (chunk id -> sentences) are taken
+    before anything else: the sentences or table rows that state a value question's
+    candidate values, which share no word with the question as often as not ("TE | 56 | 0.64")."""
     cuts = [_Cut.of(hit) for hit in hits]
     asked = set(tokenize(question))
     words = [[set(tokenize(math_to_words(u))) & asked for u in cut.units] for cut in cuts]
@@ -327,7 +336,10 @@ def question_sentences(
             remaining = 0
 
     for cut in cuts:
-        take(cut, cut.best, first=True)
+        for sentence in (pinned or {}).get(cut.hit.chunk.id, ()):
+            take(cut, _unit_of(cut, sentence), first=not cut.kept)
+    for cut in cuts:
+        take(cut, cut.best, first=not cut.kept)
     chosen = [cut for cut in cuts if cut.kept]
     for cut in chosen:
         for index in (cut.best - 1, cut.best + 1):
@@ -371,13 +383,16 @@ def fit_history(template: ChatPromptTemplate, values: dict, history: Sequence[Pa
 
 
 def build_answer_prompt(
-    analysis: Analysis, question: str, hits: Sequence[Hit], history: Sequence[PastExchange], settings: Settings
+    analysis: Analysis, question: str, hits: Sequence[Hit], history: Sequence[PastExchange], settings: Settings,
+    pinned: Mapping[str, Sequence[str]] | None = None,
 ) -> Prompt:
-    """The answer prompt within ``llm_context_tokens`` (``fit_history``)."""
+    """The answer prompt within ``llm_context_tokens`` (``fit_history``); ``pinned`` as in
+    ``question_sentences``."""
     values = answer_values(analysis, question)
     history, budget = fit_history(ANSWER_PROMPT, values, history, settings)
     if settings.context_sentences:
-        passages, left_out = question_sentences(question, hits, max(min(budget, settings.context_tokens), 0), settings)
+        passages, left_out = question_sentences(question, hits, max(min(budget, settings.context_tokens), 0), settings,
+                                                pinned)
     else:
         passages, left_out = select_passages(hits, max(budget, 0), settings)
     messages = ANSWER_PROMPT.format_messages(**values, history=history_messages(history),

@@ -52,7 +52,7 @@ def test_a_question_about_another_analysis_offers_a_switch(locked_on_monojet, ol
     locked, turn = locked_on_monojet.accept_switch()
     assert isinstance(locked, Locked) and locked.analysis.id == "SMP-24-002"
     list(turn.tokens())
-    assert turn.analysis.id == "SMP-24-002" and turn.answer is not None and len(ollama_stub.chats) == 1
+    assert turn.analysis.id == "SMP-24-002" and turn.answer is not None and ollama_stub.chats
 
 
 def test_staying_answers_from_the_lock_and_a_new_question_drops_the_offer(locked_on_monojet):

@@ -19,7 +19,8 @@ VECTOR = "Up to what mass is the vector mediator excluded in the dark matter sea
 @pytest.fixture
 def answerer(demo_pipeline, ollama_stub):
     settings = demo_pipeline.settings.model_copy(
-        update={"llm_backend": "ollama", "ollama_host": ollama_stub.url, "ollama_model": OLLAMA_MODEL})
+        update={"llm_backend": "ollama", "ollama_host": ollama_stub.url, "ollama_model": OLLAMA_MODEL,
+                "value_choice": False})  # the model's prose and its check: what a value question falls back to
     model, info = load_chat_model(settings)
     return Answerer(demo_pipeline.retriever, model, info, settings)
 

@@ -1,0 +1,66 @@
+"""The question, read once at the answer's entry: what it asks, for which quantity, under
+which qualifiers, in which unit, and whether it asks several things.
+
+Every later stage takes this record (the value candidates, what is shown first, the
+choice prompt, the check) instead of tokenizing the question and guessing again whether
+it asks for a value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from mitra.answer.claims import asked_kind, value_question
+from mitra.answer.figures import unit_at
+from mitra.answer.multipart import looks_multipart
+from mitra.answer.qualifiers import qualifiers, qualifiers_of
+from mitra.core.text import math_to_words, tokenize
+
+# "in GeV", "in %", "(in fb)": the unit the member wants the value in.
+_IN_UNIT = re.compile(r"\bin\s+(?=\S)", re.I)
+# Words about the asking or about numbers in general: they name no quantity.
+_ASKING = frozenset(tokenize(
+    "what which how many much large big small precise precisely is are was were the a an of for in on at by to "
+    "value values number numbers quoted stated reported measured obtained found given paper note analysis "
+    "analyses result results does do did give find quote report state determine obtain"))
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A question as every stage of the answer reads it."""
+
+    text: str
+    title: str = ""  # the locked analysis's title: it names what the question leaves open
+    value: bool = False  # asks for a value ("How many …", "What is the expected limit …")
+    kind: str = ""  # the kind of number asked for ("significance", "energy" …; "" when it names none)
+    unit: str = ""  # the unit the question names ("in GeV"), canonical
+    qualifiers: dict[str, frozenset[str]] = field(default_factory=dict)  # the question's own
+    context: dict[str, frozenset[str]] = field(default_factory=dict)  # the question's, then the title's
+    words: tuple[str, ...] = ()  # BM25 tokens
+    quantity: frozenset[str] = frozenset()  # the tokens that name the quantity: no asking, no qualifier words
+    multipart: bool = False
+
+    @classmethod
+    def read(cls, question: str, title: str = "") -> "Asked":
+        text = math_to_words(question)
+        words = tuple(tokenize(text))
+        qualifier_words = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
+        return cls(
+            text=question, title=title, value=value_question(question), kind=asked_kind(question),
+            unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),
+            words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in qualifier_words),
+            multipart=looks_multipart(question))
+
+    @cached_property
+    def word_set(self) -> frozenset[str]:
+        return frozenset(self.words)
+
+
+def _unit(text: str) -> str:
+    for match in _IN_UNIT.finditer(text):
+        found = unit_at(text, match.end())
+        if found:
+            return found[0]
+    return ""

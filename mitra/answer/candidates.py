@@ -1,0 +1,153 @@
+"""The values a question may be asking for, found in code before any model runs.
+
+Every number the retrieved passages state (the fused top ``value_passages``, not only
+those the model reads), in prose and in table cells (a cell reads its row's label and its
+column's header), is read with the quantity and qualifiers it is stated for
+(``quantities.mentions``, the binder the check uses). Each is then ranked against the
+question (``Asked``) by four signals, each measured in docs/benchmarks.md:
+
+* **qualifiers**: one the question names and the value's clause contradicts (observed
+  for an expected limit, the vector for the axial-vector mediator) rules the value out;
+  each one it names that the value is bound to counts for it; a specific channel or
+  category the question leaves out counts against it;
+* **kind**: a number of another kind than asked (a mass for a significance) is ruled out,
+  a setting (√s = 13 TeV, a year, "for mH = 125 GeV") is never a value;
+* **quantity words**: the question's quantity words the value's own clause holds, and
+  those its sentence and section heading hold, each weighed by how rare it is among the
+  candidate sentences;
+* **rank**: the retrieval rank of its passage, a tie-break.
+
+Siblings are the other values of the chosen one's sentence or table row that a class
+tells apart (observed 5.0 σ · expected 5.8 σ): shown beside it, each labelled.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from mitra.answer.asked import Asked
+from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
+from mitra.answer.qualifiers import DEFAULTS
+from mitra.answer.quantities import Mention
+from mitra.core.text import tokenize
+from mitra.core.types import Hit
+
+# Weights of the signals (module docstring), set on the demo questions and the mechanical
+# sibling set of benchmarks/answer_numbers.py, never on the frozen value questions.
+W_NAMED, W_CLAUSE, W_SENTENCE, W_KIND, W_RANK, W_LEFT_OUT = 2.0, 3.0, 2.0, 0.5, 0.3, 1.5
+# The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
+_LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "run", "split")
+# A value shown first needs this share of the question's quantity words in its sentence.
+MIN_SENTENCE_SHARE = 0.4
+
+
+@dataclass
+class Candidate:
+    """One value a passage states, with why it may answer the question."""
+
+    hit: Hit
+    rank: int  # of its passage in retrieval, from 0
+    mention: Mention
+    score: float = 0.0
+    signals: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The qualifiers it is stated for, in words: "observed local", "expected 13 TeV"."""
+        parts = []
+        for cls in _LABEL_ORDER:
+            values = sorted(self.mention.qualifiers.get(cls, frozenset()) - {"central value"})
+            if cls in ("channel", "category") and values == sorted(DEFAULTS.get(cls, frozenset())):
+                continue
+            parts += values
+        return " ".join(parts)
+
+    def quote(self, passage: int) -> Quote:
+        m = self.mention
+        return Quote(passage=passage, sentence=m.sentence, number=m.sentence[m.span[0]:m.span[1]], start=m.span[0],
+                     end=m.span[1], label=self.label)
+
+    def same(self, other: "Candidate") -> bool:
+        return self.mention.same_value(other.mention) and self.mention.compatible_kind(other.mention)
+
+
+def _idf(sentences: Sequence[set[str]], words: frozenset[str]) -> dict[str, float]:
+    count = len(sentences) or 1
+    return {w: math.log(1 + count / (1 + sum(w in s for s in sentences))) for w in words}
+
+
+def _share(words: set[str], weights: dict[str, float]) -> float:
+    total = sum(weights.values())
+    return sum(v for w, v in weights.items() if w in words) / total if total else 0.0
+
+
+def _kind_fits(asked: Asked, m: Mention) -> bool | None:
+    """True: the kind asked; None: either says none; False: another kind (ruled out)."""
+    if not asked.kind or not m.kind:
+        return None if (not asked.kind or asked.kind == "count" or m.unit) else False
+    return asked.kind == m.kind
+
+
+def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
+    """Every value the passages state that the question does not rule out, best first, one
+    per value (its best statement)."""
+    passages = [PassageText.of(rank, hit) for rank, hit in enumerate(hits)]
+    everything = [m for p in passages for m in p.mentions]
+    sentences = list({m.sentence: set(tokenize(m.sentence)) for m in everything}.values())
+    weights = _idf(sentences, asked.quantity)
+    found: list[Candidate] = []
+    for rank, (hit, passage) in enumerate(zip(hits, passages)):
+        heading = set(tokenize(passage.heading))
+        for m in passage.mentions:
+            fits = _kind_fits(asked, m)
+            if m.condition or fits is False:
+                continue
+            stated = narrowed(m, resolved(everything, m))
+            problem = problem_of(asked.context, stated, m, everything)
+            if problem is not None and problem[0] == "contradicted":
+                continue
+            named = sum(1 for cls, values in asked.qualifiers.items() if stated.get(cls, frozenset()) & values)
+            signals = {"named": named, "clause": _share(set(m.words), weights),
+                       "sentence": _share(set(tokenize(m.sentence)) | heading, weights),
+                       "kind": 1.0 if fits else 0.0, "rank": 1 / (1 + rank),
+                       "left out": 1.0 if problem is not None or not answers_asked(asked.context, stated) else 0.0}
+            score = (W_NAMED * signals["named"] + W_CLAUSE * signals["clause"] + W_SENTENCE * signals["sentence"]
+                     + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"])
+            found.append(Candidate(hit, rank, m, round(score, 4), signals))
+    found.sort(key=lambda c: (-c.score, c.rank))
+    best: list[Candidate] = []
+    for c in found:
+        if not any(c.same(b) for b in best):
+            best.append(c)
+    return best
+
+
+def confident(ranked: Sequence[Candidate], margin: float) -> bool:
+    """Is the first candidate clear enough to show before any model reads it: its sentence
+    holds enough of the question's quantity words, it leaves out nothing the shown passages
+    tell apart, and the next value trails it by ``margin``?"""
+    if not ranked:
+        return False
+    first = ranked[0]
+    if first.signals["sentence"] < MIN_SENTENCE_SHARE or first.signals["left out"]:
+        return False
+    return len(ranked) == 1 or first.score - ranked[1].score >= margin
+
+
+def siblings(chosen: Candidate, hits: Sequence[Hit]) -> list[Candidate]:
+    """The other values of the chosen one's sentence (or table row) of its kind, told apart
+    from it by a class both name: shown beside it, each with its label."""
+    passage = PassageText.of(chosen.rank, chosen.hit)
+    out: list[Candidate] = []
+    for m in passage.mentions:
+        if m.sentence != chosen.mention.sentence or m.condition or m.same_value(chosen.mention):
+            continue
+        if not m.compatible_kind(chosen.mention) or m.kind != chosen.mention.kind:
+            continue
+        apart = [cls for cls in _LABEL_ORDER if m.qualifiers.get(cls) and chosen.mention.qualifiers.get(cls)
+                 and m.qualifiers[cls] != chosen.mention.qualifiers[cls]]
+        if apart:
+            out.append(Candidate(chosen.hit, chosen.rank, m))
+    return out

@@ -1,0 +1,100 @@
+"""A value question's answer: the candidate values, what is shown first, what the answer states.
+
+The journey, one pass downhill (``Answerer.stream`` calls these in order):
+
+1. ``rank``: the values the fused top ``value_passages`` state, ranked in code against the
+   question (``candidates``); the first ``value_candidates`` go on;
+2. ``pinned`` / ``extra``: their sentences or table rows reach the model's prompt whatever
+   else the context selection keeps, and a passage outside the model's ``final_k`` that
+   states one joins the sources, so every candidate has a citation number;
+3. ``first``: the first candidate, shown before any model reads it when it is clear
+   (``candidates.confident``), with its siblings side by side, each labelled; otherwise
+   nothing is shown first;
+4. the model chooses (``choose``), and ``stated`` writes the answer: the chosen value as
+   its passage writes it, its qualifiers, its citation and its sentence (or table row under
+   its header). Nothing the model wrote is shown as a figure.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from mitra.answer.asked import Asked
+from mitra.answer.candidates import Candidate, candidates, confident, siblings
+from mitra.answer.claims import Quote
+from mitra.core.settings import Settings
+from mitra.core.types import Hit
+
+
+def rank(asked: Asked, trusted: Sequence[Hit], settings: Settings) -> list[Candidate]:
+    """The candidate values the model may choose among, best first (none for a question that
+    does not ask for a value, or with ``value_choice`` off)."""
+    if not (settings.value_choice and asked.value):
+        return []
+    return candidates(asked, trusted[:settings.value_passages])[:settings.value_candidates]
+
+
+def pinned(ranked: Sequence[Candidate]) -> dict[str, list[str]]:
+    """Chunk id -> the candidate sentences the prompt must keep."""
+    out: dict[str, list[str]] = {}
+    for c in ranked:
+        out.setdefault(c.hit.chunk.id, []).append(c.mention.sentence)
+    return out
+
+
+def extra(ranked: Sequence[Candidate], shown: Sequence[Hit]) -> list[Hit]:
+    """The candidates' passages that are not among ``shown``, once each."""
+    ids = {hit.chunk.id for hit in shown}
+    out: list[Hit] = []
+    for c in ranked:
+        if c.hit.chunk.id not in ids:
+            ids.add(c.hit.chunk.id)
+            out.append(c.hit)
+    return out
+
+
+def numbered(ranked: Sequence[Candidate], sources: Sequence[Hit]) -> list[tuple[int, Candidate]]:
+    """Each candidate with the number [n] its passage has among ``sources``."""
+    number = {hit.chunk.id: n for n, hit in enumerate(sources, start=1)}
+    return [(number[c.hit.chunk.id], c) for c in ranked if c.hit.chunk.id in number]
+
+
+def table_header(hit: Hit, row: str) -> str:
+    """The header line of the table ``row`` sits in ("Decay mode | Expected (σ) | Observed (σ)"),
+    "" for a sentence of prose."""
+    if "|" not in row:
+        return ""
+    lines = [line.strip() for line in hit.chunk.text.split("\n") if "|" in line]
+    for line in lines:
+        if not any(ch.isdigit() for ch in line.replace(" ", "").split("|", 1)[-1]):
+            return " | ".join(cell.strip() for cell in line.strip("|").split("|"))
+    return ""
+
+
+def quoted(candidate: Candidate, numbers: dict[str, int], sources: Sequence[Hit]) -> Quote:
+    """The candidate as the member reads it, with its siblings side by side."""
+    n = numbers[candidate.hit.chunk.id]
+    out = candidate.quote(n)
+    out.header = table_header(candidate.hit, out.sentence)
+    out.siblings = [s.quote(n) for s in siblings(candidate, sources)]
+    return out
+
+
+def first(ranked: Sequence[tuple[int, Candidate]], sources: Sequence[Hit], settings: Settings) -> Quote | None:
+    """What is shown first, before any model reads: the first candidate when it is clear."""
+    candidates_only = [c for _, c in ranked]
+    if not confident(candidates_only, settings.value_margin):
+        return None
+    return quoted(candidates_only[0], {c.hit.chunk.id: n for n, c in ranked}, sources)
+
+
+def stated(quote: Quote) -> str:
+    """The answer to a value question: the value as its passage writes it, what it is stated
+    for, its citation, and the sentence (or table row under its header) that states it."""
+    label = f" ({quote.label})" if quote.label else ""
+    where = f"{quote.header} / {quote.sentence}" if quote.header else quote.sentence
+    text = f"{quote.number}{label} [{quote.passage}], as the passage states: “{where}”"
+    if quote.siblings:
+        text += " Beside it: " + "; ".join(f"{s.label or 'another value'} {s.number} [{s.passage}]"
+                                           for s in quote.siblings) + "."
+    return text
