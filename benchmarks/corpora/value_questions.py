@@ -1,0 +1,183 @@
+"""Value questions in plain words, written and frozen before any tuning (issue 46).
+
+``value_questions.jsonl`` beside this module holds 201 questions a physicist would type to get
+one value out of a paper (a significance, a limit, a cross section, a mass, a width, an
+uncertainty, a signal strength, a yield, a luminosity, an efficiency, a branching fraction,
+an asymmetry, a lifetime, a resolution):
+
+* 149 on the 16 ATLAS/CMS PDFs in ``../shared/data/hep_pdfs`` (7–10 per paper), and
+* 52 on the 8 longest LHCb papers (by length of ``text``) in
+  ``../shared/data/lhcb/lhcb_papers.jsonl.gz``: 2403.09483, 2305.10515, 1808.08865,
+  1410.0149, 2407.12475, 1512.04442, 1909.05212, 1412.6352 (5–8 each).
+
+Provenance and the rules followed when writing them (by hand, by one person, from the
+papers' text, before the answering pipeline was run on any of them and before any
+tuning against them; the file is frozen: it is edited afterwards only to fix a question
+whose evidence is not in the text, and such an edit is named in its commit message):
+
+* The PDFs' text was read with poppler's ``pdftotext`` (plain and ``-layout``); the LHCb
+  text is the corpus's own ``text`` field (cleaned LaTeX, macros partly left in).
+* ``question`` is what a physicist would type, in plain words: it names the quantity and
+  what it is about (channel, data set, category, mass point) and does not copy the
+  sentence that states it.
+* ``value`` is the number as the paper writes it, mantissa only (``"1.7"`` for
+  ``1.7 × 10−9``; the power of ten, if any, is in ``unit``), central value for a
+  measurement (``"125.09"`` for ``125.09 ± 0.21``) and the uncertainty itself for a
+  question about an uncertainty. Signs are kept as written (``"-1.04"``) but matching
+  ignores them, as ``mitra.answer.grounding.numbers`` does.
+* ``sibling`` is the trap: a value stated next to the asked one for a neighbouring quantity
+  (observed / expected, statistical / systematic, another channel, category, data set,
+  mass point, method, or the neighbouring table row or column), named by
+  ``sibling_quantity``; ``null`` where the value stands alone (13 questions). 111 of the 188
+  siblings are stated in the evidence itself, the others in a neighbouring row or sentence.
+* ``evidence`` is the sentence, or the table row (``form: "table"``; its column is named in
+  ``quantity``), copied from that text; every one was checked to occur in the extracted
+  text modulo whitespace, control characters (pdftotext writes a table's "–" as \\x15) and
+  line-end hyphenation. A few PDF sentences are garbled as pdftotext writes them
+  (superscript uncertainties moved: "1.26+ −0.26"); they are kept as the text has them.
+* ``form``: 148 prose, 53 table (LHCb tables are LaTeX rows, ``a & b & c \\\\``).
+
+``qasper_value_questions`` adds, from the QASPER subset, the questions whose gold answer
+(``answer_leval``) is a number or a number with a unit ("48,705", "33,663"): value = that
+number, sibling ``null``, evidence = the gold evidence paragraph that states it.
+
+The number matching used by ``benchmarks/answer_values.py`` and the tests is here too:
+``readings`` reads every value a text states (80 353 = 80353, 20\\,600 = 20600, 5.0 = 5,
+signs dropped), ``states`` says whether a text states a question's value.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel
+
+FILE = Path(__file__).with_name("value_questions.jsonl")
+_QASPER = "data/qasper/qasper_dev_subset_with_fulltext_and_evidence.json"
+
+
+class ValueQuestion(BaseModel):
+    id: str
+    source: str  # "hep_pdfs/<file>.pdf", "lhcb:<arxiv id>" or "qasper:<paper id>"
+    question: str
+    value: str
+    unit: str = ""
+    quantity: str
+    sibling: str | None = None
+    sibling_quantity: str | None = None
+    evidence: str
+    form: Literal["prose", "table"] = "prose"
+
+    @property
+    def set(self) -> str:
+        """Which set it belongs to: pdfs, lhcb or qasper."""
+        return "pdfs" if self.source.startswith("hep_pdfs/") else self.source.split(":", 1)[0]
+
+
+def load_value_questions(path: Path = FILE) -> list[ValueQuestion]:
+    """The frozen questions, in file order."""
+    with path.open(encoding="utf-8") as handle:
+        return [ValueQuestion.model_validate_json(line) for line in handle if line.strip()]
+
+
+# ------------------------------------------------------------------ number matching
+# digits separated by a thin space, a LaTeX \, or \; or ~, or a comma before 3 digits: one group
+_GROUP_SEP = re.compile(r"(?<=\d)(?:\\[,;:!]|~|[\u2009\u202f\u00a0]|,(?=\d{3}(?!\d)))(?=\d)")
+_LATEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+_RUN = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?: \d{3}(?![\d.]))*")
+_PREFIXES = {"T": Decimal(10) ** 12, "G": Decimal(10) ** 9, "M": Decimal(10) ** 6, "k": Decimal(10) ** 3,
+             "": Decimal(1), "m": Decimal(10) ** -3, "µ": Decimal(10) ** -6, "μ": Decimal(10) ** -6,
+             "n": Decimal(10) ** -9, "p": Decimal(10) ** -12, "f": Decimal(10) ** -15, "a": Decimal(10) ** -18}
+_BASES = ("eV", "b", "m", "s")  # prefixed families: TeV/GeV/MeV, fb/pb/mb, mm/µm, ns/ps
+
+
+def _canon(raw: str) -> Decimal | None:
+    try:
+        return Decimal(raw).normalize()
+    except InvalidOperation:
+        return None
+
+
+def readings(text: str) -> set[Decimal]:
+    """Every value the text may state, signs dropped: each number alone, and each run of
+    digit groups read as one number ("5 653 128 774" gives 5, 653, 5653, 128774, …), so
+    that a grouped value in a table row is found whichever way the row is read."""
+    text = _LATEX_COMMAND.sub(" ", _GROUP_SEP.sub(" ", text.replace("−", "-")))  # "\\sim5" states 5
+    found: set[Decimal] = set()
+    for match in _RUN.finditer(text):
+        groups = match.group().split(" ")
+        for i, first in enumerate(groups):
+            if (value := _canon(first)) is not None:
+                found.add(value)
+            if "." in first or len(first) > 3:
+                continue
+            joined = first
+            for group in groups[i + 1:]:
+                joined += group
+                if (value := _canon(joined)) is not None:
+                    found.add(value)
+    return found
+
+
+def value_of(value: str) -> Decimal | None:
+    """A question's value (or sibling) as a number: "121 354" = 121354, "-1.04" = 1.04."""
+    got = readings(value)
+    if not got:
+        return None
+    return max(got)  # "20 600" reads as 20, 600 and 20600: the value is the whole
+
+
+def _scaled(value: Decimal, unit: str, text: str) -> bool:
+    """The value written with another power-of-ten prefix of its unit (120 MeV = 0.12 GeV),
+    counted only where the text writes that unit right after the number."""
+    unit = unit.strip()
+    for base in _BASES:
+        if unit.endswith(base) and unit[: -len(base)] in _PREFIXES:
+            own = _PREFIXES[unit[: -len(base)]]
+            break
+    else:
+        return False
+    text = text.replace("−", "-")
+    for prefix, factor in _PREFIXES.items():
+        if prefix + base == unit:
+            continue
+        other = format((value * own / factor).normalize(), "f")
+        if re.search(rf"(?<![\d.]){re.escape(other)}0*\s*{re.escape(prefix + base)}(?![A-Za-z])", text):
+            return True
+    return False
+
+
+def states(text: str, value: str, unit: str = "") -> bool:
+    """Whether ``text`` states ``value`` (numerically; or in another prefix of ``unit``)."""
+    number = value_of(value)
+    if number is None:
+        return False
+    return number in readings(text) or bool(unit) and _scaled(number, unit, text)
+
+
+# ------------------------------------------------------------------ QASPER
+_NUMERIC = re.compile(r"\s*[-−]?\d[\d,]*(?:\.\d+)?\s*(?:%|[A-Za-z]{1,12})?\s*")
+
+
+def qasper_value_questions(root: Path) -> Iterator[ValueQuestion]:
+    """QASPER questions whose gold answer is a number or number + unit (value = that number,
+    sibling None), with the gold evidence paragraph that states it (or the first one)."""
+    entries = json.loads((root / _QASPER).read_text())
+    seen: set[str] = set()
+    for entry in entries:
+        for qa in entry["qas"]:
+            answer = (qa.get("answer_leval") or "").strip()
+            qid = f"qasper-{qa['question_id'][:10]}"
+            if not _NUMERIC.fullmatch(answer) or qid in seen:
+                continue
+            seen.add(qid)
+            value = re.match(r"[-−]?\d[\d,]*(?:\.\d+)?", answer).group()
+            unit = answer[len(value):].strip()
+            evidence = next((e for e in qa["evidence"] if states(e, value)), (qa["evidence"] or [""])[0])
+            yield ValueQuestion(id=qid, source=f"qasper:{entry['qasper_paper_id']}", question=qa["question"],
+                                value=value, unit=unit, quantity=qa["question"], evidence=evidence)
