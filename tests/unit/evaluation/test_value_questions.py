@@ -1,0 +1,51 @@
+"""The frozen value questions (issue 46): enough of them, well formed, each value stated by
+its evidence, and the number matching the benchmark counts with."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from benchmarks.corpora.value_questions import load_value_questions, readings, states, value_of
+
+QUESTIONS = load_value_questions()
+
+
+def test_at_least_150_questions_with_unique_ids():
+    assert len(QUESTIONS) >= 150
+    assert len({q.id for q in QUESTIONS}) == len(QUESTIONS)
+
+
+def test_both_sources_are_there():
+    sets = {q.set for q in QUESTIONS}
+    assert sets == {"pdfs", "lhcb"}
+    assert len({q.source for q in QUESTIONS if q.set == "pdfs"}) == 16
+
+
+def test_each_has_a_value_a_quantity_and_evidence():
+    for q in QUESTIONS:
+        assert q.question.strip() and q.quantity.strip() and q.evidence.strip(), q.id
+        assert value_of(q.value) is not None, q.id
+        assert (q.sibling is None) == (q.sibling_quantity is None), q.id
+
+
+def test_the_evidence_states_the_value():
+    missing = [q.id for q in QUESTIONS if not states(q.evidence, q.value)]
+    assert not missing
+
+
+def test_a_sibling_is_another_value():
+    for q in QUESTIONS:
+        if q.sibling is not None:
+            assert value_of(q.sibling) != value_of(q.value), q.id
+
+
+def test_numbers_match_as_numbers():
+    assert states("a local significance of 5 standard deviations", "5.0")
+    assert states("the fit gives 80 353 MeV", "80353")
+    assert states(r"Signal yield & $20\,600 \pm 1\,600$\\", "20 600")
+    assert states("48,705 tags", "48,705")
+    assert states(r"reduced to $\sim5\%$", "5")
+    assert states("about 0.12 GeV", "120", "MeV")  # another prefix of the unit, written after it
+    assert not states("about 0.12", "120", "MeV")
+    assert not states("5.8 standard deviations", "5.0")
+    assert {Decimal(5653), Decimal(128774)} <= readings("Inclusive 3.32 5 653 128 774 4.2 15.6")
