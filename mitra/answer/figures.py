@@ -1,8 +1,10 @@
 """Numbers as a text writes them: the value, a power of ten, the unit and its kind.
 
 "5.0 (5.8) σ", "2.15 and 2.20 TeV", "5.0 ± 0.3 GeV" give each number the unit written
-once after them; "(1.2 ± 0.3) × 10⁻⁵" is two values, not four; "B0", "SMP-24-002" and
-"10.1103" are names, not values.
+once after them; "(1.2 ± 0.3) × 10⁻⁵" is two values, not four; "B0", "SMP-24-002",
+"10.1103", "Fig. 10", "Eq. (4)", "Section 5.1", "Ref. [12]", "p. 4" and "Run 2" are names,
+not values (``names``); a year ("Planck 2018", "in 2016") is a value only of the data it
+names (``is_year``).
 """
 
 from __future__ import annotations
@@ -41,6 +43,23 @@ PLUS_MINUS = re.compile(r"\s*\)?\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
 _POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
 _TIMES = re.compile(r"(?:[x×*]|\\times)\s?\Z")
+# Numbers that name a thing, not a value: a figure, table, equation, section, reference, page
+# or run ("Fig. 10", "Figs. 3 and 4(b)", "Eq. (4)", "Section 5.1", "Ref. [12]", "p. 4", "Run 2"),
+# and a catalogue number ("SMP-24-002", "CMS-HIG-12-028", "arXiv:1207.7235").
+_ONE = r"\d+(?:\.\d+)*[a-z]?(?:\([a-z]\))?"  # "5.1", "3a", "4(b)"
+_BRACKETED = r"\(\d+(?:\.\d+)*[a-z]?\)|\[\d+(?:\s?[-–,]\s?\d+)*\]"  # "(4)", "[12]", "[12, 13]"
+_LABEL = rf"(?:{_ONE}|{_BRACKETED})"
+_SINGULAR = (r"fig(?:ure)?|tab(?:le)?|eq(?:uation)?|sec(?:t|tion)?|ref(?:erence)?|chap(?:ter)?|app(?:endix)?|page|"
+             r"run|p(?=\.)")
+_PLURAL = (r"figs|figures|tabs|tables|eqs|equations|secs|sects|sections|refs|references|chaps|chapters|pages|runs|"
+           r"pp(?=\.)")
+_REFERENCE = re.compile(  # "Figs. 3 and 4" lists labels; "Fig. 3 and 65% of events" does not
+    rf"(?:\b(?:{_PLURAL})\.?|§§)[\s\u00a0]?{_LABEL}(?:\s?(?:[-–,&]|and|to)\s?{_LABEL})*"
+    rf"|(?:\b(?:{_SINGULAR})\.?|§)[\s\u00a0]?{_LABEL}"
+    rf"(?:\s?[-–]\s?{_ONE}|\s?(?:[-–,&]|and|to)\s?(?:{_BRACKETED}))*", re.I)
+_CODE = re.compile(r"\b[^\W\d_][\w.]*(?:[-:/][\w.]+)*[-:/]\d[\w.]*(?:[-:/][\w.]+)*")
+# A year written alone: a name or a date ("Planck 2018", "in 2016", "2015-2018"), not a value.
+_YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 
 
 def _decimal(raw: str) -> Decimal | None:
@@ -74,13 +93,38 @@ def unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
     return unit, kind, match.end()
 
 
+def names(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` whose digits name a thing: a figure, table, equation, section,
+    reference, page or run ("Fig. 10", "Eq. (4)", "Ref. [12]", "Run 2"), a catalogue number
+    ("SMP-24-002", "arXiv:1207.7235")."""
+    return [m.span() for pattern in (_REFERENCE, _CODE) for m in pattern.finditer(text)]
+
+
+def in_name(spans: list[tuple[int, int]], pos: int) -> bool:
+    return any(start <= pos < end for start, end in spans)
+
+
+def named_after(text: str, end: int) -> bool:
+    """Is the letter right after a number's digits part of a name ("4ℓ", "2S", "B0s"), not a unit?"""
+    return unit_at(text, end) is None and bool(_NAME_AFTER.match(text, end))
+
+
+def is_year(text: str, start: int, end: int) -> bool:
+    """Is text[start:end] a year written alone ("Planck 2018", "in 2016", "2015-2018"), not
+    a value with a unit or an uncertainty ("2016 events", "2016 ± 40")?"""
+    if not _YEAR.fullmatch(text[start:end]) or unit_at(text, end) is not None:
+        return False
+    return not (PLUS_MINUS.match(text, end) or re.search(r"(?:±|\+-|\+/-|\\pm)\s*\(?\s*\Z", text[:start]))
+
+
 def figures(text: str) -> list[Figure]:
-    """Every number of ``text``, in order."""
+    """Every number of ``text``, in order; not the digits of a name (``names``)."""
     raws: list[Figure] = []
     skip_to = 0
+    spans = names(text)
     for match in _NUMBER.finditer(text):
         value = _decimal(match.group("num"))
-        if match.start() < skip_to or value is None:
+        if match.start() < skip_to or value is None or in_name(spans, match.start("num")):
             continue
         if (power := _POWER_OF_TEN.match(text, match.start("num"))) and _TIMES.search(text, 0, match.start()):
             skip_to = power.end()

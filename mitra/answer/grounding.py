@@ -12,7 +12,13 @@ ones included.
   A sentence that fails against what it cites, or cites nothing, but holds in another
   passage the model was shown gets that passage as its citation instead (small models
   write the right fact with the wrong number: 4 of 15 demo answers did);
-  ``recite`` rewrites the answer's markers to match.
+  ``recite`` rewrites the answer's markers to match. A sentence that cites nothing but
+  states a number no passage holds is not supported (``recite`` leaves it out when no
+  shown passage states the number at all); one that points at a passage where its value
+  should be ("The systematic uncertainty is [3].") is no supported claim (``pointer``);
+  one that only points at passages ("See [2].") is no claim at all (``signpost``).
+  Numbers are values only: the digits of "Fig. 10", "Ref. [12]", "SMP-24-002" or a year
+  are names (``figures.names``).
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Callable, Sequence
 from pydantic import BaseModel
 
 from mitra.answer.claims import NumberCheck, PassageText, Quote, asked_kind, bind, quote
+from mitra.answer.figures import in_name, is_year, named_after, names
 from mitra.answer.prompts import CITATION, expand_citation
 from mitra.answer.quantities import mentions
 from mitra.core.text import math_to_words, split_sentences, tokenize
@@ -33,6 +40,26 @@ from mitra.store.reader import KnowledgeReader
 
 # Words about the asking, not the subject: a question may use them whatever the analysis says.
 _ASKING = "paper note document analysis summary summarise summarize explain describe tell please give list main should"
+# The words of a sentence that only points at passages ("This value is given in the table [4].",
+# "See [2].", "As shown in [1] and [3]."): a closed list, so that no claim passes for one.
+_SIGNPOST = ("see seen state stated given shown show list listed report reported describe described found find "
+             "detail details refer reference referred mention mentioned provide provided present presented discuss "
+             "discussed contain contains quote quoted summarise summarised summarize summarized passage passages "
+             "table tables figure figures fig figs eq eqs equation equations section sections appendix ref refs "
+             "value values result results number numbers information further full complete more here above below "
+             "text source sources explicitly directly clearly")
+# A predicate that ends at a citation marker, the value left out: "… is [3].", "… amounts to [2].", "…: [1]."
+_MARKERS = r"(?:\s*(?:,|;|and)?\s*\[\s*\d+\s*(?:[-–,;]\s*\d+\s*)*\])+\s*[.!?…]*\s*$"
+_POINTER = re.compile(
+    r"(?:\b(?:is|are|was|were|be|been|becomes?|became|equals?|equalled|amounts? to|amounted to|corresponds? to|"
+    r"reads?|reach(?:es|ed)?|totals?|stands? at|about|approximately|around|roughly|nearly|up to|"
+    r"at (?:least|most)|(?:less|more|greater|smaller|larger|lower|higher) than|"
+    r"(?:values?|uncertaint(?:y|ies)|significances?|mass(?:es)?|widths?|limits?|precision|resolution|"
+    r"cross[- ]sections?|luminosity|efficienc(?:y|ies)|lifetimes?|thresholds?|fractions?|ratios?|energy|level|"
+    r"constraints?|bounds?|errors?|contributions?) of)|[:=≈~<>≤≥])" + _MARKERS, re.I)
+# A catalogue name ("HIG-24-001", "CMS-HIG-12-028", "AN-2024-002"): no value, but a claim naming
+# one stands only on passages that name it or belong to it ("In HIG-24-001, …" citing EXO-24-002's).
+_CATALOGUE = re.compile(r"\b[A-Z][A-Za-z]*(?:-[A-Za-z]+)*(?:-\d+){2,}\b")
 _CONTENT = re.compile(r"[^\W\d_]{3,}")  # a sentence with a word in it, not only markers or figures
 _LEADING_CITATIONS = re.compile(r"^(?:\s*\[[\d\s,;\-–]+\])+")
 # A number as written in physics text: 80.4, 3.1e-9, 80 353 (a thin or plain space between digit groups).
@@ -42,6 +69,11 @@ _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|(?<![
 @lru_cache(maxsize=1)
 def _asking_words() -> frozenset[str]:
     return frozenset(tokenize(_ASKING))
+
+
+@lru_cache(maxsize=1)
+def _signpost_words() -> frozenset[str]:
+    return frozenset(tokenize(_SIGNPOST))
 
 
 def content_words(text: str) -> list[str]:
@@ -72,9 +104,16 @@ def analysis_coverage(kb: KnowledgeReader, analysis: Analysis, question: str) ->
 
 
 def numbers(text: str) -> set[str]:
-    """The numbers a text states, canonical (80.40 = 80.4; 80 353 = 80353; signs dropped)."""
+    """The values a text states, canonical (80.40 = 80.4; 80 353 = 80353; signs dropped); not
+    the digits of a name ("Fig. 10", "Ref. [12]", "Run 2", "SMP-24-002", "4ℓ") or a year
+    written alone ("Planck 2018", "in 2016")."""
     found = set()
-    for raw in _NUMBER.findall(text.replace("−", "-")):
+    text = text.replace("−", "-")
+    spans = names(text)
+    for match in _NUMBER.finditer(text):
+        raw = match.group()
+        if in_name(spans, match.start()) or named_after(text, match.end()) or is_year(text, *match.span()):
+            continue
         try:
             value = Decimal(re.sub(r"[ \u2009\u202f]", "", raw))
         except InvalidOperation:
@@ -95,9 +134,10 @@ class SentenceSupport(BaseModel):
 
     text: str
     cited: list[int]
-    supported: bool | None  # None: it cites nothing, so there is nothing to check it against
+    supported: bool | None  # None: it states no number and cites nothing, or only points at passages
     overlap: float = 1.0  # share of its content words found in the cited passages
     missing_numbers: list[str] = []
+    missing_names: list[str] = []  # the catalogue names it gives ("HIG-24-001") that its passages are not of
     missing_words: list[str] = []  # as the sentence writes them
     numbers: list[NumberCheck] = []  # numbers its passages state, but for another quantity
     quote: Quote | None = None  # the passage's own sentence for the quantity, shown in its place
@@ -105,6 +145,9 @@ class SentenceSupport(BaseModel):
     misattributed: bool = False  # it named an analysis and cited only passages of another: citations removed
     named: list[str] = []  # the analyses it names (across answers)
     credit: Credit | None = None  # it named another analysis than the one whose passage holds it: renamed
+    uncited: bool = False  # it cites nothing but states a number: checked against every passage shown
+    pointer: bool = False  # "… is [3].": the model pointed at a passage instead of stating the value
+    signpost: bool = False  # "See [2].": it only points at passages, so it claims nothing
 
     @property
     def problem(self) -> str:
@@ -113,17 +156,26 @@ class SentenceSupport(BaseModel):
             return ""
         if self.misattributed:
             return "it cites passages of another analysis than the one it names"
-        where = ", ".join(f"[{n}]" for n in self.cited)
+        where = ", ".join(f"[{n}]" for n in self.cited) or "any passage shown"
+        if self.pointer:
+            return f"it names no value: the model pointed at {where} instead of stating it"
         if self.numbers:
             return "; ".join(check.explain() for check in self.numbers)
-        if self.missing_numbers:
-            return f"{', '.join(self.missing_numbers)} is not in {where}"
+        if self.missing_numbers or self.missing_names:
+            return f"{', '.join(self.missing_numbers + self.missing_names)} is not in {where}"
+        if not self.missing_words:
+            return "no one passage shown states it"
         return f"most of its words ({', '.join(self.missing_words[:5])}) are not in {where}"
 
     @property
     def wrong_figure(self) -> bool:
         """Its passages state its numbers for other quantities: not shown as the model wrote it."""
         return self.supported is False and bool(self.numbers)
+
+    @property
+    def unstated(self) -> bool:
+        """It cites nothing and states a number no shown passage states: not shown at all."""
+        return self.uncited and self.supported is False and bool(self.missing_numbers)
 
 
 def sentences_with_citations(text: str) -> list[str]:
@@ -138,6 +190,20 @@ def sentences_with_citations(text: str) -> list[str]:
         if sentence:
             out.append(sentence)
     return out
+
+
+def points_at_value(sentence: str) -> bool:
+    """Does the sentence end its predicate at a citation marker, stating nothing ("The
+    systematic uncertainty on the measured boson mass is [3].", "… amounts to [2].")?"""
+    return bool(_POINTER.search(sentence))
+
+
+def signpost(body: str) -> bool:
+    """Does the sentence (its markers removed) only point at passages ("See .", "This is
+    stated in passage .", "As shown in  and .")? Every content word must be one of
+    ``_SIGNPOST``'s, and it states no value."""
+    words = [w for w in content_words(body) if not w.isdigit()]
+    return not numbers(body) and set(words) <= _signpost_words()
 
 
 def _cited(sentence: str, n_sources: int) -> list[int]:
@@ -164,6 +230,7 @@ class _Passages:
     def __init__(self, sources: Sequence[Hit]):
         self.texts = [f"{' '.join(h.chunk.section)} {math_to_words(h.chunk.text)}" for h in sources]
         self.bound = [PassageText.of(n, h) for n, h in enumerate(sources, start=1)]
+        self.owners = [f"{h.chunk.analysis_id} {h.chunk.doc_id}" for h in sources]
 
     def against(self, body: str, cited: Sequence[int], min_overlap: float, entails: Entails | None,
                 question: str, title: str) -> SentenceSupport:
@@ -176,11 +243,14 @@ class _Passages:
         missing = [w for w in words if w not in have]
         overlap = 1.0 - len(missing) / len(words) if words else 1.0
         missing_numbers = sorted(numbers(body) - numbers(passages))
+        held = set(_CATALOGUE.findall(" ".join([passages] + [self.owners[n - 1] for n in cited])))
+        missing_names = [name for name in dict.fromkeys(_CATALOGUE.findall(body)) if name not in held]
         wrong = [] if missing_numbers else bind(body, f"{question} {title}", [self.bound[n - 1] for n in cited],
                                                 self.bound)
         worded = overlap >= min_overlap or (entails is not None and entails(body, passages))
-        return SentenceSupport(text=body, cited=list(cited), supported=not missing_numbers and not wrong and worded,
-                               overlap=round(overlap, 4), missing_numbers=missing_numbers,
+        return SentenceSupport(text=body, cited=list(cited), overlap=round(overlap, 4),
+                               supported=not missing_numbers and not missing_names and not wrong and worded,
+                               missing_numbers=missing_numbers, missing_names=missing_names,
                                missing_words=surface_words(body, missing) if missing else [], numbers=wrong)
 
     def quote(self, body: str, question: str, wrong: Sequence[NumberCheck]) -> Quote | None:
@@ -204,6 +274,12 @@ def check_support(text: str, sources: Sequence[Hit], min_overlap: float,
     for sentence in sentences_with_citations(text):
         cited = _cited(sentence, len(sources))
         body = CITATION.sub(" ", sentence)
+        if cited and points_at_value(sentence):
+            checked.append(SentenceSupport(text=sentence, cited=cited, supported=False, pointer=True))
+            continue
+        if cited and signpost(body):
+            checked.append(SentenceSupport(text=sentence, cited=cited, supported=None, signpost=True))
+            continue
         result = None
         if cited:
             result = passages.against(body, cited, min_overlap, entails, question, title).model_copy(update={"text": sentence})
@@ -214,7 +290,11 @@ def check_support(text: str, sources: Sequence[Hit], min_overlap: float,
             if best is not None:
                 result = SentenceSupport(text=sentence, cited=[best[0]], supported=True, overlap=best[1].overlap,
                                          recited_from=cited)
-            elif result is not None and result.numbers:
+            elif result is None and numbers(body):  # a number cited nowhere is checked against every passage
+                everywhere = range(1, len(sources) + 1)
+                result = passages.against(body, everywhere, min_overlap, entails, question, title).model_copy(
+                    update={"text": sentence, "cited": [], "supported": False, "uncited": True})
+            if result is not None and not result.supported and result.numbers:
                 result.quote = passages.quote(body, question, result.numbers)
         checked.append(result or SentenceSupport(text=sentence, cited=[], supported=None))
     return checked
@@ -253,13 +333,15 @@ def recite(support: Sequence[SentenceSupport]) -> str | None:
     they found in place of the model's, and a sentence whose figure its passages state for
     another quantity replaced by the passage sentence that states the asked one (or left out
     when no shown passage does). Never the model's wrong figure beside a citation."""
-    if not any(s.recited_from is not None or s.wrong_figure or s.misattributed for s in support):
+    if not any(s.recited_from is not None or s.wrong_figure or s.misattributed or s.unstated for s in support):
         return None
     kept = []
     for s in support:
         if s.wrong_figure:
             if s.quote is not None:
                 kept.append(quoted(s.quote))
+        elif s.unstated:
+            continue  # a number cited nowhere that no shown passage states: never shown as if checked
         elif s.credit is not None:
             named = re.compile(rf"(?<![\w-]){re.escape(s.credit.named)}(?![\w-])")
             kept.append(_cite(named.sub(s.credit.holder, s.text), s.cited))
@@ -273,5 +355,6 @@ def recite(support: Sequence[SentenceSupport]) -> str | None:
 
 
 def shown_supported(support: Sequence[SentenceSupport]) -> bool:
-    """Does the answer as shown hold a supported sentence (a quote in place of a figure counts)?"""
-    return any(s.supported or s.quote is not None for s in support)
+    """Does the answer as shown hold a supported sentence (a quote in place of a figure counts;
+    a sentence that only points at a passage, for its value or for anything, does not)?"""
+    return any((s.supported and not (s.pointer or s.signpost)) or s.quote is not None for s in support)

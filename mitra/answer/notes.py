@@ -2,8 +2,9 @@
 
 The member watched the model's own text stream in; when the checks then move a citation,
 put a passage's sentence in place of a wrong figure, credit a claim to the analysis whose
-passage holds it, or leave a sentence out, the answer says so under its text. The same
-notes are saved with the turn, so a reopened conversation shows what was shown.
+passage holds it, or leave a sentence out, the answer says so under its text; so too when
+the model pointed at a passage instead of stating the value asked for. The same notes are
+saved with the turn, so a reopened conversation shows what was shown.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from mitra.answer.grounding import SentenceSupport
 from mitra.answer.prompts import CITATION
 
 NoteKind = Literal["citation moved", "citation removed", "figure corrected", "figure removed", "credit corrected",
-                   "sentence removed", "not supported"]
+                   "sentence removed", "not supported", "figure unstated", "value not stated"]
 
 
 class Note(BaseModel):
@@ -41,6 +42,14 @@ def note_of(s: SentenceSupport) -> Note | None:
                              f"The sentence of [{s.quote.passage}] that states it is quoted in its place.")
         return Note(kind="figure removed", text=f"Left out: the model wrote “{said}”, but {why}, and no passage "
                                                 "shown states the figure asked for.")
+    if s.unstated:
+        return Note(kind="figure unstated",
+                    text=f"Left out: the model wrote “{said}” citing no passage, and "
+                         f"{', '.join(s.missing_numbers)} is in none of the passages shown.")
+    if s.pointer:
+        return Note(kind="value not stated",
+                    text=f"No value given: the model wrote “{s.text.strip()}”, pointing at {_marks(s.cited)} "
+                         "instead of stating the value; read it in that passage.")
     if s.credit is not None:
         return Note(kind="credit corrected",
                     text=f"Corrected: the model credited “{said}” to {s.credit.named}; the passage that holds it, "

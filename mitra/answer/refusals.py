@@ -1,11 +1,12 @@
 """What is said instead of a model's answer: no passage clears the relevance floor, the
-analysis never uses the question's words, the answer's claims are not in its passages,
-or the answer is only citation markers."""
+analysis never uses the question's words, the answer's claims are not in its passages (or
+it only pointed at them), or the answer is only citation markers."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from mitra.answer.grounding import SentenceSupport
 from mitra.answer.prompts import analysis_summary
 from mitra.core.types import Analysis
 
@@ -39,8 +40,17 @@ def off_topic_text(analysis: Analysis, unknown: Sequence[str]) -> str:
     )
 
 
-def unsupported_text(analysis: Analysis) -> str:
-    """Shown instead of an answer none of whose cited sentences its passages support."""
+def unsupported_text(analysis: Analysis, support: Sequence[SentenceSupport] = ()) -> str:
+    """Shown instead of an answer none of whose cited sentences its passages support; when
+    its only claims pointed at passages instead of stating the value ("… is [3]."), it says so."""
+    pointed = list(dict.fromkeys(n for s in support if s.pointer for n in s.cited))
+    if pointed and not any(s.supported is False and not s.pointer for s in support):
+        marks = ", ".join(f"[{n}]" for n in pointed)
+        return (
+            f"The model did not state the answer: it pointed at passage{'s' if len(pointed) > 1 else ''} {marks} "
+            f"instead, so there is nothing to check and it is not shown. The passages found in {analysis.id} "
+            "are below."
+        )
     return (
         f"The passages found in {analysis.id} do not say this: the model's answer made claims its cited "
         "passages do not contain, so it is not shown. The passages found are below."
