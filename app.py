@@ -36,7 +36,8 @@ MODES = {"one": "One analysis", "across": "Across analyses", "compare": "Side by
 NOTE_ICONS = {"citation moved": ":material/swap_horiz:", "citation removed": ":material/link_off:",
               "figure removed": ":material/rule:", "credit corrected": ":material/swap_horiz:",
               "sentence removed": ":material/link_off:", "not supported": ":material/warning:",
-              "figure corrected": ":material/rule:"}
+              "figure corrected": ":material/rule:", "figure unstated": ":material/rule:",
+              "value not stated": ":material/warning:"}
 MODE_PLACEHOLDER = {"across": "Ask across the analyses you may read…", "compare": "Ask both analyses…"}
 
 
@@ -202,15 +203,17 @@ def stream_turn(turn, expert: bool, key: str) -> None:
             slot.markdown(inert(turn.answer.text))  # the checked text: dead citations dropped, wordless answers explained
     elif turn.answer is not None:
         slot.markdown(inert(turn.answer.text))
-    if turn.quote is not None:
+    if turn.quote is not None or getattr(turn.answer, "value", None) is not None:
         show_quote(quoted, turn)
     if turn.answer is not None:
         render_support(turn.answer)
 
 
 def show_quote(slot, turn) -> None:
-    """A value question's answer in the passage's own words, before the model's prose."""
-    slot.info(f"**[{turn.quote.passage}]** {ui.highlighted_quote(turn.quote)}", icon=":material/format_quote:")
+    """A value question's value in the passage's own words: shown first when the code's
+    ranking is clear, then the one the model chose once it has."""
+    quote = getattr(turn.answer, "value", None) or turn.quote
+    slot.info(f"**[{quote.passage}]** {ui.highlighted_quote(quote)}", icon=":material/format_quote:")
 
 
 def render_sources(turn, expert: bool, key: str) -> None:

@@ -61,6 +61,8 @@ from mitra.answer import values
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import Candidate
 from mitra.answer.choose import choose
+from mitra.answer.followup import needs_history
+from mitra.answer.gate import gated
 from mitra.answer.claims import PassageText, Quote, quote
 from mitra.answer.notes import Note, notes
 from mitra.answer.grounding import (
@@ -207,21 +209,33 @@ class Answerer:
         each session's answers read only what its principal may read."""
         return Answerer(pipeline.retriever, self.chat_model, self.model_info, self.settings)
 
-    def write(self, prompt: Prompt, timings: Timings,
-              elapsed_ms: Callable[[], float]) -> Generator[str, None, tuple[str, dict]]:
-        """The model's answer to ``prompt`` in pieces as it writes them; returns the whole text
-        and the usage it reported. Fills the timings' first token and generation time."""
+    def write(self, prompt: Prompt, timings: Timings, elapsed_ms: Callable[[], float],
+              question: str = "", title: str = "") -> Generator[str, None, tuple[str, dict]]:
+        """The model's answer to ``prompt`` in pieces as it writes them, each sentence that
+        states a figure held back until it is complete and checked against the passages
+        (``gate.gated``); returns the whole text and the usage it reported. Fills the
+        timings' first token and generation time."""
         mark = time.perf_counter()
         pieces: list[str] = []
         usage: dict = {}
-        with self.llm_errors(prompt.sources):
-            for chunk in self.chat_model.stream(prompt.messages):
-                usage = dict(chunk.usage_metadata or usage)
-                if isinstance(chunk.content, str) and chunk.content:
-                    if timings.first_token_ms is None:
-                        timings.first_token_ms = elapsed_ms()
-                    pieces.append(chunk.content)
-                    yield chunk.content
+
+        def model_pieces() -> Iterator[str]:
+            nonlocal usage
+            with self.llm_errors(prompt.sources):
+                for chunk in self.chat_model.stream(prompt.messages):
+                    usage = dict(chunk.usage_metadata or usage)
+                    if isinstance(chunk.content, str) and chunk.content:
+                        if timings.first_token_ms is None:
+                            timings.first_token_ms = elapsed_ms()
+                        pieces.append(chunk.content)
+                        yield chunk.content
+
+        def checked(sentence: str) -> bool:
+            return all(s.supported is not False for s in check_support(
+                sentence, prompt.sources, self.settings.support_min_overlap, self.entails(), question=question,
+                title=title))
+
+        yield from gated(model_pieces(), checked)
         timings.generate_ms = (time.perf_counter() - mark) * 1000
         return "".join(pieces), usage
 
@@ -318,10 +332,10 @@ class Answerer:
                              value_confidence=confidence, candidates=len(numbered), timings=timings)
                 return
 
-        written, usage = yield from self.write(prompt, timings, elapsed_ms)
+        written, usage = yield from self.write(prompt, timings, elapsed_ms, question, analysis.title)
         answer = self._checked(analysis, question, written, prompt, usage, coverage, len(result.hits), ranking,
                                timings, elapsed_ms)
-        yield answer.model_copy(update={"quote": quote})
+        yield answer.model_copy(update={"quote": quote, "candidates": len(numbered)})
 
     def quote(self, asked: Asked, prompt: Prompt) -> Quote | None:
         """For a question asking for a value when the model does not choose (``value_choice``
@@ -363,7 +377,7 @@ class Answerer:
             if recited is not None:
                 text, cited = parse_citations(recited, len(prompt.passages))
             if self.settings.withhold_unsupported and not shown_supported(support):
-                draft, text = text, unsupported_text(analysis)
+                draft, text = text, unsupported_text(analysis, support)
         for part in parts:
             part.cited = [n for n in cited if n in part.passages]
             part.supported_share = supported_share(support, part.passages)
@@ -427,7 +441,7 @@ class Answerer:
         timings.prompt_ms = (time.perf_counter() - mark) * 1000
         if on_prompt is not None:
             on_prompt(prompt, self.model_info)
-        written, usage = yield from self.write(prompt, timings, elapsed_ms)
+        written, usage = yield from self.write(prompt, timings, elapsed_ms, question, analysis.title)
         if said:
             yield said
         yield self._checked(analysis, question, written, prompt, usage, coverage, retrieved, ranking, timings,
@@ -444,9 +458,10 @@ class Answerer:
         return analysis_coverage(self.retriever.kb, analysis, question)
 
     def condense(self, history: Sequence[PastExchange], question: str) -> str:
-        """The follow-up as a standalone query for retrieval (the question itself without
-        history, or when the model's rewrite is empty)."""
-        if not history:
+        """The follow-up as a standalone query for retrieval: the question itself when it
+        stands alone (``followup.needs_history``: no wait for the model), without history, or
+        when the model's rewrite is empty."""
+        if not history or not needs_history(question, [past.question for past in history]):
             return question
         recent = list(history)[-self.settings.llm_history_turns :]
         with self.llm_errors():

@@ -39,18 +39,19 @@ class Asked:
     qualifiers: dict[str, frozenset[str]] = field(default_factory=dict)  # the question's own
     context: dict[str, frozenset[str]] = field(default_factory=dict)  # the question's, then the title's
     words: tuple[str, ...] = ()  # BM25 tokens
-    quantity: frozenset[str] = frozenset()  # the tokens that name the quantity: no asking, no qualifier words
+    quantity: frozenset[str] = frozenset()  # the tokens naming the quantity: no asking, qualifier or title words
     multipart: bool = False
 
     @classmethod
     def read(cls, question: str, title: str = "") -> "Asked":
         text = math_to_words(question)
         words = tuple(tokenize(text))
-        qualifier_words = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
+        # The title's words say which analysis, not which of its quantities ("… in the dark matter search").
+        other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])} | set(tokenize(title))
         return cls(
             text=question, title=title, value=value_question(question), kind=asked_kind(question),
             unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),
-            words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in qualifier_words),
+            words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in other),
             multipart=looks_multipart(question))
 
     @cached_property

@@ -8,13 +8,16 @@ question (``Asked``) by four signals, each measured in docs/benchmarks.md:
 
 * **qualifiers**: one the question names and the value's clause contradicts (observed
   for an expected limit, the vector for the axial-vector mediator) rules the value out;
-  each one it names that the value is bound to counts for it; a specific channel or
-  category the question leaves out counts against it;
+  each one it names that the value is bound to counts for it; a qualifier the shown
+  passages tell values apart by and the question leaves out counts against it, a specific
+  channel or category twice; a clause that names no measure where the question asks for
+  an expected one reads as observed and counts against it;
 * **kind**: a number of another kind than asked (a mass for a significance) is ruled out,
-  a setting (√s = 13 TeV, a year, "for mH = 125 GeV") is never a value;
-* **quantity words**: the question's quantity words the value's own clause holds, and
-  those its sentence and section heading hold, each weighed by how rare it is among the
-  candidate sentences;
+  a setting (√s = 13 TeV, a year, "for mH = 125 GeV") or a confidence level (95% CL) is
+  never a value;
+* **quantity words**: the question's quantity words the value's own clause holds, those
+  its sentence and section heading hold, and those its whole passage holds, each weighed
+  by how rare it is among the candidate sentences;
 * **rank**: the retrieval rank of its passage, a tie-break.
 
 Siblings are the other values of the chosen one's sentence or table row that a class
@@ -24,21 +27,24 @@ tells apart (observed 5.0 σ · expected 5.8 σ): shown beside it, each labelled
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
 from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
-from mitra.answer.qualifiers import DEFAULTS
+from mitra.answer.qualifiers import DEFAULTS, STRICT
 from mitra.answer.quantities import Mention
 from mitra.core.text import tokenize
 from mitra.core.types import Hit
 
 # Weights of the signals (module docstring), set on the demo questions and the mechanical
 # sibling set of benchmarks/answer_numbers.py, never on the frozen value questions.
-W_NAMED, W_CLAUSE, W_SENTENCE, W_KIND, W_RANK, W_LEFT_OUT = 2.0, 3.0, 2.0, 0.5, 0.3, 1.5
+W_NAMED, W_CLAUSE, W_SENTENCE, W_PASSAGE, W_KIND, W_RANK = 1.5, 3.0, 2.0, 1.0, 0.5, 0.3
+W_LEFT_OUT, W_STRICT, W_DEFAULT = 1.5, 1.5, 1.5
 # The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
 _LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "run", "split")
+_CL = re.compile(r"\s*(?:CL|C\.\s?L\.|CLs|confidence|credib)", re.I)
 # A value shown first needs this share of the question's quantity words in its sentence.
 MIN_SENTENCE_SHARE = 0.4
 
@@ -84,10 +90,34 @@ def _share(words: set[str], weights: dict[str, float]) -> float:
 
 
 def _kind_fits(asked: Asked, m: Mention) -> bool | None:
-    """True: the kind asked; None: either says none; False: another kind (ruled out)."""
+    """True: the kind asked; None: either says none (a table cell under "Obs. (exp.)
+    significance" has no unit); False: another kind (ruled out)."""
     if not asked.kind or not m.kind:
-        return None if (not asked.kind or asked.kind == "count" or m.unit) else False
+        return None
     return asked.kind == m.kind
+
+
+def _contradicted(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> bool:
+    """Does the value's clause name another value of a class the question names (expected for
+    observed, the vector mediator for the axial-vector one, one channel for the combination)?"""
+    for cls, values in stated.items():
+        said = asked.get(cls, frozenset())
+        if said and values and not (said & values):
+            return True
+        if cls == "channel" and said and ("combined" in said) != ("combined" in values) and len(values - {"combined"}) != 1:
+            return True
+    return False
+
+
+def _by_default(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> bool:
+    """The question names a value of a class whose unnamed value is another (an expected
+    limit), and the value's clause names none: read as the default (observed)."""
+    return any(values - DEFAULTS[cls] and not stated.get(cls) for cls, values in asked.items() if cls in DEFAULTS)
+
+
+def _confidence_level(m: Mention) -> bool:
+    """"95% CL", "at 90% confidence level": the level a limit is set at, not a value."""
+    return m.unit == "%" and bool(_CL.match(m.sentence, m.span[1]))
 
 
 def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
@@ -97,24 +127,30 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     everything = [m for p in passages for m in p.mentions]
     sentences = list({m.sentence: set(tokenize(m.sentence)) for m in everything}.values())
     weights = _idf(sentences, asked.quantity)
+    texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
     found: list[Candidate] = []
     for rank, (hit, passage) in enumerate(zip(hits, passages)):
         heading = set(tokenize(passage.heading))
         for m in passage.mentions:
             fits = _kind_fits(asked, m)
-            if m.condition or fits is False:
+            if m.condition or fits is False or _confidence_level(m):
                 continue
             stated = narrowed(m, resolved(everything, m))
-            problem = problem_of(asked.context, stated, m, everything)
-            if problem is not None and problem[0] == "contradicted":
+            if _contradicted(asked.context, stated):
                 continue
+            problem = problem_of(asked.context, stated, m, everything)
             named = sum(1 for cls, values in asked.qualifiers.items() if stated.get(cls, frozenset()) & values)
             signals = {"named": named, "clause": _share(set(m.words), weights),
                        "sentence": _share(set(tokenize(m.sentence)) | heading, weights),
+                       "passage": _share(texts[rank], weights),
                        "kind": 1.0 if fits else 0.0, "rank": 1 / (1 + rank),
-                       "left out": 1.0 if problem is not None or not answers_asked(asked.context, stated) else 0.0}
+                       "left out": 1.0 if problem is not None or not answers_asked(asked.context, stated) else 0.0,
+                       "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,
+                       "default": 1.0 if _by_default(asked.context, stated) else 0.0}
             score = (W_NAMED * signals["named"] + W_CLAUSE * signals["clause"] + W_SENTENCE * signals["sentence"]
-                     + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"])
+                     + W_PASSAGE * signals["passage"]
+                     + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"]
+                     - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"])
             found.append(Candidate(hit, rank, m, round(score, 4), signals))
     found.sort(key=lambda c: (-c.score, c.rank))
     best: list[Candidate] = []

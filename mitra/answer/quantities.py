@@ -324,10 +324,14 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                 continue
             column = header[j] if header is not None and len(header) == len(row) else ""
             label = f"{row[0]} {column}"
+            pair = _bracketed_header(column)
+            bracketed = {raw.start for raw in figures(cell) if raw.paren}
             for m in _read(cell, "", ""):
                 bound: dict[str, set[str]] = {}
                 for cls, values in qualifiers_of(label).items():
                     bound.setdefault(cls, set()).update(values)
+                if pair is not None:  # "Obs. (exp.) significance" over "2.8 (2.5)"
+                    bound[pair[0]] = {pair[2] if m.span[0] in bracketed else pair[1]}
                 for cls, values in context.items():
                     bound.setdefault(cls, set(values))
                 for cls, values in m.qualifiers.items():
@@ -342,6 +346,16 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                     qualifiers={c: frozenset(v) for c, v in bound.items() if v},
                     words=frozenset(t for t in tokenize(label) if _CONTENT.fullmatch(t))))
     return mentions
+
+
+def _bracketed_header(column: str) -> tuple[str, str, str] | None:
+    """(class, main value, bracketed value) of a header such as "Obs. (exp.) significance"."""
+    quals = qualifiers(column)
+    for k in _paren_following(column, quals):
+        main = max((j for j in range(k) if quals[j][0] == quals[k][0]), default=None)
+        if main is not None:
+            return quals[k][0], quals[main][1], quals[k][1]
+    return None
 
 
 def _unit_in(text: str) -> tuple[str, str] | None:

@@ -33,6 +33,9 @@ def _answer_json(answer) -> dict:
         "moved_citations": answer.moved_citations,
         "notes": [note.model_dump() for note in answer.notes],
         "quote": answer.quote.model_dump() if answer.quote else None,
+        "value": answer.value.model_dump() if answer.value else None,
+        "value_confidence": answer.value_confidence,
+        "candidates": answer.candidates,
         "ranking": answer.ranking,
         "supported_share": answer.supported_share,
         "parts": [part.model_dump() for part in answer.parts],
@@ -103,9 +106,16 @@ def _shown(streamed, as_json: bool):
 
 
 def quote_markup(q: Quote) -> str:
-    """A passage's sentence for the terminal, its number in bold."""
-    return (f"\\[{q.passage}] “{escape(q.sentence[:q.start])}[bold]{escape(q.sentence[q.start:q.end])}[/]"
+    """A passage's sentence (or table row under its header) for the terminal, its number in
+    bold, what it is stated for before it, its siblings beside it, labelled, none in bold."""
+    label = f"{escape(q.label)}: " if q.label else ""
+    header = f"{escape(q.header)} / " if q.header else ""
+    text = (f"\\[{q.passage}] {label}“{header}{escape(q.sentence[:q.start])}[bold]{escape(q.sentence[q.start:q.end])}[/]"
             f"{escape(q.sentence[q.end:])}”")
+    if q.siblings:
+        text += "\n  beside it: " + " · ".join(f"{escape(s.label or 'another value')} {escape(s.number)} \\[{s.passage}]"
+                                              for s in q.siblings)
+    return text
 
 
 def _model_failed(error, as_json: bool, titles: dict[str, str] | None = None) -> None:

@@ -372,7 +372,15 @@ def answer_details(answer) -> None:
 
 
 def highlighted_quote(quote) -> str:
-    """A passage's sentence quoted in an answer, inert, its number in bold."""
+    """A passage's sentence (or table row under its header) quoted in an answer, inert, its
+    number in bold, what it is stated for before it, and its siblings side by side, each
+    labelled and none in bold: "observed 5.0 σ · expected 5.8 σ"."""
     before, number, after = (quote.sentence[:quote.start], quote.sentence[quote.start:quote.end],
                              quote.sentence[quote.end:])
-    return f"“{inert_markdown(before)}**{inert_markdown(number)}**{inert_markdown(after)}”"
+    label = f"{inert_markdown(quote.label)}: " if quote.label else ""
+    header = f"{inert_markdown(quote.header)} / " if quote.header else ""
+    text = f"{label}“{header}{inert_markdown(before)}**{inert_markdown(number)}**{inert_markdown(after)}”"
+    if quote.siblings:
+        text += "  \nBeside it: " + " · ".join(f"{inert_markdown(s.label or 'another value')} {inert_markdown(s.number)} "
+                                               f"[{s.passage}]" for s in quote.siblings)
+    return text

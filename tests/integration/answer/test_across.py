@@ -139,7 +139,7 @@ def test_a_sentence_naming_the_wrong_analysis_is_not_supported():
     passages = [_labelled(Hit(chunk=chunk), {exo.id: exo})]
     right, wrong = (f"In {a.id}, the dominant background is Z boson production [1]." for a in (exo, higgs))
     assert check_support(right, passages, 0.6)[0].supported
-    assert check_support(wrong, passages, 0.6)[0].missing_numbers == ["1"]  # HIG-24-001 vs EXO-24-002
+    assert (s := check_support(wrong, passages, 0.6)[0]).supported is False and s.missing_names == ["HIG-24-001"]
 
 
 def test_a_claim_naming_one_analysis_never_keeps_a_citation_of_another():

@@ -1,0 +1,104 @@
+"""The value asked, found (issue 46), through the answerer on the demo corpus (real Chroma,
+MiniLM, BM25): the candidate values are ranked in code, the first is shown before any model
+runs when it is clear, the model chooses with output constrained to the candidates, and the
+answer states the chosen value as its passage writes it. The model is the Ollama
+wire-protocol stub (which records the schema it was sent) and the real llama.cpp server
+with the packaged SmolLM2."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from mitra.answer.answerer import Answerer, build_answerer
+from mitra.answer.claims import Quote
+from mitra.models.llm import load_chat_model
+from tests.conftest import CHAT_LLM, OLLAMA_MODEL
+
+VECTOR = "Up to what mass is the vector mediator excluded in the dark matter search with an energetic jet?"
+VBF = "How many signal events does the VBF category expect with the first 2024 data?"
+
+
+@pytest.fixture
+def answerer(demo_pipeline, ollama_stub):
+    settings = demo_pipeline.settings.model_copy(
+        update={"llm_backend": "ollama", "ollama_host": ollama_stub.url, "ollama_model": OLLAMA_MODEL})
+    model, info = load_chat_model(settings)
+    return Answerer(demo_pipeline.retriever, model, info, settings)
+
+
+def choice_of(request: dict, value: str) -> str:
+    """The stub's constrained reply: the number of the candidate line marking ``value``."""
+    listing = request["messages"][-1]["content"]
+    (n,) = re.findall(rf"^(\d+)\. .*⟦{re.escape(value)}⟧", listing, re.M)
+    return json.dumps({"choice": int(n)})
+
+
+def test_the_model_chooses_and_the_answer_states_the_value_as_the_passage_does(answerer, demo_pipeline, ollama_stub):
+    ollama_stub.reply = lambda r: choice_of(r, "2.10 TeV")
+    items = list(answerer.stream(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR))
+    answer = items[-1]
+    (request,) = ollama_stub.chats  # one model call: the choice; no prose
+    schema = request["format"]
+    assert schema["properties"]["choice"]["enum"][0] == 0 and request["logprobs"] is True
+    assert answer.value is not None and answer.value.number == "2.10 TeV" and answer.value.label == "vector"
+    assert answer.text.startswith("2.10 TeV (vector) [") and "respectively" in answer.text
+    assert answer.cited == [answer.value.passage] and "2.10 TeV" in answer.sources[answer.value.passage - 1].chunk.text
+    assert answer.value_confidence == pytest.approx(0.951, abs=1e-3)  # exp(-0.05): the stub's log-probability
+    assert [s.supported for s in answer.support] == [True] and not answer.notes
+    # Shown first, before the model's reply, with the sibling values beside it, each labelled.
+    shown = [item for item in items if isinstance(item, Quote)]
+    assert shown == [answer.quote] and answer.quote.number == "2.10 TeV"
+    assert {(s.number, s.label) for s in answer.quote.siblings} >= {("2.05 TeV", "axial-vector")}
+    assert items.index(answer.quote) < items.index(answer.text)
+    assert answer.timings.quote_ms < answer.timings.total_ms
+
+
+def test_none_of_the_values_falls_back_to_the_checked_prose(answerer, demo_pipeline, ollama_stub):
+    ollama_stub.reply = lambda r: '{"choice": 0}' if "format" in r else "It is not stated in these passages."
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
+    assert [("format" in chat) for chat in ollama_stub.chats] == [True, False]
+    assert answer.value is None and answer.candidates > 0 and "It is not stated" in (answer.draft or answer.text)
+
+
+def test_the_candidates_sentences_reach_the_prose_prompt(answerer, demo_pipeline, ollama_stub):
+    """The sentence stating the VBF expectation reaches the model even when it writes prose."""
+    ollama_stub.reply = lambda r: '{"choice": 0}' if "format" in r else "No."
+    answerer.answer(demo_pipeline.kb.get_analysis("HIG-24-001"), VBF)
+    assert "37.6" in ollama_stub.chats[-1]["messages"][-1]["content"]
+
+
+def test_a_stand_alone_follow_up_is_not_rewritten(answerer, ollama_stub):
+    """Only a follow-up that points back waits for the model's rewrite."""
+    history = [type("Past", (), {"question": "What is the dominant background?", "answer": "Z to νν [1]."})()]
+    assert answerer.condense(history, "What is the observed limit on the vector mediator mass?") == \
+        "What is the observed limit on the vector mediator mass?"
+    assert ollama_stub.chats == []
+    ollama_stub.reply = lambda r: "How is the Z to νν background estimated?"
+    assert answerer.condense(history, "How is it estimated?") == "How is the Z to νν background estimated?"
+    assert len(ollama_stub.chats) == 1
+
+
+def test_no_wrong_figure_streams_before_its_check(answerer, demo_pipeline, ollama_stub):
+    """The prose path (a question that asks for no value): a sentence whose figure its passage
+    does not state is held, never streamed."""
+    ollama_stub.reply = lambda r: "The dominant background is Z boson production, 91% of the total [1]. It is large [1]."
+    streamed = "".join(item for item in answerer.stream(demo_pipeline.kb.get_analysis("EXO-24-003"),
+                                                          "Which background dominates the signal region?")
+                       if isinstance(item, str))
+    assert "91%" not in streamed and "It is large" in streamed
+
+
+@pytest.mark.slow
+def test_the_real_llama_cpp_server_chooses_under_the_schema(demo_pipeline):
+    """The packaged SmolLM2 in the embedded llama.cpp server: the reply is a choice, with its
+    probability from the server's log-probabilities, and the answer states a candidate."""
+    answerer = build_answerer(demo_pipeline, demo_pipeline.settings.model_copy(update=CHAT_LLM))
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("HIG-24-001"), VBF)
+    if answer.value is None:  # the model chose none: the prose path answered
+        assert answer.candidates > 0 and answer.text
+    else:
+        assert 0 < answer.value_confidence <= 1 and answer.value.number in answer.text
+        assert answer.value.number in answer.sources[answer.value.passage - 1].chunk.text

@@ -1,0 +1,145 @@
+"""The value asked, found (issue 46): candidate values ranked in code before any model runs,
+what is shown first, the constrained choice and the answer that states it. On sentences of
+the CMS discovery paper (1207.7235) and the demo's notes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mitra.answer.asked import Asked
+from mitra.answer.candidates import candidates, confident, siblings
+from mitra.answer.choose import choice_messages, choice_schema, confidence, parse_choice
+from mitra.answer.prompts import question_sentences
+from mitra.answer.values import extra, first, numbered, pinned, quoted, stated
+from mitra.core.settings import Settings
+from mitra.core.types import Chunk, ChunkKind, Hit
+from tests.unit.answer.test_claims import HIGGS, MONOJET, SIGNIFICANCE, VECTOR
+
+TITLE = "Observation of a new boson at a mass of 125 GeV"
+
+
+def hits(passages) -> list[Hit]:
+    return [Hit(chunk=Chunk(id=f"c{p.n}", analysis_id="A", doc_id="AN-1", version="1", position=p.n, text=p.text,
+                            section=[p.heading]), scores={"hybrid": 1.0 / p.n}) for p in passages]
+
+
+def first_value(question: str, passages) -> str:
+    return candidates(Asked.read(question, TITLE), hits(passages))[0].mention.written
+
+
+@pytest.mark.parametrize("question, passages, value", [
+    (SIGNIFICANCE, HIGGS, "5.0 σ"),
+    ("What is the expected significance?", HIGGS, "5.8 σ"),
+    ("What significance does the WW channel have?", HIGGS, "1.6 σ"),
+    (VECTOR, MONOJET, "2.10 TeV"),
+    ("What is the expected exclusion for the axial-vector mediator?", MONOJET, "2.15 TeV"),
+])
+def test_the_value_asked_ranks_first(question, passages, value):
+    assert first_value(question, passages) == value
+
+
+def test_a_contradicted_qualifier_rules_a_value_out():
+    """An expected significance is never offered for the observed one, however close its words."""
+    ranked = candidates(Asked.read("What is the expected significance?", TITLE), hits(HIGGS))
+    assert not any(c.mention.written in ("5.0 σ", "4.1") and "observed" in c.label for c in ranked)
+
+
+def test_settings_and_confidence_levels_are_never_values():
+    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
+                              text="Upper limits at 95% CL are set for mH = 125 GeV with 13 TeV data: the observed "
+                                   "limit on the signal strength is 1.9."))
+    ranked = candidates(Asked.read("What is the observed limit on the signal strength?"), [passage])
+    assert [c.mention.written for c in ranked] == ["1.9"]
+
+
+def test_a_table_cell_under_a_bracketed_header_is_told_apart():
+    """"Obs. (exp.) significance" over "2.8 (2.5)": the bracketed cell is the expected one."""
+    table = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
+                            section=["Results"], text="Channel | μttH | Obs. (exp.) significance\n"
+                                                      "2ℓSS + 0τh | 0.84 | 2.9 (3.4)\n3ℓ + 0τh | 1.12 | 2.8 (2.5)"))
+    ranked = candidates(Asked.read("What is the expected significance of the 3ℓ + 0τh channel?"), [table])
+    assert ranked[0].mention.written == "2.5" and ranked[0].label.startswith("expected")
+    quote = quoted(ranked[0], {"t": 1}, [table])
+    assert quote.header == "Channel | μttH | Obs. (exp.) significance"
+    assert [(s.number, s.label.split()[0]) for s in quote.siblings] == [("2.8", "observed")]
+
+
+def test_siblings_stand_beside_the_value_each_labelled():
+    ranked = candidates(Asked.read(SIGNIFICANCE, TITLE), hits(HIGGS))
+    (sibling,) = siblings(ranked[0], hits(HIGGS))
+    assert sibling.mention.written == "5.8 σ" and sibling.label == "expected"
+
+
+def test_the_first_is_shown_only_when_clear():
+    clear = candidates(Asked.read(VECTOR, TITLE), hits(MONOJET))
+    assert confident(clear, 1.0)
+    years = [Hit(chunk=Chunk(id=f"y{n}", analysis_id="A", doc_id="D", version="1", position=n, section=["Fit"],
+                             text=f"The signal strength measured in the {year} data is {mu}."))
+             for n, (year, mu) in enumerate([("2016", "1.2"), ("2017", "0.9")])]
+    close = candidates(Asked.read("What is the signal strength?"), years)
+    assert [c.mention.written for c in close] == ["1.2", "0.9"] and not confident(close, 1.0)
+    assert not confident([], 1.0)
+
+
+def test_the_answer_states_the_value_as_its_passage_writes_it():
+    sources = hits(HIGGS)
+    ranked = numbered(candidates(Asked.read("What is the observed local significance?", TITLE), sources), sources)
+    quote = first(ranked, sources, Settings(value_margin=0.0))
+    assert quote is not None and quote.number == "5.0 standard deviations" and quote.passage == 1
+    text = stated(quote)
+    assert text.startswith("5.0 standard deviations (observed local) [1], as the passage states: “The observed")
+    assert text.endswith("Beside it: expected 5.8 σ [1].")
+
+
+def test_the_candidates_sentences_reach_the_model():
+    """A table row sharing no word with the question ("TE | 56 | 0.64") is kept whatever the
+    budget leaves, and a candidate's passage beyond the model's passages joins them."""
+    prose = Hit(chunk=Chunk(id="p", analysis_id="A", doc_id="D", version="1", position=0, section=["Fits"],
+                            text="The constraint on the optical depth is discussed here at length. " * 6))
+    table = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=1, section=["Fits"],
+                            text="Data | N | ratio\nTT | 48 | 0.61\nTE | 56 | 0.64"))
+    asked = Asked.read("What constraint on the optical depth does TE give?")
+    ranked = candidates(asked, [prose, table])
+    assert extra(ranked, [prose]) == [table]
+    kept, _ = question_sentences(asked.text, [prose, table], 60, Settings(), pinned(ranked))
+    assert any("TE | 56 | 0.64" in p.text for p in kept)
+
+
+def test_the_question_is_read_once_into_one_record():
+    asked = Asked.read("What is the expected upper limit on the mass in GeV? And how is it set?", "A search")
+    assert asked.value and asked.kind == "energy" and asked.unit == "GeV" and asked.multipart
+    assert asked.qualifiers == {"measure": frozenset({"expected"}), "limit": frozenset({"upper"})}
+    assert "mass" in asked.quantity and "expect" not in asked.quantity
+
+
+def test_the_choice_is_constrained_to_the_candidates_or_none():
+    schema = choice_schema(3)["json_schema"]["schema"]
+    assert schema["properties"]["choice"]["enum"] == [0, 1, 2, 3] and schema["required"] == ["choice"]
+    assert parse_choice('{"choice": 2}', 3) == 2
+    assert parse_choice('{"choice": 7}', 3) == 0  # outside the list: none
+    assert parse_choice('{"choice": true}', 3) == 0
+    assert parse_choice("The limit is 2.10 TeV [2].", 3) == 0  # prose from a server that ignored the schema
+
+
+def test_the_choice_prompt_marks_each_value_in_its_sentence():
+    ranked = candidates(Asked.read(VECTOR, TITLE), hits(MONOJET))
+    content = choice_messages(Asked.read(VECTOR, TITLE), ranked)[1].content
+    assert "⟦2.10 TeV⟧" in content and content.rstrip().endswith("0. None of these values answers the question.")
+
+
+@pytest.mark.parametrize("metadata", [
+    {"logprobs": {"content": [{"token": '{"', "logprob": -0.01}, {"token": "choice", "logprob": 0.0},
+                              {"token": '":', "logprob": 0.0}, {"token": " 2", "logprob": -0.105},
+                              {"token": "}", "logprob": 0.0}]}},  # OpenAI-compatible (llama.cpp, vLLM)
+    {"logprobs": [{"token": '{"choice": ', "logprob": 0.0}, {"token": "2", "logprob": -0.105},
+                  {"token": "}", "logprob": 0.0}]},  # Ollama
+])
+def test_the_confidence_is_the_chosen_number_s_probability(metadata):
+    assert confidence(metadata) == pytest.approx(0.9003, abs=1e-3)
+
+
+def test_no_log_probabilities_no_confidence():
+    assert confidence({}) is None and confidence({"logprobs": None}) is None
+    assert json.loads('{"choice": 0}')["choice"] == 0
