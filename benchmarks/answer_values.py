@@ -35,14 +35,16 @@ unit counts where the text writes that unit after it (120 MeV = 0.12 GeV):
 ``benchmarks.corpora.value_questions.states``. Shares come with 95 % bootstrap intervals,
 overall and on the questions where a shown passage states the value.
 
-    python benchmarks/answer_values.py [--sets pdfs,lhcb,qasper] [--limit N] [--models smollm2,qwen]
-        [--work-dir DIR] [--reuse] [--out report.json] [--markdown table.md]
+    python benchmarks/answer_values.py [--sets pdfs,lhcb,qasper] [--limit N] [--sample N] [--models smollm2,qwen]
+        [--set final_k=5] [--set value_choice=false] [--work-dir DIR] [--reuse] [--out report.json] [--markdown table.md]
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
+import random
 import re
 import sys
 import time
@@ -75,6 +77,7 @@ SETS = ("pdfs", "lhcb", "qasper", "demo")
 STAGES = ("retrieved", "in prompt", "written", "shown")
 _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 _QUOTED = re.compile(r"“[^”]*”")
+_BESIDE = re.compile(r"\bBeside it: [^\n]*")
 _NUMBER_FACT = re.compile(r"(\d[\d ,.]*\d|\d)\s*(.*)")
 
 
@@ -163,8 +166,10 @@ def prompt_text(prompt) -> str:
 
 def own_words(text: str) -> str:
     """The answer's own claim: citation marks and quoted passage sentences (“…”) left out,
-    as those are judged as the quote; "Beside it: …" sibling lists stay (they state values)."""
-    return _CITATION.sub(" ", _QUOTED.sub(" ", text))
+    as those are judged as the quote, and the sibling values listed after "Beside it:", each
+    labelled with what it is stated for (observed 5.0 σ · expected 5.8 σ), which state the
+    siblings as siblings, not as the answer."""
+    return _CITATION.sub(" ", _QUOTED.sub(" ", _BESIDE.sub(" ", text)))
 
 
 def leads_with(text: str, q: ValueQuestion) -> bool:
@@ -238,6 +243,9 @@ def ask(pipeline: Pipeline, answerer: PromptCapture, q: ValueQuestion) -> dict:
         "quote": quote_verdict(quote, q),
         "quote_number": quote.number if quote is not None else None,
         "quote_siblings": len(getattr(quote, "siblings", []) or []) if quote is not None else 0,
+        # the value box once the model has chosen (the app shows the chosen value in the quote's place)
+        "chosen": quote_verdict(getattr(answer, "value", None) or quote, q),
+        "confidence": getattr(answer, "value_confidence", None),
         "withheld": answer.withheld,
         "abstained": answer.abstained,
         "false_decline": answer.withheld and shown_states,
@@ -264,6 +272,7 @@ def summarise(rows: list[dict]) -> dict:
             "quote_offered": share([r["quote"] is not None for r in part]),
             "quote": {k: share([r["quote"] == k for r in quoted]) for k in ("right", "wrong")},
             "bolds_another_quantity": share([r["quote"] == "wrong" for r in part]),
+            "chosen": {k: share([r["chosen"] == k for r in part]) for k in ("right", "wrong")},
             "withheld": share([r["withheld"] for r in part]),
             "false_decline": share([r["false_decline"] for r in part]),
             "reached": {s: share([r["reached"][s] for r in part]) for s in STAGES},
@@ -284,8 +293,9 @@ def summarise(rows: list[dict]) -> dict:
     }
 
 
-def model_run(pipelines: dict[str, Pipeline], questions: list[ValueQuestion], gguf: Path | None) -> dict:
-    update = {"switch_margin": None, "llm_backend": "embedded", "gguf_path": gguf}
+def model_run(pipelines: dict[str, Pipeline], questions: list[ValueQuestion], gguf: Path | None,
+              overrides: dict | None = None) -> dict:
+    update = {"switch_margin": None, "llm_backend": "embedded", "gguf_path": gguf, **(overrides or {})}
     rows, answerer = [], None
     for q in questions:
         pipeline = with_settings(pipelines[q.set], update)
@@ -309,14 +319,15 @@ def markdown(report: dict) -> str:
         s = run["summary"]
         lines += [f"**{name}** ({s['questions']} questions, {s['errors']} errors; quote on screen p50 "
                   f"{s['quote_ms_p50']} ms, answer p50 {s['total_ms_p50']} ms)", "",
-                  "| questions | n | right | wrong | wrong, no warning | quote right | bolds another | "
-                  "false decline | retrieved | in prompt | written | shown |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| questions | n | right | wrong | wrong, no warning | shown first: right | bolds another | "
+                  "value box right | false decline | retrieved | in prompt | written | shown |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for label, part in [("all", s["all"]), ("a shown passage states it", s["shown_passage_states_value"])] + [
                 (f"set {k}", v) for k, v in s["by_set"].items()] + [(f"{k}", v) for k, v in s["by_form"].items()]:
             lines.append(f"| {label} | {part['questions']} | {pct(part['answer']['right'])} | "
                          f"{pct(part['answer']['wrong'])} | {pct(part['wrong_no_warning'])} | "
                          f"{pct(part['quote']['right'])} | {pct(part['bolds_another_quantity'])} | "
+                         f"{pct(part['chosen']['right'])} | "
                          f"{pct(part['false_decline'])} | "
                          + " | ".join(pct(part["reached"][st]) for st in STAGES) + " |")
         lines.append("")
@@ -332,7 +343,13 @@ def main() -> None:
     parser.add_argument("--reuse", action="store_true", help="keep knowledge bases already built there")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--markdown", type=Path)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for the answers, e.g. final_k=5 (the demo's), value_choice=false (the "
+                             "model writes prose, as before issue 46); repeatable")
+    parser.add_argument("--sample", type=int, help="N questions of each set, drawn with a fixed seed (after --limit)")
     args = parser.parse_args()
+    overrides = {key: json.loads(value) if value[:1] in "0123456789-[{tfn\"" else value
+                 for key, value in (item.split("=", 1) for item in args.set)}
     sets = [s for s in args.sets.split(",") if s]
     if unknown := set(sets) - set(SETS):
         sys.exit(f"unknown set(s): {', '.join(sorted(unknown))} (choose from {', '.join(SETS)})")
@@ -340,8 +357,14 @@ def main() -> None:
     if root is None:
         sys.exit("../shared/data not found (set MITRA_SHARED_DIR)")
     questions = questions_of(sets, root, args.limit)
+    if args.sample:
+        draw = random.Random(46)
+        questions = [q for name in sets for q in sorted(draw.sample(
+            [q for q in questions if q.set == name], min(args.sample, sum(q.set == name for q in questions))),
+            key=questions.index)]
     pipelines: dict[str, Pipeline] = {}
-    report: dict = {"benchmark": "answer_values", "questions": dict(Counter(q.set for q in questions)),
+    report: dict = {"benchmark": "answer_values", "settings": overrides,
+                    "questions": dict(Counter(q.set for q in questions)),
                     "with_sibling": sum(q.sibling is not None for q in questions), "builds": {}, "skipped": []}
     for name in sets:
         asked = [q for q in questions if q.set == name]
@@ -362,7 +385,7 @@ def main() -> None:
                 report["skipped"].append(f"qwen: the demo GGUF {gguf} is not assembled")
                 print(f"qwen skipped: {gguf} is absent", file=sys.stderr)
                 continue
-        report["models"][model] = model_run(pipelines, [q for q in questions if q.set in pipelines], gguf)
+        report["models"][model] = model_run(pipelines, [q for q in questions if q.set in pipelines], gguf, overrides)
     write_report(report, markdown(report), args.out, args.markdown)
 
 

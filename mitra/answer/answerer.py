@@ -33,9 +33,8 @@ from __future__ import annotations
 import re
 import time
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Callable, Generator, Iterator, Literal, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable, Generator, Iterator, Protocol, Sequence
 
-from pydantic import BaseModel, computed_field
 
 from mitra.models.llm import ModelInfo, as_llm_error, load_chat_model
 from mitra.answer.prompts import (
@@ -44,19 +43,11 @@ from mitra.answer.prompts import (
     Prompt,
     build_answer_prompt,
     build_condense_prompt,
-    expand_citation,
 )
+from mitra.answer.record import Answer, Timings, parse_citations, ranking_note
 from mitra.answer.refusals import abstention_text, off_topic_text, unsupported_text, wordless_answer_text
-from mitra.answer.multipart import (
-    SPLIT_PROMPT,
-    PartAnswer,
-    build_parts_prompt,
-    clause_split,
-    faithful,
-    looks_multipart,
-    not_covered_text,
-    parse_parts,
-)
+from mitra.answer.multipart import SPLIT_PROMPT, PartAnswer, clause_split, faithful, looks_multipart, parse_parts
+from mitra.answer.parts import stream_parts
 from mitra.answer import values
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import Candidate
@@ -64,7 +55,6 @@ from mitra.answer.choose import choose
 from mitra.answer.followup import needs_history
 from mitra.answer.gate import gated
 from mitra.answer.claims import PassageText, Quote, quote
-from mitra.answer.notes import Note, notes
 from mitra.answer.grounding import (
     Entails,
     QuestionCoverage,
@@ -100,101 +90,6 @@ class SearchesPassages(Protocol):
 
     def search(self, analysis_id: str, question: str, *, system: str | None = None, k: int | None = None,
                version: str | None = None) -> RetrievalResult: ...
-
-
-class Timings(BaseModel):
-    """Milliseconds per stage. ``generate_ms`` is the whole model call, the server's prompt
-    processing included; ``first_token_ms`` counts from the start of the request."""
-
-    split_ms: float = 0.0  # the model splitting a multi-part question
-    quote_ms: float | None = None  # the passage's own sentence for a value question, from the request's start
-    choose_ms: float = 0.0  # the model choosing among a value question's candidate values
-    retrieve_ms: float = 0.0
-    rerank_ms: float = 0.0
-    prompt_ms: float = 0.0
-    generate_ms: float = 0.0
-    first_token_ms: float | None = None
-    total_ms: float = 0.0
-
-
-class Answer(BaseModel):
-    analysis_id: str
-    question: str
-    text: str
-    sources: list[Hit]  # the numbered passages the model saw: sources[n - 1] is [n]
-    cited: list[int]  # passage numbers the text cites, in order of first citation
-    abstained: bool = False  # off-topic, or no passage cleared the relevance floor: the model was not called
-    abstain_reason: Literal["off-topic", "no-relevant-passage"] | None = None
-    coverage: QuestionCoverage | None = None  # how much of the question the analysis speaks of
-    support: list[SentenceSupport] = []  # each sentence of the model's answer, checked against what it cites
-    withheld: bool = False  # no cited sentence was supported: ``text`` says so, ``draft`` is the model's
-    draft: str | None = None
-    retrieved: int = 0  # passages retrieval returned, before the floor and the token budget
-    model: ModelInfo | None = None  # None when the model was not called
-    prompt_tokens: int | None = None  # as the server counted them
-    prompt_cached_tokens: int | None = None  # of those, the ones the server had cached and did not read again
-    completion_tokens: int | None = None
-    ranking: str = ""  # which ranking chose the passages, in words ("fused ranking; no reranker model installed")
-    parts: list[PartAnswer] = []  # a multi-part question's parts, each answered in turn; empty for one question
-    quote: Quote | None = None  # a value question: the passage sentence stating it, shown before the model's prose
-    value: Quote | None = None  # a value question: the value the model chose, which the answer states
-    value_confidence: float | None = None  # the choice's probability, where the back end gives log-probabilities
-    candidates: int = 0  # the candidate values the model chose among
-    timings: Timings
-
-    @computed_field
-    @property
-    def uncited(self) -> bool:
-        """A generated answer that cites no passage: treat it as unsupported."""
-        return not self.abstained and not self.cited
-
-    @computed_field
-    @property
-    def supported_share(self) -> float | None:
-        """Of the sentences that cite a passage, the share their passages support."""
-        return supported_share(self.support)
-
-    @property
-    def notes(self) -> list[Note]:
-        """What the checks changed in the model's answer, or found unsupported (``answer.notes``)."""
-        return notes(self.support)
-
-    @property
-    def moved_citations(self) -> list[str]:
-        """One line per sentence whose citation the support check changed after the model
-        wrote it: what was streamed cited otherwise, so the answer says so."""
-        return [note.text for note in self.notes if note.kind in ("citation moved", "citation removed")]
-
-    @property
-    def cited_sources(self) -> list[tuple[int, Hit]]:
-        return [(n, self.sources[n - 1]) for n in self.cited]
-
-
-def parse_citations(text: str, n_passages: int) -> tuple[str, list[int]]:
-    """The text without the markers that point at no passage (a marker naming some
-    existing passages keeps only those), and the passage numbers cited, in order of
-    first citation."""
-    cited: list[int] = []
-
-    def replace(match: re.Match) -> str:
-        valid, complete = expand_citation(match.group(2), n_passages)
-        cited.extend(n for n in valid if n not in cited)
-        if not valid:
-            return ""
-        return match.group(0) if complete else f"{match.group(1)}[{', '.join(map(str, valid))}]"
-
-    return CITATION.sub(replace, text).strip(), cited
-
-
-def ranking_note(system: str, cross_encoder_loaded: bool) -> str:
-    """Which ranking chose the passages, as a member reads it."""
-    if system == "rerank":
-        return "fused ranking, reranked by the cross-encoder"
-    if system == "adapted":
-        return "fused ranking, reranked by the reranker adapted to this corpus"
-    if system == "hybrid":
-        return "fused ranking" + ("" if cross_encoder_loaded else "; no reranker model installed")
-    return f"{system} ranking alone"
 
 
 class Answerer:
@@ -286,15 +181,7 @@ class Answerer:
                 yield from self.stream_parts(analysis, question, parts, history, coverage, timings, elapsed_ms,
                                              on_prompt)
                 return
-        mark = time.perf_counter()
-        asked = Asked.read(question, analysis.title)
-        wide = self.settings.value_passages if self.settings.value_choice and asked.value else None
-        result = self.retriever.search(analysis.id, question, k=max(wide, self.settings.final_k) if wide else None)
-        timings.rerank_ms = result.timings_ms.get("rerank", 0.0)
-        timings.retrieve_ms = (time.perf_counter() - mark) * 1000 - timings.rerank_ms
-        trusted = [hit for hit in result.hits if self.trusted(hit)]
-        ranked = values.rank(asked, trusted, self.settings)
-        trusted = trusted[:self.settings.final_k]
+        asked, result, trusted, ranked = self.retrieve(analysis, question, timings)
         ranking = ranking_note(result.system, self.retriever.reranker is not None)
 
         if not trusted:
@@ -333,7 +220,7 @@ class Answerer:
                 return
 
         written, usage = yield from self.write(prompt, timings, elapsed_ms, question, analysis.title)
-        answer = self._checked(analysis, question, written, prompt, usage, coverage, len(result.hits), ranking,
+        answer = self.checked(analysis, question, written, prompt, usage, coverage, len(result.hits), ranking,
                                timings, elapsed_ms)
         yield answer.model_copy(update={"quote": quote, "candidates": len(numbered)})
 
@@ -346,21 +233,41 @@ class Answerer:
         passages = [PassageText.of(n, hit) for n, hit in enumerate(prompt.sources, start=1)]
         return quote(asked.text, asked.kind, passages)
 
+    def retrieve(self, analysis: Analysis, question: str,
+                 timings: Timings) -> tuple[Asked, RetrievalResult, list[Hit], list[Candidate]]:
+        """The question read once, its retrieval, the ``final_k`` passages over the relevance
+        floor, and for a value question the candidate values of the fused top
+        ``value_passages`` (``values.rank``). Adds to the timings' retrieval and rerank."""
+        mark = time.perf_counter()
+        asked = Asked.read(question, analysis.title)
+        wide = self.settings.value_passages if self.settings.value_choice and asked.value else None
+        result = self.retriever.search(analysis.id, question, k=max(wide, self.settings.final_k) if wide else None)
+        rerank_ms = result.timings_ms.get("rerank", 0.0)
+        timings.rerank_ms += rerank_ms
+        timings.retrieve_ms += (time.perf_counter() - mark) * 1000 - rerank_ms
+        trusted = [hit for hit in result.hits if self.trusted(hit)]
+        return asked, result, trusted[:self.settings.final_k], values.rank(asked, trusted, self.settings)
+
+    def pick(self, asked: Asked, ranked: Sequence[Candidate], passages: Sequence[Hit],
+             timings: Timings) -> tuple[Candidate, float | None, dict] | None:
+        """The candidate the model chooses (``choose``), its confidence and the usage; None
+        when it chooses none."""
+        mark = time.perf_counter()
+        with self.llm_errors(passages):
+            choice = choose(self.chat_model, asked, ranked)
+        timings.choose_ms += (time.perf_counter() - mark) * 1000
+        return None if choice.none else (ranked[choice.index - 1], choice.confidence, choice.usage)
+
     def choose(self, asked: Asked, numbered: Sequence[tuple[int, Candidate]], prompt: Prompt,
                timings: Timings) -> tuple[Quote, float | None, dict] | None:
-        """The value the model chooses among the candidates (``choose``), quoted with its
-        siblings, its confidence and the usage; None when it chooses none."""
-        mark = time.perf_counter()
-        with self.llm_errors(prompt.sources):
-            choice = choose(self.chat_model, asked, [c for _, c in numbered])
-        timings.choose_ms = (time.perf_counter() - mark) * 1000
-        if choice.none:
+        """The value the model chooses among the numbered candidates, quoted with its siblings."""
+        picked = self.pick(asked, [c for _, c in numbered], prompt.sources, timings)
+        if picked is None:
             return None
-        n, candidate = numbered[choice.index - 1]
-        return values.quoted(candidate, {c.hit.chunk.id: k for k, c in numbered}, prompt.sources), \
-            choice.confidence, choice.usage
+        candidate, confidence, usage = picked
+        return values.quoted(candidate, {c.hit.chunk.id: k for k, c in numbered}, prompt.sources), confidence, usage
 
-    def _checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
+    def checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
                  coverage: QuestionCoverage, retrieved: int, ranking: str, timings: Timings,
                  elapsed_ms: Callable[[], float], parts: Sequence[PartAnswer] = (), said: str = "") -> Answer:
         """The model's text with its citations parsed and each cited sentence checked against
@@ -403,49 +310,8 @@ class Answerer:
     def stream_parts(self, analysis: Analysis, question: str, parts: Sequence[str], history: Sequence[PastExchange],
                      coverage: QuestionCoverage, timings: Timings, elapsed_ms: Callable[[], float],
                      on_prompt: Callable[[Prompt, ModelInfo], None] | None = None) -> Iterator[str | Answer]:
-        """Each part retrieved on its own (with its own off-topic check and relevance floor),
-        one answer addressing the parts that have passages in turn, then a line for each part
-        that has none."""
-        answers = [PartAnswer(question=q) for q in parts]
-        found: list[tuple[int, str, list[Hit]]] = []
-        retrieved, system = 0, "hybrid"
-        mark = time.perf_counter()
-        for n, part in enumerate(answers, start=1):
-            if off_topic(self.coverage(analysis, part.question), self.settings.min_question_coverage):
-                part.skipped = "off-topic"
-                continue
-            result = self.retriever.search(analysis.id, part.question)
-            retrieved, system = retrieved + len(result.hits), result.system
-            timings.rerank_ms += result.timings_ms.get("rerank", 0.0)
-            hits = [hit for hit in result.hits if self.trusted(hit)]
-            if hits:
-                found.append((n, part.question, hits))
-            else:
-                part.skipped = "no-relevant-passage"
-        timings.retrieve_ms = (time.perf_counter() - mark) * 1000 - timings.rerank_ms
-        ranking = ranking_note(system, self.retriever.reranker is not None)
-        said = "".join(f"\n\n{not_covered_text(analysis, n, p.question)}"
-                       for n, p in enumerate(answers, start=1) if p.skipped)
-        if not found:
-            text = abstention_text(analysis) + said
-            yield text
-            timings.total_ms = elapsed_ms()
-            yield Answer(analysis_id=analysis.id, question=question, text=text, sources=[], cited=[], abstained=True,
-                         abstain_reason="no-relevant-passage", coverage=coverage, retrieved=retrieved,
-                         ranking=ranking, parts=answers, timings=timings)
-            return
-        mark = time.perf_counter()
-        prompt, numbers = build_parts_prompt(analysis, found, history, self.settings)
-        for n, numbered in numbers.items():
-            answers[n - 1].passages = numbered
-        timings.prompt_ms = (time.perf_counter() - mark) * 1000
-        if on_prompt is not None:
-            on_prompt(prompt, self.model_info)
-        written, usage = yield from self.write(prompt, timings, elapsed_ms, question, analysis.title)
-        if said:
-            yield said
-        yield self._checked(analysis, question, written, prompt, usage, coverage, retrieved, ranking, timings,
-                            elapsed_ms, answers, said)
+        """The parts answered in turn (``parts.stream_parts``)."""
+        return stream_parts(self, analysis, question, parts, history, coverage, timings, elapsed_ms, on_prompt)
 
     def entails(self) -> Entails | None:
         """The cross-encoder as the support check's reader of paraphrase, where one is loaded."""

@@ -14,7 +14,7 @@ to the model, and the answer says it is not covered.
 from __future__ import annotations
 
 import re
-from typing import Literal, Sequence
+from typing import Literal, Mapping, Sequence
 
 from langchain_core.messages import BaseMessage
 from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
@@ -143,13 +143,15 @@ PARTS_PROMPT = ChatPromptTemplate.from_messages(
 
 
 def build_parts_prompt(analysis: Analysis, parts: Sequence[tuple[int, str, Sequence[Hit]]],
-                       history: Sequence[PastExchange], settings: Settings) -> tuple[Prompt, dict[int, list[int]]]:
+                       history: Sequence[PastExchange], settings: Settings,
+                       pinned: Mapping[str, Sequence[str]] | None = None) -> tuple[Prompt, dict[int, list[int]]]:
     """The answer prompt for the parts that have passages, ``(part number, question, hits)``:
     each part's passages under a "### Part n" line, numbered on across parts. A passage two
     parts retrieved is shown once, under the first. Each part gets ``context_tokens`` shared
     by the parts, but at least half of it: a third of it held one sentence a part, too
     little to answer from (demo model), while every 100 tokens more is ~1 s more to wait.
-    Returns the prompt and, per part number, the passage numbers it retrieved."""
+    ``pinned`` as in ``question_sentences``. Returns the prompt and, per part number, the
+    passage numbers it retrieved."""
     listed = "\n".join(f"{n}. {sanitise(q)}" for n, q, _ in parts)
     values = {**answer_values(analysis, listed), "parts": listed}
     history, budget = fit_history(PARTS_PROMPT, values, history, settings)
@@ -163,7 +165,7 @@ def build_parts_prompt(analysis: Analysis, parts: Sequence[tuple[int, str, Seque
     for n, question, hits in parts:
         fresh = [h for h in hits if h.chunk.id not in seen]
         if settings.context_sentences:
-            chosen, dropped = question_sentences(question, fresh, share, settings)
+            chosen, dropped = question_sentences(question, fresh, share, settings, pinned)
         else:
             chosen, dropped = select_passages(fresh, share, settings)
         left_out += dropped

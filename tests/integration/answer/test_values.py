@@ -102,3 +102,27 @@ def test_the_real_llama_cpp_server_chooses_under_the_schema(demo_pipeline):
     else:
         assert 0 < answer.value_confidence <= 1 and answer.value.number in answer.text
         assert answer.value.number in answer.sources[answer.value.passage - 1].chunk.text
+
+
+def test_a_value_part_of_a_multi_part_question_is_chosen_not_written(answerer, demo_pipeline, ollama_stub):
+    """The part asking for a value gets its chosen value on its own line; the other part is the
+    model's prose, which never sees the value part."""
+    background = "What is the dominant background in the signal region?"
+
+    def reply(request: dict) -> str:
+        system = request["messages"][0]["content"]
+        if "format" in request:
+            return choice_of(request, "2.10 TeV")
+        if system.startswith("Split the user's question"):
+            return f"{background}\nUp to what mass is the vector mediator excluded?"
+        return "1. The dominant background is Z boson production with decays to neutrinos [1]."
+
+    ollama_stub.reply = reply
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"),
+                             f"{background} Up to what mass is the vector mediator excluded?")
+    prose = ollama_stub.chats[-1]["messages"][-1]["content"]
+    assert "format" not in ollama_stub.chats[-1] and background in prose and "Up to what mass" not in prose
+    first, second = answer.parts
+    assert second.answered and second.cited and "2. 2.10 TeV (vector) [" in answer.text
+    assert answer.text.index("Z boson") < answer.text.index("2. 2.10 TeV")
+    assert "2.10 TeV" in answer.sources[second.cited[0] - 1].chunk.text

@@ -1,0 +1,114 @@
+"""A multi-part question answered part by part: "What is the dominant background, and what is
+the expected significance?"
+
+Each part is retrieved on its own, with its own off-topic check and relevance floor. A part
+that asks for a value gets the value path of a single question: its candidate values are
+ranked in code and the model chooses one (``values``), which the answer states as its
+passage writes it, on the part's own numbered line. The other parts go to the model in one
+prompt, each part's passages under its own heading (``multipart.build_parts_prompt``), the
+value parts' candidate sentences pinned; a part with no trusted passage is said to be
+unanswered, without the model.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+
+from mitra.answer import values
+from mitra.answer.grounding import QuestionCoverage, SentenceSupport, off_topic
+from mitra.answer.multipart import PartAnswer, build_parts_prompt, not_covered_text
+from mitra.answer.prompts import Passage, PastExchange, Prompt
+from mitra.answer.record import Answer, Timings, ranking_note
+from mitra.answer.refusals import abstention_text
+from mitra.core.types import Analysis, Hit
+from mitra.models.llm import ModelInfo
+
+if TYPE_CHECKING:
+    from mitra.answer.answerer import Answerer
+    from mitra.answer.candidates import Candidate
+
+
+def _with_passages(prompt: Prompt, hits: Sequence[Hit]) -> Prompt:
+    """The prompt's numbered passages and, after them, ``hits`` not among them: the passages
+    of values the model chose, which the prose prompt need not hold but the answer cites."""
+    have = {p.hit.chunk.id for p in prompt.passages}
+    extra = [h for h in dict((h.chunk.id, h) for h in hits).values() if h.chunk.id not in have]
+    more = [Passage(len(prompt.passages) + i, hit, hit.chunk.text) for i, hit in enumerate(extra, start=1)]
+    return replace(prompt, passages=prompt.passages + more)
+
+
+def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: Sequence[str],
+                 history: Sequence[PastExchange], coverage: QuestionCoverage, timings: Timings,
+                 elapsed_ms: Callable[[], float],
+                 on_prompt: Callable[[Prompt, ModelInfo], None] | None = None) -> Iterator[str | Answer]:
+    settings = answerer.settings
+    answers = [PartAnswer(question=q) for q in parts]
+    found: list[tuple[int, str, list[Hit]]] = []
+    chosen: dict[int, Candidate] = {}
+    pinned: dict[str, list[str]] = {}
+    retrieved, system, usage = 0, "hybrid", {}
+    for n, part in enumerate(answers, start=1):
+        if off_topic(answerer.coverage(analysis, part.question), settings.min_question_coverage):
+            part.skipped = "off-topic"
+            continue
+        asked, result, hits, ranked = answerer.retrieve(analysis, part.question, timings)
+        retrieved, system = retrieved + len(result.hits), result.system
+        if not hits:
+            part.skipped = "no-relevant-passage"
+            continue
+        picked = answerer.pick(asked, ranked, hits, timings) if ranked else None
+        if picked is not None:
+            chosen[n], _, usage = picked
+            continue
+        found.append((n, part.question, hits + values.extra(ranked, hits)))
+        for chunk_id, sentences in values.pinned(ranked).items():
+            pinned.setdefault(chunk_id, []).extend(sentences)
+    ranking = ranking_note(system, answerer.retriever.reranker is not None)
+    said = "".join(f"\n\n{not_covered_text(analysis, n, p.question)}" for n, p in enumerate(answers, start=1)
+                   if p.skipped)
+    if not found and not chosen:
+        text = abstention_text(analysis) + said
+        yield text
+        timings.total_ms = elapsed_ms()
+        yield Answer(analysis_id=analysis.id, question=question, text=text, sources=[], cited=[], abstained=True,
+                     abstain_reason="no-relevant-passage", coverage=coverage, retrieved=retrieved, ranking=ranking,
+                     parts=answers, timings=timings)
+        return
+    mark = time.perf_counter()
+    prompt, numbers = build_parts_prompt(analysis, found, history, settings, pinned) if found else (
+        Prompt.of([], [], [], 0, settings), {})
+    prompt = _with_passages(prompt, [c.hit for c in chosen.values()])
+    for n, numbered in numbers.items():
+        answers[n - 1].passages = numbered
+    timings.prompt_ms = (time.perf_counter() - mark) * 1000
+    if on_prompt is not None:
+        on_prompt(prompt, answerer.model_info)
+    number = {p.hit.chunk.id: p.number for p in prompt.passages}
+    lines, supports = [], []
+    for n, candidate in sorted(chosen.items()):
+        quote = values.quoted(candidate, number, prompt.sources)
+        line = f"{n}. {values.stated(quote)}"
+        lines.append(line)
+        supports.append(SentenceSupport(text=line, cited=[quote.passage], supported=True))
+        answers[n - 1].passages = answers[n - 1].cited = [quote.passage]
+        answers[n - 1].supported_share = 1.0
+    stated = "".join(f"\n\n{line}" for line in lines)
+    if not found:
+        yield stated.strip() + said
+        timings.total_ms = elapsed_ms()
+        yield Answer(analysis_id=analysis.id, question=question, text=stated.strip() + said, sources=prompt.sources,
+                     cited=sorted({s.cited[0] for s in supports}), coverage=coverage, support=supports,
+                     retrieved=retrieved, ranking=ranking, model=answerer.model_info,
+                     completion_tokens=usage.get("output_tokens"), parts=answers, timings=timings)
+        return
+    written, usage = yield from answerer.write(prompt, timings, elapsed_ms, question, analysis.title)
+    if stated or said:
+        yield stated + said
+    answer = answerer.checked(analysis, question, written, prompt, usage, coverage, retrieved, ranking, timings,
+                              elapsed_ms, [a for n, a in enumerate(answers, start=1) if n not in chosen],
+                              stated + said)
+    yield answer.model_copy(update={"support": answer.support + supports, "parts": answers,
+                                    "cited": answer.cited + [c for s in supports for c in s.cited
+                                                             if c not in answer.cited]})
