@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterator, Protocol, Sequence
 
 from mitra.answer import values
 from mitra.answer.grounding import QuestionCoverage, SentenceSupport, off_topic
@@ -26,8 +26,33 @@ from mitra.core.types import Analysis, Hit
 from mitra.models.llm import ModelInfo
 
 if TYPE_CHECKING:
-    from mitra.answer.answerer import Answerer
+    from mitra.answer.asked import Asked
     from mitra.answer.candidates import Candidate
+    from mitra.core.settings import Settings
+    from mitra.retrieval.retriever import RetrievalResult
+
+
+class Answerer(Protocol):
+    """What the parts need of ``mitra.answer.answerer.Answerer``."""
+
+    settings: Settings
+    retriever: Any
+    model_info: ModelInfo
+
+    def coverage(self, analysis: Analysis, question: str) -> QuestionCoverage: ...
+
+    def retrieve(self, analysis: Analysis, question: str,
+                 timings: Timings) -> tuple[Asked, RetrievalResult, list[Hit], list[Candidate]]: ...
+
+    def pick(self, asked: Asked, ranked: Sequence[Candidate], passages: Sequence[Hit],
+             timings: Timings) -> tuple[Candidate, float | None, dict] | None: ...
+
+    def write(self, prompt: Prompt, timings: Timings, elapsed_ms: Callable[[], float], question: str = "",
+              title: str = "") -> Generator[str, None, tuple[str, dict]]: ...
+
+    def checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
+                coverage: QuestionCoverage, retrieved: int, ranking: str, timings: Timings,
+                elapsed_ms: Callable[[], float], parts: Sequence[PartAnswer] = (), said: str = "") -> Answer: ...
 
 
 def _with_passages(prompt: Prompt, hits: Sequence[Hit]) -> Prompt:
