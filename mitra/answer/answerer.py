@@ -265,7 +265,7 @@ class Answerer:
         if picked is None:
             return None
         candidate, confidence, usage = picked
-        return values.quoted(candidate, {c.hit.chunk.id: k for k, c in numbered}, prompt.sources), confidence, usage
+        return values.quoted(candidate, values.numbers(prompt.sources), prompt.sources), confidence, usage
 
     def checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
                  coverage: QuestionCoverage, retrieved: int, ranking: str, timings: Timings,

@@ -58,6 +58,7 @@ class Candidate:
     mention: Mention
     score: float = 0.0
     signals: dict[str, float] = field(default_factory=dict)
+    also: list["Candidate"] = field(default_factory=list)  # its value's other statements, best first
 
     @property
     def label(self) -> str:
@@ -155,8 +156,11 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     found.sort(key=lambda c: (-c.score, c.rank))
     best: list[Candidate] = []
     for c in found:
-        if not any(c.same(b) for b in best):
+        kept = next((b for b in best if c.same(b)), None)
+        if kept is None:
             best.append(c)
+        else:
+            kept.also.append(c)
     return best
 
 

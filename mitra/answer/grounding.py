@@ -57,6 +57,8 @@ _POINTER = re.compile(
     r"(?:values?|uncertaint(?:y|ies)|significances?|mass(?:es)?|widths?|limits?|precision|resolution|"
     r"cross[- ]sections?|luminosity|efficienc(?:y|ies)|lifetimes?|thresholds?|fractions?|ratios?|energy|level|"
     r"constraints?|bounds?|errors?|contributions?) of)|[:=≈~<>≤≥])" + _MARKERS, re.I)
+# "95% CL", "at 90% confidence level": the level a limit is set at, not a value the sentence states.
+_LEVEL = re.compile(r"\d+(?:\.\d+)?\s?%\s?(?:CL\b|C\.\s?L\.|CLs\b|confidence|credib)", re.I)
 # A catalogue name ("HIG-24-001", "CMS-HIG-12-028", "AN-2024-002"): no value, but a claim naming
 # one stands only on passages that name it or belong to it ("In HIG-24-001, …" citing EXO-24-002's).
 _CATALOGUE = re.compile(r"\b[A-Z][A-Za-z]*(?:-[A-Za-z]+)*(?:-\d+){2,}\b")
@@ -147,6 +149,7 @@ class SentenceSupport(BaseModel):
     credit: Credit | None = None  # it named another analysis than the one whose passage holds it: renamed
     uncited: bool = False  # it cites nothing but states a number: checked against every passage shown
     pointer: bool = False  # "… is [3].": the model pointed at a passage instead of stating the value
+    absent: bool = False  # a number it states is in none of the passages shown
     signpost: bool = False  # "See [2].": it only points at passages, so it claims nothing
 
     @property
@@ -174,8 +177,9 @@ class SentenceSupport(BaseModel):
 
     @property
     def unstated(self) -> bool:
-        """It cites nothing and states a number no shown passage states: not shown at all."""
-        return self.uncited and self.supported is False and bool(self.missing_numbers)
+        """It states a number no shown passage states (cited nowhere, or cited and in none of
+        the passages shown): not shown at all, as the stream's gate never showed it."""
+        return self.supported is False and bool(self.missing_numbers) and (self.uncited or self.absent)
 
 
 def sentences_with_citations(text: str) -> list[str]:
@@ -194,8 +198,9 @@ def sentences_with_citations(text: str) -> list[str]:
 
 def points_at_value(sentence: str) -> bool:
     """Does the sentence end its predicate at a citation marker, stating nothing ("The
-    systematic uncertainty on the measured boson mass is [3].", "… amounts to [2].")?"""
-    return bool(_POINTER.search(sentence))
+    systematic uncertainty on the measured boson mass is [3].", "… amounts to [2].")? One
+    that states a value elsewhere ("… 91 percent of the total [1].") points at nothing."""
+    return bool(_POINTER.search(sentence)) and not numbers(_LEVEL.sub(" ", CITATION.sub(" ", sentence)))
 
 
 def signpost(body: str) -> bool:
@@ -294,6 +299,9 @@ def check_support(text: str, sources: Sequence[Hit], min_overlap: float,
                 everywhere = range(1, len(sources) + 1)
                 result = passages.against(body, everywhere, min_overlap, entails, question, title).model_copy(
                     update={"text": sentence, "cited": [], "supported": False, "uncited": True})
+            elif result is not None and result.missing_numbers:  # stated in none of the passages shown?
+                everywhere = passages.against(body, range(1, len(sources) + 1), min_overlap, entails, question, title)
+                result.absent = bool(everywhere.missing_numbers)
             if result is not None and not result.supported and result.numbers:
                 result.quote = passages.quote(body, question, result.numbers)
         checked.append(result or SentenceSupport(text=sentence, cited=[], supported=None))

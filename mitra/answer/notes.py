@@ -43,8 +43,9 @@ def note_of(s: SentenceSupport) -> Note | None:
         return Note(kind="figure removed", text=f"Left out: the model wrote “{said}”, but {why}, and no passage "
                                                 "shown states the figure asked for.")
     if s.unstated:
+        how = "citing no passage, and" if s.uncited else "but"
         return Note(kind="figure unstated",
-                    text=f"Left out: the model wrote “{said}” citing no passage, and "
+                    text=f"Left out: the model wrote “{said}” {how} "
                          f"{', '.join(s.missing_numbers)} is in none of the passages shown.")
     if s.pointer:
         return Note(kind="value not stated",

@@ -110,7 +110,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     timings.prompt_ms = (time.perf_counter() - mark) * 1000
     if on_prompt is not None:
         on_prompt(prompt, answerer.model_info)
-    number = {p.hit.chunk.id: p.number for p in prompt.passages}
+    number = values.numbers(prompt.sources)
     lines, supports = [], []
     for n, candidate in sorted(chosen.items()):
         quote = values.quoted(candidate, number, prompt.sources)

@@ -53,9 +53,14 @@ def extra(ranked: Sequence[Candidate], shown: Sequence[Hit]) -> list[Hit]:
     return out
 
 
+def numbers(sources: Sequence[Hit]) -> dict[str, int]:
+    """Chunk id -> its number [n] among ``sources``."""
+    return {hit.chunk.id: n for n, hit in enumerate(sources, start=1)}
+
+
 def numbered(ranked: Sequence[Candidate], sources: Sequence[Hit]) -> list[tuple[int, Candidate]]:
     """Each candidate with the number [n] its passage has among ``sources``."""
-    number = {hit.chunk.id: n for n, hit in enumerate(sources, start=1)}
+    number = numbers(sources)
     return [(number[c.hit.chunk.id], c) for c in ranked if c.hit.chunk.id in number]
 
 
@@ -72,11 +77,18 @@ def table_header(hit: Hit, row: str) -> str:
 
 
 def quoted(candidate: Candidate, numbers: dict[str, int], sources: Sequence[Hit]) -> Quote:
-    """The candidate as the member reads it, with its siblings side by side."""
-    n = numbers[candidate.hit.chunk.id]
-    out = candidate.quote(n)
+    """The candidate as the member reads it, with its siblings side by side: those of its own
+    sentence, else of another shown sentence stating the same value ("An excess with an
+    observed significance of 2.7 σ" has none; "The observed (expected) significance is 2.7
+    (2.1)" has the expected one)."""
+    out = candidate.quote(numbers[candidate.hit.chunk.id])
     out.header = table_header(candidate.hit, out.sentence)
-    out.siblings = [s.quote(n) for s in siblings(candidate, sources)]
+    for statement in [candidate, *candidate.also]:
+        n = numbers.get(statement.hit.chunk.id)
+        found = siblings(statement, sources) if n is not None else []
+        if found:
+            out.siblings = [s.quote(n) for s in found]
+            break
     return out
 
 
@@ -85,7 +97,7 @@ def first(ranked: Sequence[tuple[int, Candidate]], sources: Sequence[Hit], setti
     candidates_only = [c for _, c in ranked]
     if not confident(candidates_only, settings.value_margin):
         return None
-    return quoted(candidates_only[0], {c.hit.chunk.id: n for n, c in ranked}, sources)
+    return quoted(candidates_only[0], numbers(sources), sources)
 
 
 def stated(quote: Quote) -> str:

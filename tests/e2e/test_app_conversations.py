@@ -109,6 +109,8 @@ def test_a_reopened_answer_shows_what_was_shown_live(members_app, ollama_stub):
     from tests.integration.answer.test_numbers import passage_with
 
     def reply(request: dict) -> str:
+        if "format" in request:  # the value candidates: none, so the model writes prose
+            return '{"choice": 0}'
         holds = passage_with(request, "parton distribution function")
         other = next(n for n in range(1, 6) if n != holds)
         return f"The dominant systematic uncertainty is the parton distribution function modelling [{other}]."

@@ -178,3 +178,28 @@ def test_a_sentence_that_only_points_is_neither_supported_nor_not(text):
 def test_a_claim_with_pointer_words_is_still_a_claim(text):
     (sentence,) = check(text)
     assert not sentence.signpost and sentence.supported is not None
+
+
+def test_a_sentence_stating_a_value_is_no_pointer():
+    """"… 91 percent of the total [1]." ends on a word the pointer rule reads as a verb
+    ("totals"), but it states its value: it is checked as a claim, not called a pointer."""
+    from mitra.answer.grounding import points_at_value
+
+    assert not points_at_value("The dominant background is Z boson production, 91 percent of the total [1].")
+    assert points_at_value("The background totals [1].")
+
+
+def test_a_cited_figure_in_none_of_the_passages_is_left_out():
+    """Cited or not, a figure no shown passage states is never shown as the model wrote it:
+    the stream's gate held it, and the checked answer leaves it out, saying why."""
+    from mitra.answer.grounding import check_support, recite
+    from mitra.answer.notes import notes
+    from mitra.core.types import Chunk, Hit
+
+    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0,
+                              text="The dominant background is Z boson production with decays to neutrinos."))
+    support = check_support("The dominant background is Z boson production with decays to neutrinos, 91 percent "
+                            "of the total [1]. It is the largest [1].", [passage], 0.6)
+    assert support[0].absent and support[0].unstated and recite(support) == "It is the largest [1]."
+    (note,) = [n for n in notes(support) if n.kind == "figure unstated"]
+    assert note.text.endswith("but 91 is in none of the passages shown.")
