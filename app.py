@@ -37,7 +37,7 @@ NOTE_ICONS = {"citation moved": ":material/swap_horiz:", "citation removed": ":m
               "figure removed": ":material/rule:", "credit corrected": ":material/swap_horiz:",
               "sentence removed": ":material/link_off:", "not supported": ":material/warning:",
               "figure corrected": ":material/rule:", "figure unstated": ":material/rule:",
-              "value not stated": ":material/warning:"}
+              "value not stated": ":material/warning:", "value uncertain": ":material/help:"}
 MODE_PLACEHOLDER = {"across": "Ask across the analyses you may read…", "compare": "Ask both analyses…"}
 
 

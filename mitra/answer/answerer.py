@@ -208,15 +208,20 @@ class Answerer:
             chosen = self.choose(asked, numbered, prompt, timings)
             if chosen is not None:
                 value, confidence, usage = chosen
-                text = values.stated(value)
+                sure = values.sure(value, confidence, quote, self.settings)
+                others = [] if sure else [values.quoted(c, values.numbers(prompt.sources), prompt.sources)
+                                          for _, c in numbered[:self.settings.value_alternatives + 1]]
+                text = values.stated(value) if sure else values.uncertain(value, others)
                 yield text
                 timings.total_ms = elapsed_ms()
+                cited = list(dict.fromkeys([value.passage] + [q.passage for q in others]))
                 yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources,
-                             cited=[value.passage], coverage=coverage, retrieved=len(result.hits), ranking=ranking,
-                             support=[SentenceSupport(text=text, cited=[value.passage], supported=True)],
+                             cited=cited, coverage=coverage, retrieved=len(result.hits), ranking=ranking,
+                             support=[SentenceSupport(text=text, cited=cited, supported=True)],
                              model=self.model_info, prompt_tokens=usage.get("input_tokens"),
-                             completion_tokens=usage.get("output_tokens"), quote=quote, value=value,
-                             value_confidence=confidence, candidates=len(numbered), timings=timings)
+                             completion_tokens=usage.get("output_tokens"), quote=quote, value=value if sure else None,
+                             value_confidence=confidence, candidates=len(numbered), timings=timings,
+                             remarks=[] if sure else [values.uncertain_note(value, confidence)])
                 return
 
         written, usage = yield from self.write(prompt, timings, elapsed_ms, question, analysis.title)

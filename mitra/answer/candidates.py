@@ -41,9 +41,11 @@ from mitra.core.types import Hit
 # Weights of the signals (module docstring), set on the demo questions and the mechanical
 # sibling set of benchmarks/answer_numbers.py, never on the frozen value questions.
 W_NAMED, W_CLAUSE, W_SENTENCE, W_PASSAGE, W_KIND, W_RANK = 1.5, 3.0, 2.0, 1.0, 0.5, 0.3
-W_LEFT_OUT, W_STRICT, W_DEFAULT = 1.5, 1.5, 1.5
+W_LEFT_OUT, W_STRICT, W_DEFAULT, W_BARE = 1.5, 1.5, 1.5, 2.0
 # The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
 _LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "run", "split")
+_REFERENCE = re.compile(r"\[[\d\s,;–-]*\d?\Z")
+_REFERENCE_END = re.compile(r"[\d\s,;–-]*\]")
 _CL = re.compile(r"\s*(?:CL|C\.\s?L\.|CLs|confidence|credib)", re.I)
 # A value shown first needs this share of the question's quantity words in its sentence.
 MIN_SENTENCE_SHARE = 0.4
@@ -116,6 +118,18 @@ def _by_default(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[st
     return any(values - DEFAULTS[cls] and not stated.get(cls) for cls, values in asked.items() if cls in DEFAULTS)
 
 
+def _reference(m: Mention) -> bool:
+    """"[35]", "[33–35]", "[29, 30]": a reference to the literature, not a value."""
+    return bool(_REFERENCE.search(m.sentence, 0, m.span[0] + 1)) and bool(_REFERENCE_END.match(m.sentence, m.span[1]))
+
+
+def _bare(asked: Asked, m: Mention) -> bool:
+    """A whole number under ten with no unit, in prose, where no count is asked for ("2
+    standard deviation intervals", "Figure 7", "1."): a label or a word as often as a value."""
+    return (asked.kind != "count" and not m.unit and m.power is None and "|" not in m.sentence
+            and m.value == m.value.to_integral_value() and m.value < 10 and "." not in m.written)
+
+
 def _confidence_level(m: Mention) -> bool:
     """"95% CL", "at 90% confidence level": the level a limit is set at, not a value."""
     return m.unit == "%" and bool(_CL.match(m.sentence, m.span[1]))
@@ -134,7 +148,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
         heading = set(tokenize(passage.heading))
         for m in passage.mentions:
             fits = _kind_fits(asked, m)
-            if m.condition or fits is False or _confidence_level(m):
+            if m.condition or fits is False or _confidence_level(m) or _reference(m):
                 continue
             stated = narrowed(m, resolved(everything, m))
             if _contradicted(asked.context, stated):
@@ -147,11 +161,13 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "kind": 1.0 if fits else 0.0, "rank": 1 / (1 + rank),
                        "left out": 1.0 if problem is not None or not answers_asked(asked.context, stated) else 0.0,
                        "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,
-                       "default": 1.0 if _by_default(asked.context, stated) else 0.0}
+                       "default": 1.0 if _by_default(asked.context, stated) else 0.0,
+                       "bare": 1.0 if _bare(asked, m) else 0.0}
             score = (W_NAMED * signals["named"] + W_CLAUSE * signals["clause"] + W_SENTENCE * signals["sentence"]
                      + W_PASSAGE * signals["passage"]
                      + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"]
-                     - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"])
+                     - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"]
+                     - W_BARE * signals["bare"])
             found.append(Candidate(hit, rank, m, round(score, 4), signals))
     found.sort(key=lambda c: (-c.score, c.rank))
     best: list[Candidate] = []

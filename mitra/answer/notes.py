@@ -18,7 +18,8 @@ from mitra.answer.grounding import SentenceSupport
 from mitra.answer.prompts import CITATION
 
 NoteKind = Literal["citation moved", "citation removed", "figure corrected", "figure removed", "credit corrected",
-                   "sentence removed", "not supported", "figure unstated", "value not stated"]
+                   "sentence removed", "not supported", "figure unstated", "value not stated",
+                   "value uncertain"]
 
 
 class Note(BaseModel):

@@ -55,6 +55,7 @@ class Answer(BaseModel):
     value: Quote | None = None  # a value question: the value the model chose, which the answer states
     value_confidence: float | None = None  # the choice's probability, where the back end gives log-probabilities
     candidates: int = 0  # the candidate values the model chose among
+    remarks: list[Note] = []  # what the answer says of itself beyond its sentences (a value not chosen surely)
     timings: Timings
 
     @computed_field
@@ -72,7 +73,7 @@ class Answer(BaseModel):
     @property
     def notes(self) -> list[Note]:
         """What the checks changed in the model's answer, or found unsupported (``answer.notes``)."""
-        return notes(self.support)
+        return notes(self.support) + self.remarks
 
     @property
     def moved_citations(self) -> list[str]:

@@ -22,6 +22,7 @@ from typing import Sequence
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import Candidate, candidates, confident, siblings
 from mitra.answer.claims import Quote
+from mitra.answer.notes import Note
 from mitra.core.settings import Settings
 from mitra.core.types import Hit
 
@@ -110,3 +111,27 @@ def stated(quote: Quote) -> str:
         text += " Beside it: " + "; ".join(f"{s.label or 'another value'} {s.number} [{s.passage}]"
                                            for s in quote.siblings) + "."
     return text
+
+
+def sure(value: Quote, confidence: float | None, first_shown: Quote | None, settings: Settings) -> bool:
+    """Is the model's choice stated as the answer? Its probability reaches ``value_confidence``;
+    where the back end gives none, it is the value the code's ranking showed first."""
+    if confidence is not None:
+        return confidence >= settings.value_confidence
+    return first_shown is not None and (first_shown.passage, first_shown.number) == (value.passage, value.number)
+
+
+def uncertain(value: Quote, alternatives: Sequence[Quote]) -> str:
+    """The answer when the model's choice is not sure: the likeliest values, each with what
+    it is stated for and its citation, the model's first; none stated as the answer."""
+    listed = [value] + [q for q in alternatives if (q.passage, q.number) != (value.passage, value.number)]
+    return ("The passages state several values that may answer this, and none stands out: "
+            + "; ".join(f"{q.number}" + (f" ({q.label})" if q.label else "") + f" [{q.passage}]" for q in listed)
+            + ". Read them in their passages below.")
+
+
+def uncertain_note(value: Quote, confidence: float | None) -> Note:
+    how = f" (probability {confidence:.0%})" if confidence is not None else ""
+    return Note(kind="value uncertain",
+                text=f"Not sure which value is asked: the model's choice, {value.number} [{value.passage}]{how}, "
+                     "did not stand out from the others, so no value is given as the answer.")

@@ -266,13 +266,14 @@ class AnswerSettings(BaseModel):
         True, description="passages reach the model under a '## document vN · section path' line per section; off: "
         "each passage with its own place only (the ablation in the README)"
     )
-    quote_first: bool = Field(True, description="with value_choice off, a value question's passage sentence is "
-                              "quoted, its number marked, before the model's prose")
+    quote_first: bool = Field(True, description="value_choice off: the value's sentence is quoted before the prose")
     value_choice: bool = Field(True, description="a value question: the model chooses among the values ranked in "
                                "code (constrained output); the answer states it as its passage does. off: prose")
     value_passages: int = Field(20, ge=1, description="fused passages a value question's candidates come from")
     value_candidates: int = Field(6, ge=1, description="candidate values the model chooses among")
-    value_margin: float = Field(1.0, ge=0, description="lead over the next value to show the first before any model")
+    value_margin: float = Field(2.5, ge=0, description="lead over the next value to show the first before any model")
+    value_confidence: float = Field(0.6, ge=0, le=1, description="the choice's probability to state it as the answer")
+    value_alternatives: int = Field(2, ge=1, description="values listed beside the model's when it is not sure")
     multipart: bool = Field(True, description="a question asking several things is split by the model, each part "
                             "retrieved on its own and answered in turn; off: answered as one question")
     multipart_max_parts: int = Field(4, ge=2, description="parts a question is split into at most (the rest join the last)")

@@ -126,3 +126,16 @@ def test_a_value_part_of_a_multi_part_question_is_chosen_not_written(answerer, d
     assert second.answered and second.cited and "2. 2.10 TeV (vector) [" in answer.text
     assert answer.text.index("Z boson") < answer.text.index("2. 2.10 TeV")
     assert "2.10 TeV" in answer.sources[second.cited[0] - 1].chunk.text
+
+
+def test_a_choice_the_model_is_not_sure_of_is_not_stated_as_the_answer(answerer, demo_pipeline, ollama_stub):
+    """Below ``value_confidence`` the answer lists the likeliest values, each labelled and
+    cited, says none stands out, and the member is warned: no wrong value passes unwarned."""
+    ollama_stub.reply = lambda r: choice_of(r, "2.10 TeV")
+    ollama_stub.logprob = -1.5  # probability 0.22
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
+    assert answer.value is None and answer.value_confidence == pytest.approx(0.223, abs=1e-3)
+    assert answer.text.startswith("The passages state several values that may answer this, and none stands out: "
+                                  "2.10 TeV (vector) [")
+    (note,) = answer.notes
+    assert note.kind == "value uncertain" and "2.10 TeV" in note.text and "22%" in note.text
