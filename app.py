@@ -279,9 +279,11 @@ def show_reading(status, early, expert: bool, key: str, turn) -> None:
     while the model does (on a CPU that is most of the wait)."""
     status.info(str(turn.reading), icon=":material/hourglass_top:")
     documents = ui.documents_for(turn.passages)
-    with early.container(), st.container(key=f"reading-{key}"):
+    # Across analyses this is called once per analysis, with the passages served so far: the
+    # keys carry their count, unique within the run.
+    with early.container(), st.container(key=f"reading-{key}-{len(turn.passages)}"):
         for n, hit in enumerate(turn.passages, start=1):
-            ui.source_card(n, hit, documents, expert, key=f"early-{key}", live=True,
+            ui.source_card(n, hit, documents, expert, key=f"early-{key}-{len(turn.passages)}", live=True,
                            with_analysis=isinstance(turn, AcrossTurn))
 
 

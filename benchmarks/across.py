@@ -1,14 +1,14 @@
-"""``mitra ask --across``: which analyses join, and what the one prompt costs. JSON on stdout.
+"""``mitra ask --across``: which analyses join, and what their prompts cost. JSON on stdout.
 
 * ``share``: on the Rivet routing set (361 LHC analysis descriptions, each routed to from
   its title; many are ATLAS/CMS or two-energy twins), for each ``across_score_share``,
   how often the right analysis stays among the chosen (of the questions where it routes in
   the top ``across_k``, and of those where it routes 2nd or 3rd), and how many analyses a
   question draws on.
-* ``prompt``: on the ORION demo corpus, for generic questions, the analyses chosen and
-  the passages and estimated tokens of the across prompt against the locked prompt of the
-  first analysis. The model reads the prompt before its first word (~55 tokens/s on 2
-  cores), so tokens are the wait.
+* ``prompt``: on the ORION demo corpus, for generic questions, the analyses chosen and the
+  passages and estimated tokens of each one's locked prompt (across answers analysis by
+  analysis, each in its own lock). The model reads a prompt before its first word (~55
+  tokens/s on 2 cores), so the first analysis's tokens are the wait for the first line.
 
     python benchmarks/across.py [--only share|prompt]
 """
@@ -24,7 +24,7 @@ from benchmarks.corpora import shared_dir
 from benchmarks.corpora.rivet import rivet_set
 from demo.records import demo_records
 from ingest.sources.jsonl import index_records
-from mitra.answer.across import build_across_prompt, choose
+from mitra.answer.across import choose
 from mitra.answer.prompts import build_answer_prompt
 from mitra.core.settings import Settings
 from mitra.retrieval.pipeline import build_pipeline
@@ -64,11 +64,11 @@ def prompt_sizes(data_dir: Path) -> list[dict]:
     for question in QUESTIONS:
         routed = choose(pipeline.router.route(question, top_n=s.across_k).candidates, s.across_k, s.across_score_share)
         hits = [pipeline.retriever.search(c.analysis.id, question).hits for c in routed]
-        across = build_across_prompt(question, [c.analysis for c in routed], hits, s)
-        locked = build_answer_prompt(routed[0].analysis, question, hits[0], [], s)
+        prompts = [build_answer_prompt(c.analysis, question, h, [], s) for c, h in zip(routed, hits)]
         out.append({"question": question, "analyses": {c.analysis.id: round(c.score, 2) for c in routed},
-                    "across": {"passages": len(across.passages), "tokens": across.estimated_tokens},
-                    "locked": {"passages": len(locked.passages), "tokens": locked.estimated_tokens}})
+                    "locked": [{"passages": len(p.passages), "tokens": p.estimated_tokens} for p in prompts],
+                    "first_line_tokens": prompts[0].estimated_tokens,
+                    "all_tokens": sum(p.estimated_tokens for p in prompts)})
     return out
 
 

@@ -45,6 +45,7 @@ from mitra.answer.prompts import build_answer_prompt
 from mitra.chat.session import SwitchOffer
 from mitra.core.errors import MitraError
 from mitra.core.settings import Settings
+from mitra.evaluation.metrics import bootstrap_interval
 from mitra.models.llm import demo_gguf_path
 from mitra.retrieval.pipeline import Pipeline
 
@@ -133,10 +134,19 @@ def run_across(pipeline: Pipeline, answerer: Answerer, limit: int | None) -> Ite
             continue
         expected = {analysis_id(a) for a in q.arxiv_ids}
         chosen = [p.analysis_id for p in answer.parts]
-        text = answer.draft or answer.text
-        # Any analysis routing chose may be drawn on, each claim naming its own.
+        lines = {p.analysis_id: p for p in answer.parts}
+        # Each analysis's key points are looked for in its own line: a fact credited to another
+        # analysis's line is not coverage of this one.
+        credit_errors = sum(1 for p in answer.parts for n in p.cited
+                            if answer.sources[n - 1].chunk.analysis_id != p.analysis_id)
+        holding = [a for a in expected if a in lines and not lines[a].skipped]
         yield {**row, **graded(answer, set(chosen)), "chosen": chosen, "expected_chosen": len(expected & set(chosen)),
-               "units": [unit(text, facts) for facts in q.facts.values()]}
+               "expected_named_and_cited": len([a for a in holding if lines[a].cited]),
+               "credit_errors": credit_errors, "missing": answer.missing,
+               "first_line_s": min((p.seconds for p in answer.parts if not p.skipped), default=None),
+               "whole_s": round(answer.timings.total_ms / 1000, 2),
+               "units": [unit(lines[analysis_id(a)].line if analysis_id(a) in lines else "", facts)
+                         for a, facts in q.facts.items()]}
 
 
 def run_compare(pipeline: Pipeline, answerer: Answerer, limit: int | None) -> Iterator[dict]:
@@ -207,8 +217,17 @@ def summary(rows: list[dict]) -> dict:
         "first_token_ms_p50": round(median(first)) if first else None,
     }
     if any("expected_chosen" in r for r in rows):
-        out["expected_analyses_chosen"] = round(sum(r["expected_chosen"] for r in rows)
-                                                / sum(len(r["analyses"]) for r in rows), 3)
+        expected = sum(len(r["analyses"]) for r in rows)
+        out["expected_analyses_chosen"] = round(sum(r["expected_chosen"] for r in rows) / expected, 3)
+        named = [float(r.get("expected_named_and_cited", 0)) / len(r["analyses"]) for r in rows if r["analyses"]]
+        low, high = bootstrap_interval(named) if named else (0.0, 0.0)
+        out["expected_analyses_named_and_cited"] = {"share": round(sum(r.get("expected_named_and_cited", 0)
+                                                                       for r in rows) / expected, 3),
+                                                    "interval": [round(low, 3), round(high, 3)]}
+        out["credit_errors"] = sum(r.get("credit_errors", 0) for r in rows)
+        first_lines = [r["first_line_s"] for r in rows if r.get("first_line_s") is not None]
+        out["first_line_s_p50"] = round(median(first_lines), 1) if first_lines else None
+        out["whole_s_p50"] = round(median(r["whole_s"] for r in rows if "whole_s" in r), 1) if rows else None
     return out
 
 

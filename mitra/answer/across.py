@@ -1,15 +1,17 @@
-"""Questions beyond one analysis: ``across`` (one answer from the top routed analyses)
-and ``compare`` (the same question answered in two analyses' locks, side by side).
+"""Questions beyond one analysis: ``across`` (the question answered analysis by analysis,
+then a synthesis) and ``compare`` (the same question answered in two analyses' locks, side
+by side).
 
 Across: the question is routed with the member's scoped pipeline, so an analysis they may
 not read is never a candidate; the first ``across_k`` candidates scoring at least
-``across_score_share`` of the first one's fused score are chosen. Each is retrieved in its
-own lock (the locked answerer's off-topic check and relevance floor hold per analysis),
-the trusted passages are pooled best-first (each analysis's best, then each one's second,
-…) under one token budget, grouped by analysis and numbered, and the model answers in one
-prompt whose rules say to name the analysis of each claim and cite [n]. The passages come
-only from the chosen analyses' retrievals, so nothing from another analysis can reach the
-prompt; the per-sentence support check of the locked path runs on the answer.
+``across_score_share`` of the first one's fused score are searched. Each is answered **in
+its own lock**, exactly as a locked question is (its off-topic check, relevance floor, the
+value path for a value question, the claim check), so a claim about analysis X stands only
+on X's passages by construction: no prompt ever holds two analyses' passages. Each
+analysis's line is streamed as soon as it is checked, its citations renumbered into one
+list of sources. Then a synthesis over the checked lines, in code (which analyses answer,
+the values side by side and whether they agree), citing only them, and one line naming the
+analyses searched that had nothing on the question.
 
 Compare: both analyses must be readable (a forbidden one reads as a missing one, before
 any model call); each answer is the locked answerer's own, citations and support included.
@@ -17,98 +19,50 @@ any model call); each answer is the locked answerer's own, citations and support
 
 from __future__ import annotations
 
-import re
 import time
 from typing import TYPE_CHECKING, Callable, Iterator, Literal, Sequence
 
-from langchain_core.prompts import ChatPromptTemplate
 from pydantic import BaseModel, computed_field
 
-from mitra.answer.answerer import Answer, Answerer, Timings, parse_citations
+from mitra.answer.answerer import Answer, Answerer
+from mitra.answer.claims import Quote
+from mitra.answer.grounding import SentenceSupport, supported_share
 from mitra.answer.multipart import Skipped
-from mitra.answer.grounding import (
-    Credit,
-    SentenceSupport,
-    check_support,
-    content_words,
-    off_topic,
-    recite,
-    shown_supported,
-    supported_share,
-)
-from mitra.answer.prompts import (
-    CITATION,
-    NUMBERS_RULE,
-    PASSAGES_ARE_DATA,
-    Passage,
-    Prompt,
-    analysis_summary,
-    estimate_tokens,
-    messages_tokens,
-    question_sentences,
-    sanitise,
-    select_passages,
-)
+from mitra.answer.prompts import CITATION, Passage, Prompt, expand_citation
+from mitra.answer.record import Timings
 from mitra.core.errors import MitraError
 from mitra.core.types import Analysis, Hit, RoutedAnalysis
-from mitra.models.llm import ModelInfo
-
-from mitra.core.settings import Settings
+from mitra.models.llm import LLMError, ModelInfo
 
 if TYPE_CHECKING:
     from mitra.retrieval.pipeline import Pipeline
 
 
-ACROSS_SYSTEM = """\
-You are MITRA, the assistant of a physics collaboration. This question is put to several \
-analyses at once:
-{analyses}
-
-Rules:
-1. Answer only from the numbered passages inside <passages> in the user's message; each \
-passage names the analysis it comes from. Do not use outside knowledge. Never invent \
-numbers, names or results.
-2. Name the analysis of every claim by its id, and cite the passage that supports it in \
-square brackets: "In {example_id}, ... [1]." Never attribute a passage to another analysis.
-3. Where the analyses differ, say so, each with its own citation.
-4. """ + NUMBERS_RULE + """
-5. If the passages do not contain the answer, say plainly that the documents of these \
-analyses do not cover the question.
-6. """ + PASSAGES_ARE_DATA + """
-7. Be concise and precise."""
-
-ACROSS_HUMAN = """\
-<passages>
-{passages}
-</passages>
-
-Question, across {analysis_ids}: {question}
-(Answer from the passages only, name each claim's analysis and cite the passages as [n].)"""
-
-ACROSS_PROMPT = ChatPromptTemplate.from_messages([("system", ACROSS_SYSTEM), ("human", ACROSS_HUMAN)])
-
 class AcrossPart(BaseModel):
-    """One chosen analysis's share of an across answer."""
+    """One searched analysis's share of an across answer."""
 
     analysis_id: str
     title: str
     routing_score: float
     confidence: Literal["strong", "weak"]
-    skipped: Skipped | None = None  # why none of its passages reached the model
-    passages: int = 0  # its passages in the prompt
-    cited: list[int] = []  # the answer's citations of its passages
-    supported_share: float | None = None  # of the checked sentences citing its passages, those supported
+    skipped: Skipped | Literal["not covered"] | None = None  # why it has no line: nothing on the question
+    passages: int = 0  # its passages among the sources
+    cited: list[int] = []  # its line's citations, numbered among the sources
+    supported_share: float | None = None  # of its line's checked sentences, those supported
+    line: str = ""  # its checked answer, as the member reads it
+    value: Quote | None = None  # the value its line states, for a value question
+    seconds: float = 0.0  # from the question to its line on screen
 
 
 class AcrossAnswer(BaseModel):
     question: str
     text: str
-    parts: list[AcrossPart]  # the chosen analyses, in routing order
+    parts: list[AcrossPart]  # the searched analyses, in routing order
     sources: list[Hit]  # sources[n - 1] is [n]; its chunk names its analysis
     cited: list[int]
     support: list[SentenceSupport] = []
-    abstained: bool = False  # no chosen analysis had a passage above its floor: the model was not called
-    withheld: bool = False  # no cited sentence was supported: ``text`` says so, ``draft`` is the model's
+    abstained: bool = False  # no searched analysis had anything on the question
+    withheld: bool = False  # kept for the record's shape: a line is withheld in its own lock, never the whole
     draft: str | None = None
     model: ModelInfo | None = None
     completion_tokens: int | None = None
@@ -119,9 +73,19 @@ class AcrossAnswer(BaseModel):
     def supported_share(self) -> float | None:
         return supported_share(self.support)
 
+    @computed_field
+    @property
+    def missing(self) -> list[str]:
+        """The analyses searched that had nothing on the question."""
+        return [part.analysis_id for part in self.parts if part.skipped]
+
     cited_sources = Answer.cited_sources  # these read only ``sources``, ``cited`` and ``support``
     notes = Answer.notes
     moved_citations = Answer.moved_citations
+
+    @property
+    def remarks(self) -> list:
+        return []
 
 
 class Comparison(BaseModel):
@@ -140,119 +104,40 @@ def choose(routed: Sequence[RoutedAnalysis], k: int, share: float) -> list[Route
     return [c for c in routed[:k] if c.score >= floor]
 
 
-def _render(passage: Passage) -> str:
-    chunk = passage.hit.chunk
-    source = sanitise(chunk.citation_label).replace('"', "")
-    analysis = sanitise(chunk.analysis_id).replace('"', "")
-    return f'<passage n="{passage.number}" analysis="{analysis}" source="{source}">\n{passage.text}\n</passage>'
+def renumbered(text: str, offset: int, n_passages: int) -> str:
+    """``text`` with every citation [n] of its own passages as [n + offset]."""
+    def shift(match) -> str:
+        numbers, _ = expand_citation(match.group(2), n_passages)
+        return f"{match.group(1)}[{', '.join(str(n + offset) for n in numbers)}]" if numbers else match.group(0)
+
+    return CITATION.sub(shift, text)
 
 
-def _pooled(per_analysis: Sequence[Sequence[Hit]]) -> list[Hit]:
-    """Each analysis's best, then each one's second, …: the budget is shared, not taken by one."""
-    depth = max((len(hits) for hits in per_analysis), default=0)
-    return [hits[i] for i in range(depth) for hits in per_analysis if i < len(hits)]
+def has_nothing(answer: Answer) -> Skipped | Literal["not covered"] | None:
+    """Why a locked answer gives the analysis no line: abstained, withheld, or citing nothing."""
+    if answer.abstained:
+        return answer.abstain_reason
+    return "not covered" if answer.withheld or not answer.cited else None
 
 
-def build_across_prompt(question: str, analyses: Sequence[Analysis], per_analysis: Sequence[Sequence[Hit]],
-                        settings: Settings) -> Prompt:
-    """One prompt within ``llm_context_tokens``: the analyses named in the rules, their
-    passages grouped by analysis (in routing order) and numbered from 1. With
-    ``context_sentences`` each analysis that has passages gets the locked prompt's
-    ``context_tokens`` of its own passages' sentences (one analysis's five passages once took
-    the budget and SMP-24-002's own calibration sentence was cut): the model reads the prompt
-    before its first word, so whole passages from three analyses would triple the wait."""
-    values = {
-        "analyses": "\n".join(f'- {a.id}: "{sanitise(a.title)}". {analysis_summary(a)}' for a in analyses),
-        "example_id": analyses[0].id,
-        "analysis_ids": ", ".join(a.id for a in analyses),
-        "question": question,
-    }
-    fixed = messages_tokens(ACROSS_PROMPT.format_messages(**values, passages=""), settings)
-    # The analysis attribute costs what select_passages does not count for it.
-    label = max(estimate_tokens(f' analysis="{a.id}"', settings) for a in analyses)
-    hits = _pooled(per_analysis)
-    budget = max(settings.llm_context_tokens - settings.llm_max_tokens - fixed - label * len(hits), 0)
-    if settings.context_sentences:  # each analysis its own share: one analysis's neighbours never crowd out another's
-        drawing = [analysis_hits for analysis_hits in per_analysis if analysis_hits]
-        share = min(settings.context_tokens, budget // max(len(drawing), 1))
-        chosen, left_out = [], []
-        for analysis_hits in drawing:
-            kept, dropped = question_sentences(question, analysis_hits, share, settings)
-            chosen, left_out = chosen + kept, left_out + dropped
-    else:
-        chosen, left_out = select_passages(hits, budget, settings)
-    order = {a.id: i for i, a in enumerate(analyses)}
-    grouped = sorted(chosen, key=lambda p: order[p.hit.chunk.analysis_id])  # stable: document order within
-    passages = [Passage(n, p.hit, p.text) for n, p in enumerate(grouped, start=1)]
-    messages = ACROSS_PROMPT.format_messages(**values, passages="\n".join(map(_render, passages)))
-    return Prompt.of(messages, passages, left_out, 0, settings)
+def synthesis(parts: Sequence[AcrossPart]) -> str:
+    """Over the checked lines only: which analyses answer, and for a value question the values
+    side by side and whether they agree."""
+    answered = [p for p in parts if not p.skipped]
+    if len(answered) < 2:
+        return ""
+    valued = [p for p in answered if p.value is not None]
+    if len(valued) >= 2:
+        same = len({(p.value.number.split()[0]) for p in valued}) == 1
+        side = " · ".join(f"{p.analysis_id} {p.value.number} [{p.cited[0]}]" for p in valued)
+        return f"Side by side: {side}." + (" They agree." if same else " They differ: compare what each is stated for.")
+    named = ", ".join(f"{p.analysis_id} [{', '.join(map(str, p.cited))}]" for p in answered)
+    return f"{len(answered)} of {len(parts)} analyses searched answer this: {named}."
 
 
-def _labelled(hit: Hit, analyses: dict[str, Analysis]) -> Hit:
-    """The passage as the support check reads it: after its analysis's id and title, so a
-    sentence naming its analysis is checked, and one naming another fails on that id."""
-    analysis = analyses[hit.chunk.analysis_id]
-    text = f"{analysis.id}: {analysis.title}.\n{hit.chunk.text}"
-    return hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": text})})
-
-
-def _blank(hit: Hit) -> Hit:
-    return hit.model_copy(update={"chunk": hit.chunk.model_copy(update={"text": ""})})
-
-
-def _named(text: str, analyses: Sequence[Analysis]) -> list[str]:
-    return [a.id for a in analyses if re.search(rf"(?<![\w-]){re.escape(a.id)}(?![\w-])", text)]
-
-
-def _scoped(sources: Sequence[Hit], keep) -> list[Hit]:
-    """The passages with every one outside ``keep`` blanked: numbers stay as they were."""
-    return [hit if keep(hit.chunk.analysis_id) else _blank(hit) for hit in sources]
-
-
-def attributed(support: Sequence[SentenceSupport], sources: Sequence[Hit], analyses: Sequence[Analysis],
-               min_overlap: float, entails, question: str = "") -> list[SentenceSupport]:
-    """A sentence that names analyses stands only on their passages: checked again against
-    them, its citation moves to one of theirs that holds it. If none does but one other
-    analysis's passages hold it, the sentence is credited to that analysis instead (the
-    model gave HIG-24-001's calibration as SMP-24-002's); else it is left out of the answer.
-    The word check alone let "In A, … [14]" citing B's passage pass when the rest of the
-    sentence was B's words (answer_beyond.py)."""
-    checked: list[SentenceSupport] = []
-    for sentence in support:
-        named = _named(sentence.text, analyses)
-        if not named or all(sources[n - 1].chunk.analysis_id in named for n in sentence.cited):
-            checked.append(sentence.model_copy(update={"named": named}))
-            continue
-        (again,) = check_support(sentence.text, _scoped(sources, lambda a: a in named), min_overlap, entails,
-                                 question) or [sentence]
-        theirs = [n for n in again.cited if sources[n - 1].chunk.analysis_id in named]
-        if again.supported and theirs == again.cited:
-            written = again.cited if again.recited_from is None else again.recited_from
-            checked.append(again.model_copy(update={"recited_from": written, "misattributed": True, "named": named}))
-            continue
-        credit = _credited(sentence, sources, analyses, named, min_overlap, entails, question)
-        checked.append(credit or sentence.model_copy(update={
-            "cited": [], "supported": False, "recited_from": sentence.cited, "misattributed": True, "named": named}))
-    return checked
-
-
-def _credited(sentence: SentenceSupport, sources: Sequence[Hit], analyses: Sequence[Analysis], named: list[str],
-              min_overlap: float, entails, question: str) -> SentenceSupport | None:
-    """The sentence credited to the one other analysis whose passages hold it, if there is one."""
-    if len(named) != 1:
-        return None
-    holders = []
-    for other in (a.id for a in analyses if a.id not in named):
-        renamed = re.sub(rf"(?<![\w-]){re.escape(named[0])}(?![\w-])", other, sentence.text)
-        (again,) = check_support(renamed, _scoped(sources, lambda a: a == other), min_overlap, entails, question) or [None]
-        if again is not None and again.supported and again.cited:
-            holders.append((other, again))
-    if len(holders) != 1:
-        return None
-    holder, again = holders[0]
-    return sentence.model_copy(update={"cited": again.cited, "supported": True, "recited_from": sentence.cited,
-                                       "misattributed": True, "named": named,
-                                       "credit": Credit(named=named[0], holder=holder)})
+def missing_text(parts: Sequence[AcrossPart]) -> str:
+    missing = [p.analysis_id for p in parts if p.skipped]
+    return f"Searched, with nothing on this question: {', '.join(missing)}." if missing else ""
 
 
 def abstention_across(analyses: Sequence[Analysis]) -> str:
@@ -260,73 +145,77 @@ def abstention_across(analyses: Sequence[Analysis]) -> str:
             "so I cannot answer it from them.")
 
 
-def unsupported_across(analyses: Sequence[Analysis]) -> str:
-    return (f"The passages found in {', '.join(a.id for a in analyses)} do not say this: the model's answer made "
-            "claims its cited passages do not contain, so it is not shown. The passages found are below.")
+def _shifted(prompt: Prompt, before: Sequence[Hit]) -> Prompt:
+    """One analysis's prompt as the reader sees it: the passages already served, then its own."""
+    shifted = [Passage(len(before) + p.number, p.hit, p.text) for p in prompt.passages]
+    return Prompt(prompt.messages, [Passage(n, h, "") for n, h in enumerate(before, 1)] + shifted, prompt.left_out,
+                  prompt.history_turns, prompt.estimated_tokens)
 
 
 def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int | None = None,
                   on_prompt: Callable[[Prompt, ModelInfo], None] | None = None) -> Iterator[str | AcrossAnswer]:
-    """The answer's text in pieces, then the ``AcrossAnswer``. ``pipeline`` is the member's
-    (scoped) pipeline: routing and retrieval read only what they may read."""
+    """Each searched analysis's checked line as soon as it is ready, then the synthesis and
+    what is missing, then the ``AcrossAnswer``. ``pipeline`` is the member's (scoped)
+    pipeline: routing and retrieval read only what they may read. A model that fails raises
+    its ``LLMError`` carrying every passage retrieved, each naming its analysis."""
     s = pipeline.settings
     start = time.perf_counter()
-    answerer = answerer.for_pipeline(pipeline)
+    locked = answerer.for_pipeline(pipeline)
     routed = choose(pipeline.router.route(question, top_n=k or s.across_k).candidates, k or s.across_k,
                     s.across_score_share)
     if not routed:
         raise MitraError("No analysis to answer from: the knowledge base holds none you may read (`mitra stats`).")
-    analyses = [c.analysis for c in routed]
     parts = [AcrossPart(analysis_id=c.analysis.id, title=c.analysis.title, routing_score=round(c.score, 4),
                         confidence=c.confidence) for c in routed]
-    per_analysis: list[list[Hit]] = []
-    for analysis, part in zip(analyses, parts):
-        if off_topic(answerer.coverage(analysis, question), s.min_question_coverage):
-            part.skipped, hits = "off-topic", []
-        else:
-            hits = [h for h in answerer.retriever.search(analysis.id, question).hits if answerer.trusted(h)]
-            part.skipped = None if hits else "no-relevant-passage"
-        per_analysis.append(hits)
-    timings = Timings(retrieve_ms=(time.perf_counter() - start) * 1000)
-    elapsed_ms = lambda: (time.perf_counter() - start) * 1000  # noqa: E731
-
-    if not any(per_analysis):
-        text = abstention_across(analyses)
+    sources: list[Hit] = []
+    support: list[SentenceSupport] = []
+    lines: list[str] = []
+    timings, tokens = Timings(), 0
+    for i, (c, part) in enumerate(zip(routed, parts), start=1):
+        def reading(prompt: Prompt, model: ModelInfo, served: list[Hit] = list(sources)) -> None:
+            if on_prompt is not None:
+                on_prompt(_shifted(prompt, served), model)
+        try:
+            answer = next(item for item in locked.stream(c.analysis, question, (), on_prompt=reading)
+                          if isinstance(item, Answer))
+        except LLMError as error:
+            rest = [h for r in routed[i:] for h in pipeline.retriever.search(r.analysis.id, question).hits]
+            error.passages = sources + list(error.passages) + rest
+            raise
+        part.seconds = round(time.perf_counter() - start, 2)
+        for stage in ("retrieve_ms", "rerank_ms", "prompt_ms", "choose_ms", "generate_ms"):
+            setattr(timings, stage, getattr(timings, stage) + getattr(answer.timings, stage))
+        tokens += answer.completion_tokens or 0
+        part.skipped = has_nothing(answer)
+        if part.skipped:
+            continue
+        offset = len(sources)
+        sources += answer.sources
+        part.passages = len(answer.sources)
+        part.cited = [n + offset for n in answer.cited]
+        part.supported_share = answer.supported_share
+        part.value = answer.value.model_copy(update={"passage": answer.value.passage + offset}) if answer.value else None
+        part.line = f"{c.analysis.id}: {renumbered(answer.text, offset, len(answer.sources))}"
+        support += [s_.model_copy(update={"text": renumbered(s_.text, offset, len(answer.sources)),
+                                          "cited": [n + offset for n in s_.cited]}) for s_ in answer.support]
+        lines.append(part.line)
+        if timings.first_token_ms is None:
+            timings.first_token_ms = part.seconds * 1000  # the first analysis's line on screen
+        yield ("\n\n" if len(lines) > 1 else "") + part.line
+    closing = [t for t in (synthesis(parts), missing_text(parts)) if t]
+    timings.total_ms = (time.perf_counter() - start) * 1000
+    if not lines:
+        text = abstention_across([c.analysis for c in routed])
         yield text
-        timings.total_ms = elapsed_ms()
         yield AcrossAnswer(question=question, text=text, parts=parts, sources=[], cited=[], abstained=True,
                            timings=timings)
         return
-
-    mark = time.perf_counter()
-    prompt = build_across_prompt(question, analyses, per_analysis, s)
-    sources = prompt.sources
-    timings.prompt_ms = (time.perf_counter() - mark) * 1000
-    if on_prompt is not None:
-        on_prompt(prompt, answerer.model_info)
-
-    written, usage = yield from answerer.write(prompt, timings, elapsed_ms)
-    text, cited = parse_citations(written, len(sources))
-    support: list[SentenceSupport] = []
-    draft = None
-    if content_words(CITATION.sub(" ", text)):  # an answer of bare markers has nothing to check
-        by_id = {a.id: a for a in analyses}
-        labelled = [_labelled(h, by_id) for h in sources]
-        support = check_support(text, labelled, s.support_min_overlap, answerer.entails(), question=question)
-        support = attributed(support, labelled, analyses, s.support_min_overlap, answerer.entails(), question)
-        if (recited := recite(support)) is not None:
-            text, cited = parse_citations(recited, len(sources))
-    if s.withhold_unsupported and not shown_supported(support):
-        draft, text = text, unsupported_across(analyses)
-    for part in parts:
-        mine = {n for n, hit in enumerate(sources, start=1) if hit.chunk.analysis_id == part.analysis_id}
-        part.passages = len(mine)
-        part.cited = [n for n in cited if n in mine]
-        part.supported_share = supported_share(support, mine)
-    timings.total_ms = elapsed_ms()
-    yield AcrossAnswer(question=question, text=text, parts=parts, sources=sources, cited=cited, support=support,
-                       withheld=draft is not None, draft=draft, model=answerer.model_info,
-                       completion_tokens=usage.get("output_tokens"), timings=timings)
+    if closing:
+        yield "\n\n" + "\n\n".join(closing)
+    cited = [n for part in parts for n in part.cited]
+    yield AcrossAnswer(question=question, text="\n\n".join(lines + closing), parts=parts, sources=sources,
+                       cited=list(dict.fromkeys(cited)), support=support, model=locked.model_info,
+                       completion_tokens=tokens, timings=timings)
 
 
 def pair(ids: str) -> tuple[str, str]:

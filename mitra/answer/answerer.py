@@ -285,11 +285,12 @@ class Answerer:
         else:
             support = check_support(text, prompt.sources, self.settings.support_min_overlap, self.entails(),
                                     question=question, title=analysis.title)
+            written_text = text
             recited = recite(support)
             if recited is not None:
                 text, cited = parse_citations(recited, len(prompt.passages))
             if self.settings.withhold_unsupported and not shown_supported(support):
-                draft, text = text, unsupported_text(analysis, support)
+                draft, text = written_text, unsupported_text(analysis, support)
         for part in parts:
             part.cited = [n for n in cited if n in part.passages]
             part.supported_share = supported_share(support, part.passages)

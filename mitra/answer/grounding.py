@@ -196,6 +196,11 @@ def sentences_with_citations(text: str) -> list[str]:
     return out
 
 
+def _verbatim(text: str) -> str:
+    """Text as compared word for word: lower case, white space and end punctuation folded."""
+    return " ".join(text.lower().split()).rstrip(" .!?")
+
+
 def points_at_value(sentence: str) -> bool:
     """Does the sentence end its predicate at a citation marker, stating nothing ("The
     systematic uncertainty on the measured boson mass is [3].", "… amounts to [2].")? One
@@ -250,8 +255,10 @@ class _Passages:
         missing_numbers = sorted(numbers(body) - numbers(passages))
         held = set(_CATALOGUE.findall(" ".join([passages] + [self.owners[n - 1] for n in cited])))
         missing_names = [name for name in dict.fromkeys(_CATALOGUE.findall(body)) if name not in held]
-        wrong = [] if missing_numbers else bind(body, f"{question} {title}", [self.bound[n - 1] for n in cited],
-                                                self.bound)
+        # A sentence its passage states word for word is the passage's own claim, whatever it is stated for.
+        verbatim = _verbatim(body) in _verbatim(passages)
+        wrong = [] if missing_numbers or verbatim else bind(
+            body, f"{question} {title}", [self.bound[n - 1] for n in cited], self.bound)
         worded = overlap >= min_overlap or (entails is not None and entails(body, passages))
         return SentenceSupport(text=body, cited=list(cited), overlap=round(overlap, 4),
                                supported=not missing_numbers and not missing_names and not wrong and worded,

@@ -161,4 +161,6 @@ def part_summary(part: AcrossPart) -> str:
         return "off-topic, not asked"
     if part.skipped == "no-relevant-passage":
         return "no passage above the floor"
-    return f"{part.passages} passages, cited {len(part.cited)}"
+    if part.skipped == "not covered":
+        return "its passages do not say"
+    return f"{part.passages} passages, cited {len(part.cited)}, its line after {part.seconds:g} s"

@@ -141,6 +141,7 @@ def _across_json(answer) -> dict:
         "question": answer.question,
         "answer": answer.text,
         "analyses": [part.model_dump() for part in answer.parts],
+        "missing": answer.missing,
         "abstained": answer.abstained,
         "withheld": answer.withheld,
         "draft": answer.draft,

@@ -6,9 +6,9 @@ the Ollama wire-protocol stub, scripted to answer as the demo's Qwen 1.5B did:
    (2.05 TeV) cited from the abstract: the member sees the Results sentence stating the vector
    mediator's limit, quoted, its number marked, and a note saying the model's figure did not
    match; never "2.05 TeV" beside a citation.
-2. Across analyses, "How is the muon momentum scale calibrated?" answered with HIG-24-001's
-   Kalman-filter method credited to SMP-24-002: the sentence names HIG-24-001, and a note says
-   it was corrected."""
+2. Across analyses, "How is the muon momentum scale calibrated?" (the model once credited
+   HIG-24-001's Kalman-filter method to SMP-24-002): each analysis is answered in its own
+   lock, so each line stands on its own analysis's passages (issue 49)."""
 
 from __future__ import annotations
 
@@ -34,9 +34,11 @@ def scripted(request: dict) -> str:
     asked = request["messages"][-1]["content"]
     if "vector mediator" in asked:
         return f"The vector mediator is excluded for masses below 2.05 TeV [{passage_with(request, 'below 2.05 TeV')}]."
-    if "muon momentum scale" in asked:
-        return ("In SMP-24-002, the muon momentum scale is re-derived with a Kalman-filter based method that fits "
-                f"the curvature bias [{passage_with(request, 'Kalman-filter based method')}].")
+    if "muon momentum scale" in asked:  # each analysis in its own lock: its passage on the scale, read out
+        for n, body in re.findall(r'<passage n="(\d+)"[^\n]*\n(.*?)\n</passage>', asked, re.S):
+            if "momentum scale" in body:
+                sentence = next(s for s in re.split(r"(?<=[.!?])\s+", body) if "momentum scale" in s)
+                return f"{sentence.rstrip('.')} [{n}]."
     return "I cannot tell [1]."
 
 
@@ -66,13 +68,18 @@ def test_the_axial_vector_limit_is_replaced_by_the_vector_mediators_sentence(bro
     assert "2.10 TeV" in marked  # the quoted sentence's number, marked
 
 
-def test_an_across_claim_is_credited_to_the_analysis_whose_passage_holds_it(browser, demo_app):
+def test_an_across_answer_gives_each_analysis_its_own_line_citing_its_own_passages(browser, demo_app):
+    """Issue 49: "How is the muon momentum scale calibrated?" across analyses is answered in
+    each analysis's lock, a line each, so HIG-24-001's Kalman-filter method can only stand on
+    HIG-24-001's passages; the synthesis names the analyses that answer."""
     tab = open_tab(browser, demo_app, new=True)
     tab.choose("Across analyses")
     tab.ask(MUON_SCALE)
-    deadline = time.monotonic() + 60
-    while "Corrected" not in (answer := last_answer(tab)) and time.monotonic() < deadline:
+    deadline = time.monotonic() + 90
+    while "analyses searched answer this" not in (answer := last_answer(tab)) and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert "In HIG-24-001, the muon momentum scale is re-derived with a Kalman-filter" in answer
-    assert "credited" in answer and "to SMP-24-002" in answer and "is HIG-24-001's" in answer
-    assert "resolut" not in answer.replace("resolution", "")  # warnings in words, never stems
+    lines = {line.split(":")[0]: line for line in answer.splitlines() if re.match(r"[A-Z]+-24-\d{3}: ", line)}
+    assert {"HIG-24-001", "SMP-24-002"} <= set(lines), answer
+    assert "Kalman" in lines["HIG-24-001"] and "Kalman" not in lines["SMP-24-002"]
+    assert re.search(r"\d of \d analyses searched answer this: .*HIG-24-001 \[\d", answer)
+    assert "credited" not in answer and "Corrected" not in answer

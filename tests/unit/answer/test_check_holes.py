@@ -203,3 +203,19 @@ def test_a_cited_figure_in_none_of_the_passages_is_left_out():
     assert support[0].absent and support[0].unstated and recite(support) == "It is the largest [1]."
     (note,) = [n for n in notes(support) if n.kind == "figure unstated"]
     assert note.text.endswith("but 91 is in none of the passages shown.")
+
+
+def test_a_sentence_its_passage_states_word_for_word_is_the_passages_own_claim():
+    """Read out of its passage, "The largest experimental uncertainty is the muon momentum scale
+    (4.8 MeV)." was flagged for leaving out "systematic", which the passage's table binds to
+    4.8; a sentence the passage states word for word cannot misstate what it is for."""
+    from mitra.answer.grounding import check_support
+    from mitra.core.types import Chunk, Hit
+
+    text = ("The largest experimental uncertainty is the muon momentum scale (4.8 MeV). The calibration uses "
+            "J/ψ decays.\nSystematic uncertainty | MeV\nMuon momentum scale | 4.8\nMuon efficiency | 1.9")
+    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, text=text,
+                              section=["Systematic uncertainties"]))
+    (sentence,) = check_support("The largest experimental uncertainty is the muon momentum scale (4.8 MeV) [1].",
+                                [passage], 0.6, question="How is the muon momentum scale calibrated?")
+    assert sentence.supported and not sentence.numbers

@@ -131,23 +131,3 @@ def test_a_figure_about_it_comes_with_the_sentence_that_says_what_it_is(tmp_path
     kept = passage_texts(build_answer_prompt(NOTE, question, [hit("PAS", 1, text, 1), *others], [],
                                              settings(tmp_path, context_tokens=90)))[0]
     assert "The WW decay mode does not have a good mass resolution. It has an excess with local significance" in kept
-
-
-def test_across_each_analysis_reads_its_own_share(tmp_path):
-    """One analysis's many passages once took the across budget and cut the other's sentence."""
-    from mitra.answer.across import build_across_prompt
-
-    first, second = Analysis(id="HIG-24-001", title="H to mumu"), Analysis(id="SMP-24-002", title="W mass")
-
-    def of(analysis: Analysis, n: int, text: str) -> Hit:
-        chunk = Chunk(id=f"{analysis.id}#{n}", analysis_id=analysis.id, doc_id="AN", version="1", position=n,
-                      section=["Calibration"], text=text)
-        return Hit(chunk=chunk, rank=n)
-
-    calibration = "The method uses J/psi, Upsilon and Z boson decays."
-    many = [of(first, n, f"The muon momentum scale is calibrated in step {n} of the fit. " + " ".join(FILLER))
-            for n in range(5)]
-    theirs = [of(second, 9, "The muon momentum scale is the largest experimental uncertainty. " + calibration)]
-    prompt = build_across_prompt("How is the muon momentum scale calibrated?", [first, second], [many, theirs],
-                                 settings(tmp_path, context_tokens=120))
-    assert any(calibration in p.text for p in prompt.passages if p.hit.chunk.analysis_id == second.id)
