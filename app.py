@@ -33,11 +33,10 @@ PLACEHOLDER = {
 # How the next question is answered: routed to one analysis (the conversation's flow), from
 # the top routed analyses at once, or in two chosen analyses side by side.
 MODES = {"one": "One analysis", "across": "Across analyses", "compare": "Side by side"}
-NOTE_ICONS = {"citation moved": ":material/swap_horiz:", "citation removed": ":material/link_off:",
-              "figure removed": ":material/rule:", "credit corrected": ":material/swap_horiz:",
-              "sentence removed": ":material/link_off:", "not supported": ":material/warning:",
-              "figure corrected": ":material/rule:", "figure unstated": ":material/rule:",
-              "value not stated": ":material/warning:", "value uncertain": ":material/help:"}
+NOTE_ICONS = {"citation moved": ":material/swap_horiz:", "figure removed": ":material/rule:",
+              "not supported": ":material/warning:", "figure corrected": ":material/rule:",
+              "figure unstated": ":material/rule:", "value not stated": ":material/warning:",
+              "value uncertain": ":material/help:"}
 MODE_PLACEHOLDER = {"across": "Ask across the analyses you may read…", "compare": "Ask both analyses…"}
 
 

@@ -124,13 +124,6 @@ def numbers(text: str) -> set[str]:
     return found
 
 
-class Credit(BaseModel):
-    """An across sentence credited to the analysis whose passage holds it, not the one it named."""
-
-    named: str  # the analysis the model wrote
-    holder: str  # the analysis whose passage holds the claim
-
-
 class SentenceSupport(BaseModel):
     """One answer sentence checked against the passages it cites."""
 
@@ -144,9 +137,6 @@ class SentenceSupport(BaseModel):
     numbers: list[NumberCheck] = []  # numbers its passages state, but for another quantity
     quote: Quote | None = None  # the passage's own sentence for the quantity, shown in its place
     recited_from: list[int] | None = None  # the citations the model wrote, when the check replaced them
-    misattributed: bool = False  # it named an analysis and cited only passages of another: citations removed
-    named: list[str] = []  # the analyses it names (across answers)
-    credit: Credit | None = None  # it named another analysis than the one whose passage holds it: renamed
     uncited: bool = False  # it cites nothing but states a number: checked against every passage shown
     pointer: bool = False  # "… is [3].": the model pointed at a passage instead of stating the value
     absent: bool = False  # a number it states is in none of the passages shown
@@ -157,8 +147,6 @@ class SentenceSupport(BaseModel):
         """Why it is not supported, in a line ("" when it is, or cites nothing)."""
         if self.supported is not False:
             return ""
-        if self.misattributed:
-            return "it cites passages of another analysis than the one it names"
         where = ", ".join(f"[{n}]" for n in self.cited) or "any passage shown"
         if self.pointer:
             return f"it names no value: the model pointed at {where} instead of stating it"
@@ -348,7 +336,7 @@ def recite(support: Sequence[SentenceSupport]) -> str | None:
     they found in place of the model's, and a sentence whose figure its passages state for
     another quantity replaced by the passage sentence that states the asked one (or left out
     when no shown passage does). Never the model's wrong figure beside a citation."""
-    if not any(s.recited_from is not None or s.wrong_figure or s.misattributed or s.unstated for s in support):
+    if not any(s.recited_from is not None or s.wrong_figure or s.unstated for s in support):
         return None
     kept = []
     for s in support:
@@ -357,11 +345,6 @@ def recite(support: Sequence[SentenceSupport]) -> str | None:
                 kept.append(quoted(s.quote))
         elif s.unstated:
             continue  # a number cited nowhere that no shown passage states: never shown as if checked
-        elif s.credit is not None:
-            named = re.compile(rf"(?<![\w-]){re.escape(s.credit.named)}(?![\w-])")
-            kept.append(_cite(named.sub(s.credit.holder, s.text), s.cited))
-        elif s.misattributed and not s.supported:
-            continue  # credits an analysis with what none of its passages says: not shown
         elif s.recited_from is not None:
             kept.append(_cite(s.text, s.cited))
         else:

@@ -1,8 +1,8 @@
 """What the checks changed in an answer, or found wrong with it, in plain words.
 
 The member watched the model's own text stream in; when the checks then move a citation,
-put a passage's sentence in place of a wrong figure, credit a claim to the analysis whose
-passage holds it, or leave a sentence out, the answer says so under its text; so too when
+put a passage's sentence in place of a wrong figure or leave a sentence out, the answer
+says so under its text; so too when
 the model pointed at a passage instead of stating the value asked for. The same notes are
 saved with the turn, so a reopened conversation shows what was shown.
 """
@@ -17,9 +17,8 @@ from mitra.answer.claims import Quote
 from mitra.answer.grounding import SentenceSupport
 from mitra.answer.prompts import CITATION
 
-NoteKind = Literal["citation moved", "citation removed", "figure corrected", "figure removed", "credit corrected",
-                   "sentence removed", "not supported", "figure unstated", "value not stated",
-                   "value uncertain"]
+NoteKind = Literal["citation moved", "figure corrected", "figure removed", "not supported", "figure unstated",
+                   "value not stated", "value uncertain"]
 
 
 class Note(BaseModel):
@@ -52,18 +51,6 @@ def note_of(s: SentenceSupport) -> Note | None:
         return Note(kind="value not stated",
                     text=f"No value given: the model wrote “{s.text.strip()}”, pointing at {_marks(s.cited)} "
                          "instead of stating the value; read it in that passage.")
-    if s.credit is not None:
-        return Note(kind="credit corrected",
-                    text=f"Corrected: the model credited “{said}” to {s.credit.named}; the passage that holds it, "
-                         f"{_marks(s.cited)}, is {s.credit.holder}'s, so the answer names {s.credit.holder}.")
-    if s.misattributed and not s.supported:
-        return Note(kind="sentence removed",
-                    text=f"Left out: the model wrote “{said}”, crediting {', '.join(s.named) or 'an analysis'} with "
-                         "what none of its passages says.")
-    if s.recited_from is not None and s.misattributed:
-        removed = [n for n in s.recited_from if n not in s.cited]
-        return Note(kind="citation removed", text=f"Citation removed: the model cited {_marks(removed)} for "
-                                                  f"“{said}”, a passage of another analysis than the one it names.")
     if s.recited_from is not None:
         written = f"cited {_marks(s.recited_from)}" if s.recited_from else "cited no passage"
         return Note(kind="citation moved", text=f"Citation moved: the model {written} for “{said}”; the passage "

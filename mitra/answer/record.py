@@ -79,7 +79,7 @@ class Answer(BaseModel):
     def moved_citations(self) -> list[str]:
         """One line per sentence whose citation the support check changed after the model
         wrote it: what was streamed cited otherwise, so the answer says so."""
-        return [note.text for note in self.notes if note.kind in ("citation moved", "citation removed")]
+        return [note.text for note in self.notes if note.kind == "citation moved"]
 
     @property
     def cited_sources(self) -> list[tuple[int, Hit]]:

@@ -393,8 +393,7 @@ def test_cli_ask(cli, ollama_stub):
     assert data["supported_share"] == 1.0 and not data["withheld"]  # per-sentence support, in the JSON
     assert data["support"] == [{"text": "Z(nunu)+jets is the dominant background [1].", "cited": [1], "supported": True,
                                 "overlap": 1.0, "missing_numbers": [], "missing_names": [], "missing_words": [],
-                                "numbers": [], "quote": None, "recited_from": None, "misattributed": False, "named": [],
-                                "credit": None, "uncited": False, "pointer": False, "absent": False, "signpost": False}]
+                                "numbers": [], "quote": None, "recited_from": None, "uncited": False, "pointer": False, "absent": False, "signpost": False}]
     assert data["notes"] == []
     assert set(data["timings_ms"]) >= {"retrieve_ms", "rerank_ms", "prompt_ms", "generate_ms", "first_token_ms", "total_ms"}
 
