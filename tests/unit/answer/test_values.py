@@ -143,3 +143,18 @@ def test_the_confidence_is_the_chosen_number_s_probability(metadata):
 def test_no_log_probabilities_no_confidence():
     assert confidence({}) is None and confidence({"logprobs": None}) is None
     assert json.loads('{"choice": 0}')["choice"] == 0
+
+
+def test_a_choice_is_stated_only_when_the_model_is_sure():
+    """SmolLM2 picks the first candidate whatever it reads: its agreeing with the code is no
+    second reader, so where there are log-probabilities they alone decide; where a back end
+    gives none, the choice stands only when it is the value the code was clear enough to show."""
+    from mitra.answer.claims import Quote
+    from mitra.answer.values import sure
+
+    value = Quote(passage=3, sentence="The VBF category expects 37.6 signal events.", number="37.6 signal events",
+                  start=25, end=43)
+    settings = Settings(value_confidence=0.6)
+    assert sure(value, 0.9, None, settings) and not sure(value, 0.31, value, settings)
+    assert sure(value, None, value, settings) and not sure(value, None, None, settings)
+    assert not sure(value, None, value.model_copy(update={"number": "24", "passage": 4}), settings)
