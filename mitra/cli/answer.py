@@ -291,10 +291,10 @@ def register(app: typer.Typer) -> None:
             console.print("[yellow]The answer cites no passage: treat it as unsupported.[/]")
         if answer.ranking:
             console.print(f"[dim]Passages chosen by the {escape(answer.ranking)}.[/]")
-        console.print(
-            f"[dim]answered by {escape(str(answer.model))} · {t.total_ms / 1000:.1f} s "
-            f"(first token after {(t.first_token_ms or 0) / 1000:.1f} s)[/]"
-        )
+        # A value question's model chooses and writes nothing: its wait is the choice, not a first token.
+        wait = (f"first token after {t.first_token_ms / 1000:.1f} s" if t.first_token_ms is not None
+                else f"the model chose among {answer.candidates} values in {t.choose_ms / 1000:.1f} s")
+        console.print(f"[dim]answered by {escape(str(answer.model))} · {t.total_ms / 1000:.1f} s ({wait})[/]")
 
     @app.command("eval-answers")
     @user_errors
