@@ -4,7 +4,8 @@ the expected significance?"
 Each part is retrieved on its own, with its own off-topic check and relevance floor. A part
 that asks for a value gets the value path of a single question: its candidate values are
 ranked in code and the model chooses one (``values``), which the answer states as its
-passage writes it, on the part's own numbered line. The other parts go to the model in one
+passage writes it, on the part's own numbered line, when the model is sure of it (its
+probability reaches ``value_confidence``); otherwise the part goes to the prose. The other parts go to the model in one
 prompt, each part's passages under its own heading (``multipart.build_parts_prompt``), the
 value parts' candidate sentences pinned; a part with no trusted passage is said to be
 unanswered, without the model.
@@ -84,7 +85,8 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
             part.skipped = "no-relevant-passage"
             continue
         picked = answerer.pick(asked, ranked, hits, timings) if ranked else None
-        if picked is not None:
+        # A choice the model is not sure of goes to the prose with its candidates, never stated unwarned.
+        if picked is not None and picked[1] is not None and picked[1] >= settings.value_confidence:
             chosen[n], _, usage = picked
             continue
         found.append((n, part.question, hits + values.extra(ranked, hits)))

@@ -139,3 +139,20 @@ def test_a_choice_the_model_is_not_sure_of_is_not_stated_as_the_answer(answerer,
                                   "2.10 TeV (vector) [")
     (note,) = answer.notes
     assert note.kind == "value uncertain" and "2.10 TeV" in note.text and "22%" in note.text
+
+
+def test_a_value_part_the_model_is_not_sure_of_goes_to_the_prose(answerer, demo_pipeline, ollama_stub):
+    background = "What is the dominant background in the signal region?"
+
+    def reply(request: dict) -> str:
+        if "format" in request:
+            return choice_of(request, "2.10 TeV")
+        if request["messages"][0]["content"].startswith("Split the user's question"):
+            return f"{background}\nUp to what mass is the vector mediator excluded?"
+        return "1. The dominant background is Z boson production with decays to neutrinos [1]."
+
+    ollama_stub.reply, ollama_stub.logprob = reply, -1.5  # probability 0.22
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"),
+                             f"{background} Up to what mass is the vector mediator excluded?")
+    prose = ollama_stub.chats[-1]["messages"][-1]["content"]
+    assert "Up to what mass" in prose and "2. 2.10 TeV (vector)" not in answer.text
