@@ -230,9 +230,9 @@ class Answerer:
         yield answer.model_copy(update={"quote": quote, "candidates": len(numbered)})
 
     def quote(self, asked: Asked, prompt: Prompt) -> Quote | None:
-        """For a question asking for a value when the model does not choose (``value_choice``
-        off), the sentence of a passage the model reads that states it (``claims.quote``), to
-        show before the model's first word."""
+        """For a question asking for a value that has no candidates to choose among
+        (``value_choice`` off, or none found), the sentence of a passage the model reads that
+        states it (``claims.quote``), to show before the model's first word."""
         if not (self.settings.quote_first and asked.value):
             return None
         passages = [PassageText.of(n, hit) for n, hit in enumerate(prompt.sources, start=1)]
