@@ -209,7 +209,8 @@ class Answerer:
             if chosen is not None:
                 value, confidence, usage = chosen
                 sure = values.sure(value, confidence, quote, self.settings)
-                others = [] if sure else [values.quoted(c, values.numbers(prompt.sources), prompt.sources)
+                number = values.numbers(prompt.sources)
+                others = [] if sure else [values.quoted(c, number, prompt.sources)
                                           for _, c in numbered[:self.settings.value_alternatives + 1]]
                 text = values.stated(value) if sure else values.uncertain(value, others)
                 yield text
