@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from mitra.cli.common import JsonOption, SystemChoice, console, knowledge, pipeline, print_json, user_errors
 from mitra.core.settings import SYSTEMS
@@ -152,7 +152,8 @@ def stats(as_json: JsonOption = False) -> None:
     if as_json:
         print_json(data)
         return
-    table = Table("analysis", "title", "documents (version: chunks)")
+    # Words wrap within their column, never cut: a long title takes more lines.
+    table = Table("analysis", Column("title", ratio=2, overflow="fold"), Column("documents (version: chunks)", ratio=3))
     for row in data["per_analysis"]:
         docs = ", ".join(
             f"{d['doc_id']} {version_label(d['version'])}: {d['chunks']}"
@@ -161,10 +162,14 @@ def stats(as_json: JsonOption = False) -> None:
             + (" (superseded)" if d["superseded"] else "")
             for d in row["documents"]
         )
-        table.add_row(row["analysis_id"], row["title"][:60], docs)
+        table.add_row(row["analysis_id"], row["title"], docs)
     out = Console()
     out.print(table)
-    out.print({k: v for k, v in data.items() if k not in ("per_analysis", "adapted", "low_coverage")})
+    totals = Table.grid(padding=(0, 2))
+    for key, value in data.items():
+        if key not in ("per_analysis", "adapted", "low_coverage"):
+            totals.add_row(key.replace("_", " "), str(value))
+    out.print(totals)
     if data["low_coverage"]:
         out.print(f"{len(data['low_coverage'])} documents below min_coverage ({floor:.0%}): `mitra stats --json` "
                   "gives their coverage by kind of block")
