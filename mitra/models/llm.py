@@ -60,6 +60,12 @@ class ModelInfo(BaseModel):
     def __str__(self) -> str:
         return f"{self.model} ({self.backend} at {self.base_url})"
 
+    @property
+    def name(self) -> str:
+        """What a member reads: the model's name and how it runs, not the internal address
+        (a link on screen that leads nowhere the member can go) nor the file's folder."""
+        return f"{self.model.replace(chr(92), '/').rsplit('/', 1)[-1]} ({self.backend})"
+
 
 class LLMError(MitraError):
     """The model could not answer. ``passages`` keeps what retrieval found for the question,

@@ -356,7 +356,7 @@ def model_label() -> str:
     loaded = current.loaded()
     if isinstance(loaded, RetrievalOnly):
         return f"⚠️ No language model: {loaded.error}"
-    return f"Model: {loaded.model_info}"
+    return f"Model: {loaded.model_info.name}"
 
 
 def answer_details(answer) -> None:
