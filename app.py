@@ -129,9 +129,11 @@ def answer_mode() -> None:
     if mode != "compare":
         return
     names = {a.id: f"{a.id} — {a.title}" for a in ui.kb().analyses()}
-    ids = list(names)
-    st.selectbox("First analysis", ids, format_func=names.get, key="compare_first")
-    st.selectbox("Second analysis", ids, index=int(len(ids) > 1), format_func=names.get, key="compare_second")
+    first = st.selectbox("First analysis", list(names), format_func=names.get, key="compare_first")
+    others = [i for i in names if i != first]  # an analysis beside itself compares nothing
+    if st.session_state.get("compare_second") not in others:
+        st.session_state.pop("compare_second", None)  # it was made the first: the next one instead
+    st.selectbox("Second analysis", others, format_func=names.get, key="compare_second")
 
 
 def past_conversations(s: Session) -> None:
