@@ -12,6 +12,13 @@ needs and removes every way to reach out of the page:
 * HTML stays escaped (``unsafe_allow_html`` is never used), and KaTeX commands that
   load or link (``\\href``, ``\\url``, ``\\includegraphics``) are dropped from maths.
 
+In maths, a word of two letters or more is set upright (``\\mathrm``), as physics writes
+it: KaTeX sets every letter in italics, so "$p_{T}^{miss}$", "$CL_{s}$" and "$fb^{-1}$"
+read as a product of variables otherwise.
+
+Sub- and superscripts written as HTML ("m<sub>H</sub>", as a portal's abstract holds them)
+become maths ("$m_{H}$"): Markdown drops the tags and would show "mH".
+
 It is idempotent, so a stream can be re-sanitised whole at every token.
 """
 
@@ -27,18 +34,38 @@ _AUTOLINK = re.compile(r"<((?:[a-z][a-z0-9+.-]*:|www\.)[^>\s]+)>", re.I)
 _BARE_URL = re.compile(
     r"(?<![`\w])((?:(?:https?|ftp|file)://|www\.)[^\s`<>)\]]*[^\s`<>)\].,;:!?'\"])", re.I
 )
+_MATH = re.compile(r"(?<![\\$])\$([^$\n]{1,200}?)(?<!\\)\$")
+# A run of letters not part of a command (\\mu) and not set upright already (\\mathrm{GeV}).
+_MATH_WORD = re.compile(r"(?<![\\A-Za-z])(?<!\\mathrm\{)(?<!\\text\{)(?<!\\textrm\{)(?<!\\operatorname\{)([A-Za-z]{2,})(?![A-Za-z])")
+_HTML_SCRIPTS = re.compile(r"(\w*)((?:<(?:sub|sup|super)>[^<>$\n]{1,40}</(?:sub|sup|super)>)+)")
+_HTML_SCRIPT = re.compile(r"<(sub|sup|super)>([^<>]*)</")
 _MATH_LOADERS = re.compile(r"\\(href|url|includegraphics|htmlClass|htmlId|htmlStyle|htmlData)\b(\[[^\]]*\])?(\{[^{}]*\})?")
 
 
 def inert_markdown(text: str) -> str:
     """``text`` with images, links and addresses made harmless (see the module docstring)."""
     text = _MATH_LOADERS.sub("", text)
+    text = _HTML_SCRIPTS.sub(_scripts, text)
+    text = _MATH.sub(_upright, text)
     text = _IMAGE.sub(lambda m: f"[image: {m.group(1).strip() or 'no description'}]", text)
     text = _LINK.sub(lambda m: f"{m.group(1)} ({_code(m.group(2))})" if m.group(2) else m.group(1), text)
     text = _REFERENCE_LINK.sub(r"\1", text)
     text = _DEFINITION.sub(lambda m: f"(reference: {_code(m.group(1))})", text)
     text = _AUTOLINK.sub(lambda m: _code(m.group(1)), text)
     return _BARE_URL.sub(lambda m: _code(m.group(1)), text)
+
+
+def _scripts(tagged: re.Match) -> str:
+    """"p<sub>T</sub><sup>miss</sup>" as "$p_{T}^{miss}$"; a word's scripts go after it, upright."""
+    stem, tags = tagged.groups()
+    scripts = "".join(("_" if kind == "sub" else "^") + "{" + body + "}" for kind, body in _HTML_SCRIPT.findall(tags))
+    return f"${stem}{scripts}$" if len(stem) <= 3 else f"{stem}${scripts}$"
+
+
+def _upright(maths: re.Match) -> str:
+    """Inline maths with its words upright; "$5 and $10" (no script, no command) is no maths."""
+    body = maths.group(1)
+    return "$" + _MATH_WORD.sub(r"\\mathrm{\1}", body) + "$" if re.search(r"[_^\\]", body) else maths.group(0)
 
 
 def _code(address: str) -> str:
