@@ -17,7 +17,7 @@ from typing import Callable, Iterable, Iterator
 
 from ingest.extract.base import ExtractionError
 from ingest.sources.folder import ChangedWhileReadError, check_unchanged
-from ingest.sources.manifest import Manifest, Stage, VersionRecord
+from ingest.sources.manifest import DownloadStatus, Manifest, Stage, VersionRecord
 from ingest.sources.jsonl import LowCoverage
 from ingest.stages import K, IngestSummary, PageProgress, admit_version, prepare_version, write_version
 from mitra.access.policy import attach_groups
@@ -129,7 +129,11 @@ def index_manifest(
             document = document.model_copy(update={"kept": str(record.path.resolve()) if record.path else ""})
             return record, record.path, analysis, document
 
-        versions = map(version, manifest.pending(Stage.index))
+        pending = manifest.pending(Stage.index)
+        # The versions indexed before, which the crawl found unchanged: the run's summary counts
+        # them as the crawl's does ("9 unchanged" then "9 unchanged and skipped", not 0).
+        summary.skipped += len(manifest.versions(status=DownloadStatus.downloaded)) - len(pending)
+        versions = map(version, pending)
         for record, error in index_versions(kb, settings, versions, summary, progress=progress,
                                             allow_low_coverage=allow_low_coverage):
             if error is not None:
