@@ -20,6 +20,9 @@ Events (``Event``) and the fields their callers give them::
     feedback                      analysis, rating, chunks (the cited ones)
     command                       a command run as a member (``mitra --as NAME``): command, args,
                                   question and analysis where it has them
+    tool                          an MCP call (``mitra mcp``): tool (or resource), via ("stdio",
+                                  "token", "oidc"), args, question and analysis where it has them,
+                                  chunks (the passages served), error (a refused or failed call)
 
 Admins read the trail and ship it to log systems, so nothing secret may reach it: the
 value of any key naming a password, secret, token, cookie, authorization, credential or
@@ -51,7 +54,7 @@ if TYPE_CHECKING:
 
 Event = Literal[
     "login", "login_failed", "logout", "route", "lock", "switch", "question", "answer", "refusal", "feedback",
-    "command",
+    "command", "tool",
 ]
 EVENTS: tuple[str, ...] = get_args(Event)
 REDACTED = "[redacted]"

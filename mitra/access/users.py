@@ -31,6 +31,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from pydantic import BaseModel, Field, ValidationError
 from sqlalchemy import Engine, delete, select
 
+from mitra.access.policy import AccessPolicy, Principal
 from mitra.core.errors import MitraError
 from mitra.store import schema
 from mitra.store.state import database, upsert, uses_database
@@ -173,6 +174,15 @@ def open_users(settings: "Settings") -> Users:
     if uses_database(settings):
         return DatabaseUsers(database(settings, "members"))
     return LocalUsers(settings.users_path)
+
+
+def member(settings: "Settings", name: str) -> Principal:
+    """The local user ``name`` as the principal they read as, under the access policy in force."""
+    users = open_users(settings)
+    user = users.load().get(name)
+    if user is None:
+        raise UsersError(f"no such user '{name}' in {users.where} (see `mitra users list`)")
+    return AccessPolicy.in_force(settings).principal(name, user.groups, user.admin)
 
 
 @cache

@@ -85,6 +85,36 @@ class Answer(BaseModel):
     def cited_sources(self) -> list[tuple[int, Hit]]:
         return [(n, self.sources[n - 1]) for n in self.cited]
 
+    def to_json(self) -> dict:
+        """The one JSON shape of an answer: what `mitra ask --json` prints and the MCP `ask` tool returns."""
+        return {
+            "analysis_id": self.analysis_id,
+            "question": self.question,
+            "answer": self.text,
+            "abstained": self.abstained,
+            "abstain_reason": self.abstain_reason,
+            "coverage": self.coverage.model_dump() if self.coverage else None,
+            "withheld": self.withheld,
+            "draft": self.draft,
+            "uncited": self.uncited,
+            "support": [s.model_dump() for s in self.support],
+            "moved_citations": self.moved_citations,
+            "notes": [note.model_dump() for note in self.notes],
+            "quote": self.quote.model_dump() if self.quote else None,
+            "value": self.value.model_dump() if self.value else None,
+            "value_confidence": self.value_confidence,
+            "candidates": self.candidates,
+            "ranking": self.ranking,
+            "supported_share": self.supported_share,
+            "parts": [part.model_dump() for part in self.parts],
+            "citations": [hit.to_json(rank=n) for n, hit in self.cited_sources],
+            "sources": [hit.to_json(rank=n) for n, hit in enumerate(self.sources, start=1)],
+            "retrieved": self.retrieved,
+            "model": self.model.model_dump() if self.model else None,
+            "completion_tokens": self.completion_tokens,
+            "timings_ms": self.timings.model_dump(),
+        }
+
 
 def parse_citations(text: str, n_passages: int) -> tuple[str, list[int]]:
     """The text without the markers that point at no passage (a marker naming some

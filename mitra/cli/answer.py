@@ -18,36 +18,6 @@ out = Console(highlight=False)
 BACKENDS = ("auto", "ollama", "openai", "embedded")
 
 
-def _answer_json(answer) -> dict:
-    return {
-        "analysis_id": answer.analysis_id,
-        "question": answer.question,
-        "answer": answer.text,
-        "abstained": answer.abstained,
-        "abstain_reason": answer.abstain_reason,
-        "coverage": answer.coverage.model_dump() if answer.coverage else None,
-        "withheld": answer.withheld,
-        "draft": answer.draft,
-        "uncited": answer.uncited,
-        "support": [s.model_dump() for s in answer.support],
-        "moved_citations": answer.moved_citations,
-        "notes": [note.model_dump() for note in answer.notes],
-        "quote": answer.quote.model_dump() if answer.quote else None,
-        "value": answer.value.model_dump() if answer.value else None,
-        "value_confidence": answer.value_confidence,
-        "candidates": answer.candidates,
-        "ranking": answer.ranking,
-        "supported_share": answer.supported_share,
-        "parts": [part.model_dump() for part in answer.parts],
-        "citations": [hit.to_json(rank=n) for n, hit in answer.cited_sources],
-        "sources": [hit.to_json(rank=n) for n, hit in enumerate(answer.sources, start=1)],
-        "retrieved": answer.retrieved,
-        "model": answer.model.model_dump() if answer.model else None,
-        "completion_tokens": answer.completion_tokens,
-        "timings_ms": answer.timings.model_dump(),
-    }
-
-
 def print_support(answer) -> None:
     """After a streamed answer: the notice replacing it if it was withheld, the sentences
     its cited passages do not support, and the citations the support check moved (the
@@ -195,7 +165,7 @@ def _compare(p, answerer, analyses, question: str, as_json: bool) -> None:
         comparison = compare(p, answerer, analyses, question)
     if as_json:
         print_json({"question": question, "answers": [
-            {"analysis_id": a.id, "title": a.title, **_answer_json(answer),
+            {"analysis_id": a.id, "title": a.title, **answer.to_json(),
              "citations": [_cited_json(n, hit, {a.id: a.title}) for n, hit in answer.cited_sources],
              "sources": [_cited_json(n, hit, {a.id: a.title}) for n, hit in enumerate(answer.sources, start=1)]}
             for a, answer in zip(comparison.analyses, comparison.answers)]})
@@ -274,7 +244,7 @@ def register(app: typer.Typer) -> None:
             _model_failed(error, as_json)
             raise
         if as_json:
-            print_json(_answer_json(answer))
+            print_json(answer.to_json())
             return
         typer.echo("\n")
         print_support(answer)

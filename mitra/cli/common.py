@@ -71,19 +71,13 @@ def principal():
     """Who this command reads as: the local user named by ``--as`` (or settings.principal),
     with their groups, under the access policy; else the operator, who reads everything
     (whoever runs the CLI on the server can read its data dir anyway)."""
-    from mitra.access.policy import AccessPolicy, Principal
-    from mitra.access.users import UsersError, open_users
+    from mitra.access.policy import Principal
+    from mitra.access.users import member
     from mitra.core.settings import get_settings
 
     settings = get_settings()
     name = acting_as["user"] or settings.principal
-    if name is None:
-        return Principal.operator()
-    users = open_users(settings)
-    user = users.load().get(name)
-    if user is None:
-        raise UsersError(f"--as {name}: no such user in {users.where} (see `mitra users list`)")
-    return AccessPolicy.in_force(settings).principal(name, user.groups, user.admin)
+    return Principal.operator() if name is None else member(settings, name)
 
 
 def knowledge():

@@ -25,18 +25,9 @@ def route(
         raise typer.BadParameter("the question is empty", param_hint="QUESTION")
     result = pipeline(with_reranker=False).router.route(question, top_n=top)
     if as_json:
-        print_json(
-            {
-                "question": question,
-                "margin": result.margin,
-                "stands_out": result.stands_out,
-                "candidates": [
-                    {"analysis_id": c.analysis.id, "title": c.analysis.title, "score": c.score, "scores": c.scores,
-                     "confidence": c.confidence, "matched": c.matched}
-                    for c in result.candidates
-                ],
-            }
-        )
+        from mitra.retrieval.search import routing_json
+
+        print_json(routing_json(result))
         return
     table = Table("#", "analysis", "title", "match", "words it holds")
     for i, c in enumerate(result.candidates, start=1):

@@ -1,11 +1,12 @@
 """``mitra users add|remove|admin|import|list``: the local users (``mitra.access.users``), in the users
-file or, with MITRA_DATABASE_URL, the shared database."""
+file or, with MITRA_DATABASE_URL, the shared database; ``mitra users token issue|revoke|list``: their API
+tokens for the MCP server (``mitra.access.tokens``)."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Optional
 
 import typer
 
@@ -91,6 +92,60 @@ def list_users(as_json: JsonOption = False) -> None:
         typer.echo(f"{name}\t{', '.join(user.groups)}" + ("\tadmin" if user.admin else ""))
     if not users:
         console.print("no local users")
+
+
+token_app = typer.Typer(name="token", help="Members' API tokens for `mitra mcp --http` (stored hashed).",
+                        no_args_is_help=True)
+app.add_typer(token_app, name="token")
+
+
+def _tokens():
+    from mitra.access.tokens import ApiTokens
+    from mitra.core.settings import get_settings
+
+    return ApiTokens.open(get_settings())
+
+
+@token_app.command("issue")
+@user_errors
+def issue_token(
+    name: Annotated[str, typer.Argument(help="The local user the token reads as.")],
+    label: Annotated[str, typer.Option(help="What the token is for (shown in listings).")] = "",
+    as_json: JsonOption = False,
+) -> None:
+    """Issue an API token for a user; it is printed once, on stdout, and only its hash is kept."""
+    record, token = _tokens().issue(_users(), name, label)
+    if as_json:
+        print_json({**record.model_dump(), "token": token})
+        return
+    typer.echo(token)
+    console.print(f"token {record.id} issued for {name}: it reads what {name} may read; "
+                  f"`mitra users token revoke {record.id}` withdraws it")
+
+
+@token_app.command("revoke")
+@user_errors
+def revoke_token(token_id: Annotated[str, typer.Argument(help="The token's id (see `mitra users token list`).")]) -> None:
+    """Revoke a token: the MCP server refuses it from its next request on."""
+    record = _tokens().revoke(token_id)
+    console.print(f"token {record.id} of {record.user} revoked")
+
+
+@token_app.command("list")
+@user_errors
+def list_tokens(
+    user: Annotated[Optional[str], typer.Option(help="Only this user's tokens.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The tokens issued, live and revoked (never the tokens themselves)."""
+    records = _tokens().list(user)
+    if as_json:
+        print_json([r.model_dump() for r in records])
+        return
+    for r in records:
+        typer.echo(f"{r.id}\t{r.user}\t{r.label}\t{r.created_at}\t" + (f"revoked {r.revoked_at}" if r.revoked_at else "live"))
+    if not records:
+        console.print("no tokens")
 
 
 def register(root_app: typer.Typer) -> None:

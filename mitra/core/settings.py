@@ -293,10 +293,27 @@ class AccessSettings(BaseModel):
     audit_backups: int = Field(10, ge=1, description="rotated audit files kept")
 
 
+class McpSettings(BaseModel):
+    """``mitra mcp``: the MCP server's limits and the OIDC provider whose bearer tokens it accepts (mitra.mcp)."""
+
+    mcp_max_k: int = Field(20, ge=1, description="the most passages one MCP search may ask for")
+    mcp_max_question_chars: int = Field(2000, ge=10, description="the longest question or query an MCP call may send")
+    mcp_calls_per_minute: int = Field(60, ge=1, description="MCP calls one token (or stdio member) may make per "
+                                      "minute, per server process")
+    mcp_oidc_metadata_url: str | None = Field(
+        None, description="the OIDC provider's discovery URL whose bearer tokens MCP accepts; unset = the app's "
+        "(server_metadata_url of .streamlit/secrets.toml's [auth] section), else none"
+    )
+    mcp_oidc_audience: str | None = Field(
+        None, description="the audience an OIDC JWT must name; unset = the app's client_id (the same [auth] section)"
+    )
+
+
 SECTIONS: dict[str, type[BaseModel]] = {
     "storage": StorageSettings, "embedder": EmbedderSettings, "retrieval": RetrievalSettings,
     "adapt": AdaptSettings, "routing": RoutingSettings, "chunking": ChunkingSettings,
     "answer": AnswerSettings, "grounding": GroundingSettings, "ingest": IngestSettings, "access": AccessSettings,
+    "mcp": McpSettings,
 }
 
 # Named starting points (``Settings.from_name``, or MITRA_PRESET); MITRA_* variables and
@@ -314,7 +331,7 @@ PRESETS: dict[str, dict[str, object]] = {
 
 class Settings(
     StorageSettings, EmbedderSettings, RetrievalSettings, AdaptSettings, RoutingSettings, ChunkingSettings,
-    AnswerSettings, GroundingSettings, IngestSettings, AccessSettings, BaseSettings,
+    AnswerSettings, GroundingSettings, IngestSettings, AccessSettings, McpSettings, BaseSettings,
 ):
     """Every setting, flat (``MITRA_<FIELD>``), grouped into the sections above; each field
     is described (``mitra settings`` prints them). ``Settings.from_name("demo")`` starts from
@@ -387,6 +404,10 @@ class Settings(
     @property
     def conversations_path(self) -> Path:
         return self.data_dir / "conversations.sqlite"
+
+    @property
+    def tokens_path(self) -> Path:
+        return self.data_dir / "tokens.sqlite"
 
     @property
     def models_dir(self) -> Path:

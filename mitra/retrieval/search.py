@@ -11,6 +11,7 @@ from pathlib import Path
 from pydantic import BaseModel, field_validator
 
 from mitra.core.jsonl import read_jsonl
+from mitra.core.types import RoutingResult
 from mitra.retrieval.pipeline import Pipeline
 from mitra.retrieval.retriever import System
 
@@ -30,6 +31,23 @@ class SearchRequest(BaseModel):
 
 def load_queries(path: Path) -> list[SearchRequest]:
     return read_jsonl(path, SearchRequest)
+
+
+def routing_json(result: RoutingResult) -> dict:
+    """The routing of a question (`mitra route --json`, the MCP `find_analysis` tool): the
+    candidates best first, each with the reason the app shows for it (a strong or weak match,
+    and the question's words its title or abstract holds), and whether one stands out."""
+    return {
+        "question": result.question,
+        "margin": result.margin,
+        "stands_out": result.stands_out,
+        "candidates": [
+            {"analysis_id": c.analysis.id, "title": c.analysis.title, "score": c.score, "scores": c.scores,
+             "confidence": c.confidence, "matched": c.matched,
+             "reason": f"{c.confidence} match" + (f": its summary has {', '.join(c.matched)}" if c.matched else "")}
+            for c in result.candidates
+        ],
+    }
 
 
 def run_search(

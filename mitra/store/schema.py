@@ -111,6 +111,17 @@ audit = Table(
     Column("record", Text, nullable=False),  # the whole event as JSON, as the file trail writes it
 )
 
+# ---------------------------------------------------------------- tokens (mitra.access.tokens)
+api_tokens = Table(
+    "api_tokens", metadata,
+    Column("id", Text, primary_key=True),  # the public part, named in listings and by `revoke`
+    Column("user", Text, nullable=False, index=True),
+    Column("label", Text, nullable=False),
+    Column("hash", Text, nullable=False, unique=True),  # SHA-256 of the whole token: never the token itself
+    Column("created_at", Text, nullable=False),
+    Column("revoked_at", Text),
+)
+
 # ---------------------------------------------------------------- index blobs (mitra.store.index_files; cluster form)
 index_blobs = Table(
     "index_blobs", metadata,

@@ -33,7 +33,7 @@ from mitra.core.errors import MitraError
 if TYPE_CHECKING:
     from mitra.core.settings import Settings
 
-Branch = Literal["catalog", "feedback", "conversations", "members", "index"]
+Branch = Literal["catalog", "feedback", "conversations", "members", "index", "tokens"]
 _MIGRATIONS = Path(__file__).with_name("migrations")
 _engines: WeakValueDictionary[str, Engine] = WeakValueDictionary()  # by URL
 _upgraded: WeakKeyDictionary[Engine, set[str]] = WeakKeyDictionary()  # the revisions each engine was upgraded to
@@ -58,7 +58,7 @@ def cluster_form(settings: "Settings") -> bool:
 
 def sqlite_path(settings: "Settings", branch: Branch) -> Path:
     paths = {"catalog": settings.catalog_path, "feedback": settings.feedback_path,
-             "conversations": settings.conversations_path}
+             "conversations": settings.conversations_path, "tokens": settings.tokens_path}
     if branch not in paths:
         raise DatabaseError(f"{branch} is kept in files when MITRA_DATABASE_URL is unset")
     return paths[branch]

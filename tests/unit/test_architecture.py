@@ -25,6 +25,7 @@ LAYERS: list[set[str]] = [
     {"mitra.answer"},
     {"mitra.evaluation"},
     {"mitra.adapt", "mitra.chat"},
+    {"mitra.mcp"},  # the MCP server: what `mitra mcp` serves
     {"mitra.cli", "mitra.ui"},
     {"mitra.__main__", "ingest"},  # ingest.cli registers its commands with mitra.cli
     {"app", "pages"},
