@@ -108,6 +108,10 @@ class ScopedKnowledge:
         self._check(analysis_id)
         return self._kb.documents(analysis_id)
 
+    def brief_json(self, analysis_id: str) -> str | None:
+        self._check(analysis_id)
+        return self._kb.brief_json(analysis_id)
+
     def chunks(self, analysis_id: str, search_filter: SearchFilter | None = None) -> list[Chunk]:
         self._check(analysis_id)
         return self._kb.chunks(analysis_id, search_filter)

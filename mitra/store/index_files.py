@@ -36,10 +36,10 @@ from mitra.store import schema
 from mitra.store.files import swap_in, sweep_swaps
 from mitra.store.state import cluster_form, database, now, upsert
 
-Kind = Literal["bm25", "dense", "passages", "model", "evidence"]
+Kind = Literal["bm25", "dense", "passages", "model", "evidence", "brief"]
 # The file each kind writes last, whose presence marks a whole index and whose mtime is its stamp.
 _MARKER: dict[Kind, str] = {"bm25": "entries.json", "dense": "ids.json", "passages": "passages.sqlite",
-                            "model": "manifest.json", "evidence": "manifest.json"}
+                            "model": "manifest.json", "evidence": "manifest.json", "brief": "brief.json"}
 SHARED_MODEL = "adapted"  # the blob name of the adapted reranker replicas read (cluster form)
 # What a writer reads back after saving it: a new generation's BM25 term counts (its
 # evidence units) and every evidence segment at its next run. Kept in its cache as written,
@@ -73,7 +73,7 @@ class LocalIndexFiles:
     def __init__(self, settings: Settings):
         self.roots: dict[Kind, Path] = {"bm25": settings.bm25_dir, "dense": settings.data_dir / "dense",
                                         "passages": settings.data_dir / "passages", "model": settings.models_dir,
-                                        "evidence": settings.data_dir / "evidence"}
+                                        "evidence": settings.data_dir / "evidence", "brief": settings.data_dir / "briefs"}
 
     def directory(self, kind: Kind, name: str) -> Path:
         return self.roots[kind] / name

@@ -285,7 +285,7 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
                 pass
         with self._cache_lock:
             self._handles.pop(name, None)
-        for kind in ("bm25", "dense", "passages"):
+        for kind in ("bm25", "dense", "passages", "brief"):
             self.files.delete(kind, name)
 
     def collect_garbage(self) -> list[str]:
@@ -313,6 +313,18 @@ class KnowledgeBase(ChromaCollections, IndexCaches, RoutingTier):
 
     def documents(self, analysis_id: str) -> list[DocumentRecord]:
         return self.catalog.documents(analysis_id)
+
+    def brief_json(self, analysis_id: str) -> str | None:
+        """The brief kept with the analysis's current generation (``mitra.brief``), or None."""
+        path = self.files.directory("brief", self._record(analysis_id).collection) / "brief.json"
+        return path.read_text() if path.is_file() else None
+
+    def save_brief(self, analysis_id: str, brief: str) -> None:
+        def write(directory) -> None:
+            directory.mkdir(parents=True, exist_ok=True)
+            (directory / "brief.json").write_text(brief)
+
+        self.files.save("brief", self._record(analysis_id).collection, write)
 
     def is_indexed(self, document: Document) -> bool:
         """True when this exact document version (same sha256) is already indexed."""

@@ -1,0 +1,176 @@
+"""What an analysis found: the values its abstract and its conclusions state, each read by the
+value machinery of ``mitra.answer`` (``quantities.mentions``: the number, its unit and the
+qualifiers bound to its clause), never paraphrased.
+
+A headline value is a number a result is stated as. Left out: the settings results are given
+at (√s = 13 TeV, a year, "for mH = 125 GeV"), the confidence level of a limit, the bounds of a
+range ("2.5 < y < 4.0"), an uncertainty (it follows its value: "126.0 ± 0.4"), the size of the
+data set (a qualifier of every value, not a result), a reference and a bare small integer.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import replace
+from decimal import Decimal
+from typing import Iterable, Sequence
+
+from mitra.answer.candidates import Candidate
+from mitra.answer.claims import narrowed, resolved
+from mitra.answer.figures import unit_at
+from mitra.answer.quantities import Mention, mentions
+from mitra.brief.record import Place, Value
+from mitra.core.text import math_to_words, normalise_space, split_sentences
+from mitra.core.types import Chunk
+
+# A top-level section whose values are headline values.
+CONCLUDING = re.compile(r"\b(?:conclusions?|summary|outlook)\b", re.I)
+_RANGE = re.compile(r"(?:-?\d[\d.]*)\s*(?:<|≤|<=)\s*[^<>≤\d]{1,25}?\s*(?:<|≤|<=)\s*(?:-?\d[\d.]*)")
+# "± 0.4", "+1.5 -1.2" after a number: an uncertainty of the value before it.
+_UNCERTAINTY_BEFORE = re.compile(r"(?:±|\+/-|\+-|\\pm)\s*\(?\s*\Z|[\d)]\s*[+\-−]\s*\Z")
+# "115–130 GeV", "between 5 and 20 GeV/c": the bounds of a range.
+_RANGE_BEFORE = re.compile(r"\d\s*[–—]\s*\(?\Z|\bbetween\s+\Z|\b(?:between|from)\s+[\d.]+\s*\S{0,8}\s+(?:and|to)\s+\Z")
+_RANGE_AFTER = re.compile(r"\s*[–—]\s*\d")
+_INTERVAL = re.compile(r"\[[^\[\];]*;[^\[\]]*\]")  # "[0;14]"
+# "for a Higgs boson mass of 125.09 GeV": the point a result is given at
+_SETTING = re.compile(r"\b(?:for|at|assuming|with)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s){0,3}(?:mass|energy)\s+(?:of\s+|near\s+)?\Z", re.I)
+_NAMED = re.compile(r"\b[A-Z][A-Za-z]*[A-Z]\s*\Z")  # "PYTHIA 6.4", "CTEQ 6.6": a version, part of a name
+LONGEST = 400  # characters: a longer "sentence" is text run together (a figure's axis labels), not a statement
+_CL_AFTER = re.compile(r"\s*(?:CL|C\.\s?L\.|CLs|confidence|credib)", re.I)
+_REFERENCE = re.compile(r"\[[\d\s,;–-]*\Z")
+_DATA_SET = frozenset({"luminosity"})
+QUANTITY_WORDS = 9  # of the sentence before the value, to say what it is
+
+
+def _range_spans(sentence: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _RANGE.finditer(sentence)]
+
+
+def is_headline(m: Mention) -> bool:
+    """Is this number a result the sentence states (module docstring)?"""
+    s, (start, end) = m.sentence, m.span
+    before = s[:start]
+    if m.condition or m.kind in _DATA_SET or _REFERENCE.search(before) or _SETTING.search(before):
+        return False
+    if m.unit == "%" and _CL_AFTER.match(s, end):
+        return False
+    if any(a <= start < b for a, b in _range_spans(s)) or _RANGE_BEFORE.search(before):
+        return False
+    if _RANGE_AFTER.match(s, m.span[0] + len(m.written.split()[0])):
+        return False
+    if any(a <= start < b for a, b in (i.span() for i in _INTERVAL.finditer(s))):
+        return False
+    if (not m.unit and _NAMED.search(before)) or len(re.findall(r"\d+", m.written)) > 3:
+        return False
+    if " | " in s or len(s) > LONGEST:
+        return False  # a table row, or text run together: tables are results, not the headline statements
+    if _UNCERTAINTY_BEFORE.search(before):
+        return False
+    if "uncertainty" in m.qualifiers and m.qualifiers["uncertainty"] - {"central value"} and not m.unit:
+        return False  # "0.4 (stat)": an uncertainty written after its value
+    bare = not m.unit and m.power is None and "." not in m.written and m.value == m.value.to_integral_value()
+    return not (bare and m.value < 10)
+
+
+# What follows a value in its statement: its uncertainties ("± 0.4 (stat)", "+0.31 −0.26"), a power of ten.
+_FOLLOWING = re.compile(r"(?:\s*(?:±|\+/-|\+-|\\pm|[+\-−])\s*(?:\d[\d.]*\d|\d)\s*(?:\(\s*[a-z./]{2,8}\s*\)|(?:stat|syst?|theo)\.?)?)*"
+                        r"(?:\s*\)?\s*(?:×|x|\\times)\s*10\s*\^?\s*\{?[-−–]?\d+\}?)?", re.I)
+
+
+def shown(m: Mention) -> str:
+    """The value as its sentence states it, with its uncertainties and unit where they follow."""
+    s, (start, end) = m.sentence, m.span
+    follow = _FOLLOWING.match(s, end)
+    bracketed = s[start - 1:start] == "(" and ")" in s[end:end + 60]
+    if bracketed:
+        start -= 1  # "(3.2 ± 0.5) × 10⁻⁹": the bracket the power of ten applies to
+    if follow and follow.end() > end:
+        end = follow.end()
+        if bracketed and (close := re.match(r"\s*\)", s[end:])):
+            end += close.end()
+        unit = unit_at(s, end)
+        if unit and not m.unit:
+            end = unit[2]
+    return normalise_space(s[start:end])
+
+
+def number_of(value: Value) -> tuple[Decimal, int | None]:
+    return Decimal(value.number).normalize(), value.power
+
+
+def _quantity(m: Mention) -> str:
+    words = m.sentence[:m.span[0]].split()
+    return " ".join(words[-QUANTITY_WORDS:])
+
+
+def stated(text: str, heading: str = "") -> list[Mention]:
+    """The headline values of ``text`` (LaTeX maths read as words), in order."""
+    return [m for m in mentions(html.unescape(math_to_words(text)), heading) if is_headline(m)]
+
+
+def _located(sentence: str, chunks: Sequence[Chunk]) -> Chunk | None:
+    """The passage that states ``sentence`` (its first 60 characters, spaces ignored)."""
+    key = re.sub(r"\s+", "", sentence)[:60]
+    for chunk in chunks:
+        if key and key in re.sub(r"\s+", "", math_to_words(chunk.text)):
+            return chunk
+    return None
+
+
+def place_of(chunk: Chunk, highlight: str) -> Place:
+    return Place(chunk_id=chunk.id, doc_id=chunk.doc_id, version=chunk.version, page=chunk.page_start,
+                 unit=chunk.unit, anchor=chunk.anchor, highlight=highlight)
+
+
+def _value(m: Mention, everything: Sequence[Mention], where: str, chunk: Chunk | None) -> Value:
+    quals = narrowed(m, resolved(everything, m))
+    # A candidate's label names qualifiers as the value answers show them; it reads only the mention.
+    label = Candidate(None, 0, replace(m, qualifiers=quals)).label  # type: ignore[arg-type]
+    return Value(written=shown(m), number=str(m.value), power=m.power, quantity=_quantity(m),
+                 qualifiers={cls: sorted(v - {"central value"}) for cls, v in quals.items() if v - {"central value"}},
+                 label=label, sentence=m.sentence, where=where,
+                 place=place_of(chunk, m.sentence) if chunk else None)
+
+
+def _concluding(chunks: Iterable[Chunk]) -> list[Chunk]:
+    return [c for c in chunks if c.section and CONCLUDING.search(c.section[0]) and c.kind.value != "table"]
+
+
+def headline_values(abstract: str, chunks: Sequence[Chunk]) -> list[Value]:
+    """The values the abstract and the concluding sections of the current versions state, one
+    per value (the abstract's statement first), each cited to the passage that states it."""
+    current = [c for c in chunks if not c.superseded]
+    found: list[tuple[Mention, str, Chunk | None]] = []
+    for sentence in split_sentences(math_to_words(abstract)):
+        for m in stated(sentence):
+            found.append((m, "abstract", _located(m.sentence, current)))
+    for chunk in _concluding(current):
+        for m in stated(chunk.text, " > ".join(chunk.section)):
+            found.append((m, "conclusions", chunk))
+    everything = [m for m, _, _ in found]
+    out: list[Value] = []
+    kept: list[Mention] = []
+    for m, where, chunk in found:
+        if any(k.same_value(m) and k.unit == m.unit for k in kept):
+            continue
+        kept.append(m)
+        out.append(_value(m, everything, where, chunk or (current[0] if current else None)))
+    return out
+
+
+def mark_changes(values: list[Value], older: Sequence[Chunk]) -> None:
+    """Say where an older version of a value's document stated another number for the same
+    quantity (its sentence otherwise the same, or the same qualifiers and quantity words)."""
+    by_doc: dict[str, list[Mention]] = {}
+    for chunk in older:
+        by_doc.setdefault(chunk.doc_id, []).extend(stated(chunk.text, " > ".join(chunk.section)))
+    for value in values:
+        if value.place is None:
+            continue
+        for m in by_doc.get(value.place.doc_id, []):
+            words = m.sentence[:m.span[0]].split()[-QUANTITY_WORDS:]
+            same_quantity = " ".join(words) == value.quantity and bool(words)
+            if same_quantity and (str(m.value), m.power) != (value.number, value.power):
+                value.changed_from = shown(m)
+                break
