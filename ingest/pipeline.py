@@ -21,6 +21,7 @@ from ingest.sources.manifest import DownloadStatus, Manifest, Stage, VersionReco
 from ingest.sources.jsonl import LowCoverage
 from ingest.stages import K, IngestSummary, PageProgress, admit_version, prepare_version, write_version
 from mitra.access.policy import attach_groups
+from mitra.brief.build import refresh_briefs
 from mitra.store.lock import writer_lock
 from mitra.core.settings import Settings
 from mitra.store.writer import KnowledgeWriter
@@ -100,6 +101,7 @@ def ingest_files(
                                           allow_low_coverage=allow_low_coverage):
             if error is not None:
                 summary.failed.append((str(path), error))
+        refresh_briefs(kb, summary.analyses)
         kb.sync_abstracts()
     return summary
 
@@ -143,5 +145,6 @@ def index_manifest(
                 continue
             manifest.mark_stage(record.key, Stage.extract)
             manifest.mark_stage(record.key, Stage.index)
+        refresh_briefs(kb, summary.analyses)
         kb.sync_abstracts()
     return summary

@@ -25,6 +25,7 @@ from ingest.chunk.from_text import chunk_text
 from mitra.access.policy import attach_groups
 from mitra.core.jsonl import InputError, JsonlFile
 from mitra.store.lock import writer_lock
+from mitra.brief.build import refresh_briefs
 from mitra.core.settings import Settings
 from mitra.store.writer import KnowledgeWriter
 from mitra.core.types import Analysis, Chunk, Document, version_label
@@ -304,6 +305,8 @@ def index_records(
             report.indexed.append(IndexedAnalysis.of(prepared))
             if flags := low_coverage_flags(prepared.documents, settings):
                 report.flagged[analysis.id] = flags
+        # each written analysis's brief, and one an older run left without (unchanged ones are not rebuilt)
+        refresh_briefs(kb, [a.analysis_id for a in report.indexed] + report.unchanged)
         kb.sync_abstracts()
     if report.refused:
         raise PartlyRefused(report)

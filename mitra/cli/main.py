@@ -26,7 +26,7 @@ app = typer.Typer(
 )
 COMMAND_MODULES: list[str] = [
     "mitra.cli.search", "mitra.cli.adapt", "mitra.cli.answer", "mitra.cli.chat", "mitra.cli.config", "mitra.cli.users",
-    "mitra.cli.policy", "mitra.cli.audit", "mitra.cli.state", "mitra.cli.mcp",
+    "mitra.cli.policy", "mitra.cli.audit", "mitra.cli.state", "mitra.cli.brief", "mitra.cli.mcp",
     "ingest.cli",
 ]
 

@@ -23,7 +23,7 @@ LAYERS: list[set[str]] = [
     {"mitra.access", "mitra.audit"},
     {"mitra.retrieval"},
     {"mitra.answer"},
-    {"mitra.evaluation"},
+    {"mitra.evaluation", "mitra.brief"},  # the brief reads the answer's value machinery
     {"mitra.adapt", "mitra.chat"},
     {"mitra.mcp"},  # the MCP server: what `mitra mcp` serves
     {"mitra.cli", "mitra.ui"},
