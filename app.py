@@ -17,6 +17,7 @@ from mitra.evaluation.feedback import Feedback
 from mitra.store.conversations import SavedTurn
 from mitra.ui.render import inert_markdown as inert
 from mitra.chat.events import Candidates, Locked, Notice, PastTurn, SearchPrompt, SearchResults, SwitchOffer, UserSaid
+from mitra.brief.questions import brief_link
 from mitra.chat.labels import document_label
 from mitra.chat.saved import ASIDE
 from mitra.chat.session import Phase, Session
@@ -79,6 +80,16 @@ def new_conversation() -> None:
 def resume(conversation_id: str) -> None:
     act("resume", conversation_id)
     st.session_state.ratings = {}
+
+
+def asked_from_link(s: Session) -> None:
+    """A brief's question link (``?analysis=ID&ask=…``): the chat locks on the analysis and asks it, once."""
+    analysis, question = st.query_params.get("analysis"), st.query_params.get("ask")
+    if analysis and question:
+        st.query_params.clear()
+        act("lock", analysis)
+        if s.analysis is not None and s.analysis.id == analysis:
+            act("submit", question)
 
 
 def flash() -> None:
@@ -157,7 +168,8 @@ def banner(s: Session) -> None:
         document_label(d.document.doc_id, d.document.version) + (" (superseded)" if d.superseded else "") for d in docs
     )
     with st.container(key="lock-banner"):
-        st.markdown(f":material/lock: Locked on `{inert(s.analysis.id)}` — **{inert(s.analysis.title)}**")
+        st.markdown(f":material/lock: Locked on `{inert(s.analysis.id)}` — **{inert(s.analysis.title)}** · "
+                    f"[:material/summarize: Brief]({brief_link(s.analysis.id)})")
         st.caption(listed or "no documents")
 
 
@@ -442,6 +454,7 @@ def main() -> None:
             return
         hint = MODE_PLACEHOLDER.get(st.session_state.get("mode"), PLACEHOLDER[s.phase])
         st.chat_input(hint, key="question", on_submit=submit)
+        asked_from_link(s)
         flash()
         banner(s)
         if not s.transcript:
@@ -453,6 +466,7 @@ def main() -> None:
 st.navigation([
     st.Page(main, title="Chat", icon=ui.ASSISTANT, default=True),
     st.Page("pages/1_Library.py", title="Library", icon=":material/library_books:", url_path="Library"),
+    st.Page("pages/4_Brief.py", title="Brief", icon=":material/summarize:", url_path="Brief"),
     st.Page("pages/2_Evaluation.py", title="Evaluation", icon=":material/bar_chart:", url_path="Evaluation"),
     st.Page("pages/3_Ingestion.py", title="Ingestion", icon=":material/cloud_download:", url_path="Ingestion"),
 ]).run()
