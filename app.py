@@ -16,7 +16,8 @@ from mitra import ui
 from mitra.evaluation.feedback import Feedback
 from mitra.store.conversations import SavedTurn
 from mitra.ui.render import inert_markdown as inert
-from mitra.chat.events import Candidates, Locked, Notice, PastTurn, SearchPrompt, SearchResults, SwitchOffer, UserSaid
+from mitra.chat.events import (Candidates, Locked, Notice, PastTurn, Recalled, SearchPrompt, SearchResults, SwitchOffer,
+                               UserSaid)
 from mitra.brief.questions import brief_link
 from mitra.chat.labels import document_label
 from mitra.chat.saved import ASIDE
@@ -316,7 +317,7 @@ def render_support(answer) -> None:
 
 def render_offer(index: int, offer: SwitchOffer, live: bool) -> None:
     if not live:
-        st.caption(f"Proposed switching to {inert(offer.suggested.analysis.id)}.")
+        st.caption(inert(offer.summary))
         return
     st.markdown(inert(offer.text))
     left, right = st.columns(2)
@@ -388,7 +389,7 @@ def render(s: Session, expert: bool) -> None:
         with st.chat_message("assistant", avatar=ui.ASSISTANT):
             if isinstance(event, Candidates) and not (index == last and s.phase is Phase.choosing):
                 # Answered already: one line instead of the cards.
-                st.caption("Proposed: " + " · ".join(f"{inert(o.analysis.id)} ({o.confidence})" for o in event.options))
+                st.caption(inert(event.summary))
             elif isinstance(event, Candidates):
                 st.markdown("Which analysis is your question about?")
                 if not (event.options and event.options[0].confidence == "strong"):
@@ -410,7 +411,7 @@ def render(s: Session, expert: bool) -> None:
                     "and I will look again."
                 )
             elif isinstance(event, SearchResults) and not (index == last and s.phase is Phase.searching):
-                st.caption(inert(f"Matching “{event.query}”: " + " · ".join(a.id for a in event.matches)))
+                st.caption(inert(event.summary))
             elif isinstance(event, SearchResults):
                 st.markdown(f"Analyses matching “{inert(event.query)}”:")
                 render_choices(index, event.matches, [None] * len(event.matches), expert)
@@ -420,6 +421,8 @@ def render(s: Session, expert: bool) -> None:
                 render_offer(index, event, live=index == last and s.phase is Phase.offering)
             elif isinstance(event, Notice):
                 st.info(inert(event.text))
+            elif isinstance(event, Recalled):  # a reopened conversation's routing or switch line
+                st.caption(inert(event.text))
             elif isinstance(event, AnswerTurn):
                 with ui.user_errors():
                     render_answer(index, event, expert)

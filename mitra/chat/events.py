@@ -25,6 +25,11 @@ class Candidates:
     margin: float
     offer_across: bool = False  # no clear first: answering across the top analyses is offered
 
+    @property
+    def summary(self) -> str:
+        """The one line it leaves once answered."""
+        return "Proposed: " + " · ".join(f"{o.analysis.id} ({o.confidence})" for o in self.options)
+
 
 @dataclass
 class SearchPrompt:
@@ -37,6 +42,10 @@ class SearchPrompt:
 class SearchResults:
     query: str
     matches: list[Analysis]
+
+    @property
+    def summary(self) -> str:
+        return f"Matching “{self.query}”: " + " · ".join(a.id for a in self.matches)
 
 
 @dataclass
@@ -60,9 +69,21 @@ class SwitchOffer:
         return (f"This looks like a question about {self.suggested.analysis.id} — {self.suggested.analysis.title} — "
                 f"rather than {self.current.id}. Switch?")
 
+    @property
+    def summary(self) -> str:
+        return f"Proposed switching to {self.suggested.analysis.id}."
+
 
 @dataclass
 class Notice:
+    text: str
+
+
+@dataclass
+class Recalled:
+    """A line a reopened conversation shows as it was shown then: a routing, a match or a
+    switch that was on offer (``Candidates.summary`` and the like)."""
+
     text: str
 
 
@@ -74,4 +95,4 @@ class PastTurn:
 
 
 Event = Union[UserSaid, Candidates, SearchPrompt, SearchResults, Locked, SwitchOffer, Notice, AnswerTurn, AcrossTurn,
-              CompareTurn, PastTurn]
+              CompareTurn, PastTurn, Recalled]

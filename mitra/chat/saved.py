@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Union
 
 from mitra.answer.across import AcrossAnswer
 from mitra.answer.answerer import Answer
+from mitra.chat.events import (Candidates, Event, Locked, Notice, PastTurn, Recalled, SearchResults, SwitchOffer,
+                               UserSaid)
 from mitra.chat.labels import passage_label
 from mitra.chat.turns import AcrossTurn, AnswererLike, AnswerTurn, CompareTurn, StreamedTurn
 from mitra.core.types import Analysis, Hit
@@ -105,3 +107,41 @@ def restore(saved: SavedTurn, pipeline: "Pipeline", answerer: AnswererLike) -> R
     if shown["kind"] == "across":
         return _restored(AcrossTurn(saved.question, pipeline, answerer), shown, AcrossAnswer, saved.error)
     return CompareTurn(saved.question, [answered(side["analysis_id"], side, side["error"]) for side in shown["sides"]])
+
+
+_TURNS = (AnswerTurn, AcrossTurn, CompareTurn, PastTurn)
+
+
+def _lead_line(event: Event) -> dict | None:
+    if isinstance(event, UserSaid):
+        return {"kind": "said", "text": event.text}
+    if isinstance(event, Locked):
+        return {"kind": "locked", "id": event.analysis.id, "title": event.analysis.title}
+    if isinstance(event, Notice):
+        return {"kind": "notice", "text": event.text}
+    if isinstance(event, (Candidates, SearchResults, SwitchOffer)):
+        return {"kind": "line", "text": event.summary}
+    return None  # the search prompt: the member's next words say what it asked
+
+
+def lead_in(transcript: list[Event], turn: object) -> list[dict]:
+    """What the conversation showed between the turn before ``turn`` and it (the member's
+    words, the routing, the lock, a switch on offer), kept with the turn so a reopened
+    conversation shows these lines too; [] when ``turn`` is no longer in ``transcript``."""
+    at = next((i for i, e in enumerate(transcript) if e is turn), None)
+    if at is None:
+        return []
+    start = max((i + 1 for i, e in enumerate(transcript[:at]) if isinstance(e, _TURNS)), default=0)
+    return [line for e in transcript[start:at] if (line := _lead_line(e)) is not None]
+
+
+def recalled(saved: SavedTurn) -> list[Event]:
+    """The lines kept before a saved turn (``lead_in``), as events drawn as they were; the
+    question alone for a turn saved before they were kept."""
+    lines = (saved.shown or {}).get("lead")
+    if not lines:
+        return [UserSaid(saved.question)]
+    kinds = {"said": lambda d: UserSaid(d["text"]), "notice": lambda d: Notice(d["text"]),
+             "line": lambda d: Recalled(d["text"]),
+             "locked": lambda d: Locked(Analysis(id=d["id"], title=d["title"]), [])}
+    return [kinds[line["kind"]](line) for line in lines]

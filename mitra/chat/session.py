@@ -45,7 +45,7 @@ from mitra.chat.events import (
     SwitchOffer,
     UserSaid,
 )
-from mitra.chat.saved import ASIDE, restore, saved_across, saved_compare, saved_turn
+from mitra.chat.saved import ASIDE, lead_in, recalled, restore, saved_across, saved_compare, saved_turn
 from mitra.chat.turns import AcrossTurn, AnswererLike, AnswerTurn, CompareTurn, Exchange
 from mitra.chat.wait import PromptSpeed
 from mitra.core.errors import MitraError
@@ -283,7 +283,7 @@ class Session:
         self._record("question", mode="across", question=question)
 
         def done(turn: AcrossTurn) -> None:
-            self._save(saved_across(turn))
+            self._save(saved_across(turn), turn)
             if not isinstance(turn.answer, AcrossAnswer):  # failed or interrupted: what was served still counts
                 self._record("answer", mode="across", analyses=list(turn.titles),
                              chunks=[h.chunk.id for h in turn.passages], error=turn.error)
@@ -307,7 +307,7 @@ class Session:
         def done(turn: AnswerTurn) -> None:
             self._served(turn, mode="compare")
             if compared.done:  # saved once, with both answers
-                self._save(saved_compare(compared))
+                self._save(saved_compare(compared), compared)
 
         compared = CompareTurn(question, [AnswerTurn(a, question, [], self.answerer, on_done=done, speed=self.speed)
                                           for a in analyses])
@@ -342,7 +342,7 @@ class Session:
         self.conversation_id = conversation_id
         for t in saved:
             turn = restore(t, self.pipeline, self.answerer)
-            self._emit(*((UserSaid(t.question), turn) if turn is not None else (PastTurn(t),)))
+            self._emit(*((*recalled(t), turn) if turn is not None else (PastTurn(t),)))
         in_lock = [t for t in saved if ASIDE not in t.analysis_id]  # across and compare turns left the lock as it was
         last = self.pipeline.kb.get_analysis(in_lock[-1].analysis_id) if in_lock else None
         if last is None:
@@ -358,9 +358,12 @@ class Session:
         """An empty conversation (a new one, not yet saved), with the same models and stores."""
         self.__init__(self.pipeline, self.answerer, self.audit, self.speed, self.conversations)
 
-    def _save(self, turn: SavedTurn) -> None:
+    def _save(self, turn: SavedTurn, shown_as: object) -> None:
+        """Saves ``turn``, with the lines shown before ``shown_as`` (its event) since the turn before."""
         if self.conversations is None:
             return
+        if turn.shown is not None:
+            turn.shown["lead"] = lead_in(self.transcript, shown_as)
         owner = self.pipeline.principal_name
         if self.conversation_id is None:
             self.conversation_id = self.conversations.start(owner, turn.question)
@@ -450,7 +453,7 @@ class Session:
         self._record("question", analysis=self.analysis.id, question=question)
 
         def done(turn: AnswerTurn) -> None:
-            self._save(saved_turn(turn))
+            self._save(saved_turn(turn), turn)
             self._served(turn)
             if turn.answer is not None:
                 history.append(Exchange(turn.question, turn.answer.text))

@@ -68,6 +68,12 @@ def answer_view(at: AppTest) -> dict:
             "passages": [e.label for e in message.expander]}
 
 
+def lead_lines(at: AppTest) -> list[str]:
+    """The routing, lock and switch lines of the conversation, in order."""
+    return [e.value for m in at.chat_message for e in [*m.caption, *m.markdown]
+            if e.value.startswith(("Proposed", ":material/lock: Locked on"))]
+
+
 def conversations(at: AppTest) -> list:
     return [b for b in at.sidebar.button if b.key and b.key.startswith("conversation-")]
 
@@ -81,6 +87,8 @@ def test_a_conversation_survives_a_restart_and_reopens_for_its_owner_only(member
     assert not at.exception, at.exception
     live = answer_view(at)
     answer = at.chat_message[-1].markdown[0].value  # the stub's answer, or the notice that withholds it
+    led = lead_lines(at)
+    assert any(line.startswith("Proposed: HIG-24-001") for line in led) and any("Locked on **HIG" in x for x in led)
 
     restart, settings = members_app
     restart()  # the app restarts: a new process, a new browser session
@@ -92,6 +100,7 @@ def test_a_conversation_survives_a_restart_and_reopens_for_its_owner_only(member
     shown = "\n".join(m.value for m in [*at.markdown, *at.caption])
     assert HIGGS in shown and answer in shown
     assert answer_view(at) == live  # the answer, its notes and its passages, as they were shown
+    assert lead_lines(at) == led  # and the routing and lock lines before it (issue 47)
     assert at.get_by_key("lock-banner") is not None and "HIG-24-001" in shown  # locked again on its analysis
 
     at.chat_input[0].set_value(FOLLOW_UP).run()  # a follow-up goes to the same conversation
