@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from mitra.answer.claims import asked_kind, value_question
-from mitra.answer.figures import unit_at
+from mitra.answer.figures import figures, unit_at
 from mitra.answer.multipart import looks_multipart
 from mitra.answer.qualifiers import qualifiers, qualifiers_of
 from mitra.core.text import math_to_words, tokenize
@@ -49,7 +49,7 @@ class Asked:
         # The title's words say which analysis, not which of its quantities ("… in the dark matter search").
         other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])} | set(tokenize(title))
         return cls(
-            text=question, title=title, value=value_question(question), kind=asked_kind(question),
+            text=question, title=title, value=value_question(question), kind=asked_kind(_without_figures(text)),
             unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),
             words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in other),
             multipart=looks_multipart(question))
@@ -57,6 +57,14 @@ class Asked:
     @cached_property
     def word_set(self) -> frozenset[str]:
         return frozenset(self.words)
+
+
+def _without_figures(text: str) -> str:
+    """The question without the numbers it states: "How much 13 TeV data …" names the data
+    set's energy, not an energy asked for."""
+    for figure in reversed(figures(text)):
+        text = text[:figure.start] + text[figure.end:]
+    return text
 
 
 def _unit(text: str) -> str:

@@ -92,10 +92,16 @@ def _share(words: set[str], weights: dict[str, float]) -> float:
     return sum(v for w, v in weights.items() if w in words) / total if total else 0.0
 
 
+# Asked kinds a percentage can state relatively: "the luminosity uncertainty is 3.6%", "the
+# energy response is stable to 0.05%", "a mass resolution of 1.2%".
+_RELATIVE = frozenset({"energy", "luminosity", "cross section", "time"})
+
+
 def _kind_fits(asked: Asked, m: Mention) -> bool | None:
     """True: the kind asked; None: either says none (a table cell under "Obs. (exp.)
-    significance" has no unit); False: another kind (ruled out)."""
-    if not asked.kind or not m.kind:
+    significance" has no unit), or a percentage of a kind stated relatively; False: another
+    kind (ruled out)."""
+    if not asked.kind or not m.kind or (m.kind == "percent" and asked.kind in _RELATIVE):
         return None
     return asked.kind == m.kind
 

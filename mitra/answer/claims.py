@@ -197,7 +197,7 @@ def bind(claim: str, context: str, cited: Sequence[PassageText], shown: Sequence
 _QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
     ("significance", re.compile(r"\bsignifican|\bstandard deviations?\b|\bsigma\b|σ", re.I)),
     ("cross section", re.compile(r"\bcross[- ]sections?\b", re.I)),
-    ("luminosity", re.compile(r"\bluminosit", re.I)),
+    ("luminosity", re.compile(r"\bluminosit|\bhow much\s+(?:\w+\s+)?data\b", re.I)),
     ("time", re.compile(r"\blifetimes?\b", re.I)),
     ("energy", re.compile(r"\bmass(?:es)?\b|\bwidths?\b|\benerg(?:y|ies)\b|\bexclud|\bresolution\b|\bGeV\b|\bTeV\b|"
                           r"\bmoment(?:um|a)\b|\bthresholds?\b|\bp_?T\b",

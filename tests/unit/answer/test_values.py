@@ -54,6 +54,21 @@ def test_settings_and_confidence_levels_are_never_values():
     assert [c.mention.written for c in ranked] == ["1.9"]
 
 
+def test_the_numbers_a_question_states_do_not_name_the_kind_asked():
+    """"How much 13 TeV data …" asks for a luminosity, not an energy."""
+    assert Asked.read("How much 13 TeV data goes into the combination?").kind == "luminosity"
+    assert Asked.read("What mass is found near 125 GeV?").kind == "energy"
+
+
+def test_a_percentage_states_a_relative_uncertainty_of_any_kind():
+    """A luminosity or energy-scale uncertainty is written in per cent: never ruled out by its kind."""
+    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, section=["Luminosity"],
+                              text="The uncertainties on the integrated luminosities are determined to be 1.8% for "
+                                   "the 7 TeV data and 3.6% for the 8 TeV data."))
+    ranked = candidates(Asked.read("How large is the luminosity uncertainty on the 8 TeV data?"), [passage])
+    assert ranked and ranked[0].mention.written == "3.6 %"
+
+
 def test_a_table_cell_under_a_bracketed_header_is_told_apart():
     """"Obs. (exp.) significance" over "2.8 (2.5)": the bracketed cell is the expected one."""
     table = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
