@@ -469,6 +469,7 @@ def browser(chromium):
         chromium.switch_to.window(handle)
         chromium.close()
     chromium.switch_to.window(first)
+    chromium.delete_all_cookies()  # a session cookie of 127.0.0.1 would sign the next test's app in
     chromium.get("about:blank")
 
 

@@ -291,6 +291,14 @@ class AccessSettings(BaseModel):
     audit_file: Path | None = Field(None, description="the audit trail (JSON lines); unset = <data_dir>/audit/audit.jsonl")
     audit_max_bytes: int = Field(10_000_000, ge=1024, description="the audit file rotates at this size")
     audit_backups: int = Field(10, ge=1, description="rotated audit files kept")
+    session_hours: float = Field(
+        12.0, ge=0, description="how long a member stays signed in across browser refreshes (a signed, expiring "
+        "cookie, revoked at sign-out; with OIDC, a sign-in older than this is asked again); 0 = sign in on every load"
+    )
+    session_secret: SecretStr | None = Field(
+        None, description="the key that signs session cookies; unset = <data_dir>/session.key, made on first use "
+        "(set the same one on every replica of the cluster form, or members sign in again on each)"
+    )
 
 
 class McpSettings(BaseModel):

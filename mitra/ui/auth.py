@@ -9,14 +9,20 @@ file where it exists, else the app refuses to serve).
 
 from __future__ import annotations
 
+import json
+import time
+
 import streamlit as st
 from streamlit.errors import StreamlitSecretNotFoundError
 
 from mitra.access.policy import AccessPolicy, Principal
+from mitra.access.sessions import COOKIE, Sessions
 from mitra.access.users import open_users
 from mitra.core.settings import Settings
 
 _KEY = "principal"
+_TOKEN = "session-token"  # the session cookie's token, revoked at sign-out
+_SET_COOKIE = "session-cookie-to-set"  # the value the browser's cookie takes on the next draw ("" removes it)
 
 
 def _oidc_configured() -> bool:
@@ -67,8 +73,36 @@ def _local_sign_in(settings: Settings, audit) -> None:
             policy = AccessPolicy.in_force(settings)
             st.session_state[_KEY] = principal = policy.principal(name, user.groups, user.admin)
             audit("login", principal.user, method="local", groups=sorted(principal.groups))
+            sessions = Sessions(settings)
+            if sessions.enabled:
+                st.session_state[_TOKEN] = st.session_state[_SET_COOKIE] = sessions.issue(name)
             st.rerun()
     st.stop()
+
+
+def _resumed(settings: Settings, audit) -> Principal | None:
+    """The member the browser's session cookie signs in again (a refresh, a new tab), if any."""
+    token = st.context.cookies.get(COOKIE)
+    name = Sessions(settings).user(token)
+    user = open_users(settings).load().get(name) if name else None
+    if user is None:  # expired, revoked, forged, or the user was removed since
+        return None
+    principal = AccessPolicy.in_force(settings).principal(name, user.groups, user.admin)
+    st.session_state[_KEY], st.session_state[_TOKEN] = principal, token
+    audit("login", principal.user, method="session", groups=sorted(principal.groups))
+    return principal
+
+
+def _write_cookie(settings: Settings) -> None:
+    """Sets (or, with "", removes) the session cookie in the browser: Streamlit sets none itself."""
+    token = st.session_state.pop(_SET_COOKIE, None)
+    if token is None:
+        return
+    age = int(settings.session_hours * 3600) if token else 0
+    cookie = json.dumps(f"{COOKIE}={token}; Max-Age={age}; Path=/; SameSite=Strict")
+    with st.container(key="session-cookie", height=1, border=False):
+        st.html(f"<script>document.cookie = {cookie} + (location.protocol === 'https:' ? '; Secure' : '');</script>",
+                unsafe_allow_javascript=True)
 
 
 def _oidc_principal(settings: Settings, audit) -> Principal:
@@ -77,6 +111,9 @@ def _oidc_principal(settings: Settings, audit) -> Principal:
         st.caption("Members only: sign in with your organisation's account.")
         st.button("Sign in", type="primary", on_click=st.login)
         st.stop()
+    issued = st.user.get("iat")
+    if settings.session_hours and isinstance(issued, (int, float)) and time.time() - issued > settings.session_hours * 3600:
+        st.logout()  # a sign-in older than session_hours: the provider is asked again
     if _KEY not in st.session_state:
         user = str(st.user.get("email") or st.user.get("sub"))
         groups = _groups(st.user.get(settings.groups_claim))
@@ -97,8 +134,10 @@ def signed_in(settings: Settings, audit) -> Principal:
         _refuse(settings)
     if mode == "oidc":
         return _oidc_principal(settings, audit)
-    if _KEY not in st.session_state:
+    if _KEY not in st.session_state and _resumed(settings, audit) is None:
+        _write_cookie(settings)  # after a sign-out: the cookie is removed
         _local_sign_in(settings, audit)
+    _write_cookie(settings)
     return st.session_state[_KEY]
 
 
@@ -107,8 +146,10 @@ def sign_out(settings: Settings, audit) -> None:
     principal = st.session_state.get(_KEY)
     if principal is not None:
         audit("logout", principal.user)
+    Sessions(settings).revoke(st.session_state.get(_TOKEN))
     for key in list(st.session_state):
         del st.session_state[key]
+    st.session_state[_SET_COOKIE] = ""
     if auth_mode(settings) == "oidc":
         st.logout()
 

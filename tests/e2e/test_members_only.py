@@ -146,6 +146,50 @@ def test_local_user_signs_in_with_the_right_password_only(browser, app_data_dir,
     assert PASSWORD not in (tmp / "audit.jsonl").read_text()
 
 
+def test_a_refresh_keeps_the_member_signed_in_until_the_session_ends(browser, app_data_dir, secured):
+    """Issue 47: a refresh signed the member out, silently. Now it keeps them signed in, until
+    sign-out (which revokes the session) or session_hours, whichever comes first."""
+    import time
+
+    from selenium.webdriver.common.keys import Keys
+
+    from mitra.access.users import LocalUsers
+
+    tmp, env = secured
+    LocalUsers(tmp / "users.yaml").add("carol", PASSWORD, ["smp"])
+    hours = 8 / 3600  # an 8-second session
+    with app(app_data_dir, tmp, "auto", **env, MITRA_SESSION_HOURS=str(hours), MITRA_SESSION_SECRET="s3cret") as url:
+        tab = open_tab(browser, url, new=False)
+
+        def sign_in() -> float:
+            fields = tab.find("[data-testid=stTextInput] input")
+            for field, value in zip(fields, ("carol", PASSWORD)):
+                field.send_keys(Keys.CONTROL, "a")
+                field.send_keys(Keys.DELETE, value)
+            tab.click_label("Sign in")
+            tab.find("[data-testid=stChatInputTextArea]")
+            tab._wait(lambda d: d.get_cookie("mitra_session"), "the session cookie")
+            return time.monotonic()
+
+        def refreshed_signed_in() -> bool:
+            browser.refresh()
+            tab._wait(lambda d: d.find_elements("css selector", "[data-testid=stChatInputTextArea], "
+                                                "[data-testid=stTextInput]"), "the chat or the sign-in")
+            return "carol · smp" in tab.text("[data-testid=stSidebar]") if browser.find_elements(
+                "css selector", "[data-testid=stChatInputTextArea]") else False
+
+        signed = sign_in()
+        assert refreshed_signed_in()  # the refresh keeps her signed in
+        time.sleep(max(0.0, signed + 8.5 - time.monotonic()))
+        assert not refreshed_signed_in()  # the session ended: the sign-in again
+        sign_in()
+        tab.click_label("Sign out")
+        tab.find("[data-testid=stTextInput]")
+        assert not refreshed_signed_in()  # signed out: a refresh does not sign her back in
+    resumed = [e for e in _audit(tmp) if e["event"] == "login" and e.get("method") == "session"]
+    assert [e["user"] for e in resumed] == ["carol"]
+
+
 @pytest.mark.parametrize("page", ["app.py", "pages/1_Library.py", "pages/2_Evaluation.py", "pages/3_Ingestion.py"])
 def test_without_any_sign_in_configured_no_page_serves_anything(app_env, tmp_path, monkeypatch, page):
     from streamlit.testing.v1 import AppTest
