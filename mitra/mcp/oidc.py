@@ -79,7 +79,14 @@ class OidcTokens:
             return None  # a JWT for any client of the provider would do: refuse rather than guess
         metadata = self.metadata()
         algorithms = sorted(_ASYMMETRIC & set(metadata.get("id_token_signing_alg_values_supported", ["RS256"])))
-        key = self._keys.get_signing_key_from_jwt(token).key
+        kid = jwt.get_unverified_header(token).get("kid")
+        if kid is not None:
+            key = self._keys.get_signing_key(kid).key
+        else:  # a provider with one key may not name it: that key, and only when it is the only one
+            keys = self._keys.get_signing_keys()
+            if len(keys) != 1:
+                return None
+            key = keys[0].key
         return jwt.decode(token, key, algorithms=algorithms, audience=self.audience, issuer=metadata["issuer"],
                           options={"require": ["exp", "iss", "sub"]})
 
