@@ -14,7 +14,7 @@ import html
 import re
 from dataclasses import replace
 from decimal import Decimal
-from typing import Iterable, Sequence
+from typing import Sequence
 
 from mitra.answer.candidates import Candidate
 from mitra.answer.claims import narrowed, resolved
@@ -24,8 +24,9 @@ from mitra.brief.record import Place, Value
 from mitra.core.text import math_to_words, normalise_space, split_sentences
 from mitra.core.types import Chunk
 
-# A top-level section whose values are headline values.
+# A top-level section whose values are headline values; the results where a document has no conclusions.
 CONCLUDING = re.compile(r"\b(?:conclusions?|summary|outlook)\b", re.I)
+RESULTS = re.compile(r"\bresults?\b", re.I)
 _RANGE = re.compile(r"(?:-?\d[\d.]*)\s*(?:<|≤|<=)\s*[^<>≤\d]{1,25}?\s*(?:<|≤|<=)\s*(?:-?\d[\d.]*)")
 # "± 0.4", "+1.5 -1.2" after a number: an uncertainty of the value before it.
 _UNCERTAINTY_BEFORE = re.compile(r"(?:±|\+/-|\+-|\\pm)\s*\(?\s*\Z|[\d)]\s*[+\-−]\s*\Z")
@@ -34,7 +35,7 @@ _RANGE_BEFORE = re.compile(r"\d\s*[–—]\s*\(?\Z|\bbetween\s+\Z|\b(?:between|f
 _RANGE_AFTER = re.compile(r"\s*[–—]\s*\d")
 _INTERVAL = re.compile(r"\[[^\[\];]*;[^\[\]]*\]")  # "[0;14]"
 # "for a Higgs boson mass of 125.09 GeV": the point a result is given at
-_SETTING = re.compile(r"\b(?:for|at|assuming|with)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s){0,3}(?:mass|energy)\s+(?:of\s+|near\s+)?\Z", re.I)
+_SETTING = re.compile(r"\b(?:for|assuming)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s){0,3}(?:mass|energy)\s+(?:of\s+|near\s+)?\Z", re.I)
 _NAMED = re.compile(r"\b[A-Z][A-Za-z]*[A-Z]\s*\Z")  # "PYTHIA 6.4", "CTEQ 6.6": a version, part of a name
 LONGEST = 400  # characters: a longer "sentence" is text run together (a figure's axis labels), not a statement
 _CL_AFTER = re.compile(r"\s*(?:CL|C\.\s?L\.|CLs|confidence|credib)", re.I)
@@ -133,8 +134,16 @@ def _value(m: Mention, everything: Sequence[Mention], where: str, chunk: Chunk |
                  place=place_of(chunk, m.sentence) if chunk else None)
 
 
-def _concluding(chunks: Iterable[Chunk]) -> list[Chunk]:
-    return [c for c in chunks if c.section and CONCLUDING.search(c.section[0]) and c.kind.value != "table"]
+def _concluding(chunks: Sequence[Chunk]) -> list[Chunk]:
+    """Each document's concluding sections' prose (its results' where it has none)."""
+    out = []
+    for doc in dict.fromkeys(c.doc_id for c in chunks):
+        prose = [c for c in chunks if c.doc_id == doc and c.section and c.kind.value == "body"]
+        for pattern in (CONCLUDING, RESULTS):
+            if found := [c for c in prose if pattern.search(c.section[0])]:
+                out += found
+                break
+    return out
 
 
 def headline_values(abstract: str, chunks: Sequence[Chunk]) -> list[Value]:

@@ -4,7 +4,7 @@ Abbreviations: the Schwartz–Hearst algorithm (PyPI ``abbreviations``), "vector
 (VBF)": a short form in brackets whose letters the words before it spell. Symbols, which it
 cannot spell ("missing transverse momentum ($p_T^{miss}$)", "where $\\sigma$ is the cross
 section"), by a small pattern reader over the kept LaTeX maths; a symbol is shown as its
-document writes it, its LaTeX cleaned.
+document writes it, its LaTeX markup left out ("p_T^miss").
 """
 
 from __future__ import annotations
@@ -15,15 +15,17 @@ from typing import Sequence
 
 from mitra.brief.record import Term
 from mitra.brief.values import place_of
-from mitra.core.text import clean_latex, math_to_words
+from mitra.core.text import math_to_words
 from mitra.core.types import Chunk
 
 _WORD = r"[A-Za-z][\w-]*"
 # "the missing transverse momentum ($p_T^{miss}$)"
-_BRACKETED = re.compile(rf"\b(?:the|a|an)\s+(?P<long>(?:{_WORD}\s){{0,4}}{_WORD})\s*\(\s*\$(?P<sym>[^$]{{1,30}})\$\s*\)")
+_BRACKETED = re.compile(rf"\b(?i:the|a|an)\s+(?P<long>(?:{_WORD}\s){{0,4}}{_WORD})\s*\(\s*\$(?P<sym>[^$]{{1,30}})\$\s*\)")
 # "where $\sigma$ is the cross section", "$m_{H}$ denotes the Higgs boson mass"
 _DEFINED = re.compile(rf"\$(?P<sym>[^$]{{1,30}})\$\s*(?:denotes|stands for|is defined as|is|are)\s+the\s+"
                       rf"(?P<long>(?:{_WORD}\s){{0,5}}{_WORD})(?=\s*[,.;)])")  # the whole phrase, to its punctuation
+# A symbol as its LaTeX reads without the markup: "p_{\rm T}^{\rm miss}" -> "p_T^miss", "\sigma" -> "sigma".
+_LATEX_MARKS = re.compile(r"[{}]|\\(?:mathrm|rm|text|mathit|it|bf|boldsymbol)\b\s*|\\")
 _STOP = frozenset({"the", "a", "an", "of", "and", "or", "in", "with", "for", "to", "by", "on", "at", "as", "is", "are",
                    "where", "which", "that", "this", "from", "using", "its", "their", "be"})
 MAX_LONG_WORDS = 8
@@ -56,7 +58,7 @@ def _symbols(text: str) -> list[tuple[str, str]]:
     found = []
     for pattern in (_BRACKETED, _DEFINED):
         for m in pattern.finditer(text):
-            symbol, long = clean_latex(f"${m.group('sym')}$").strip(), _long_form(m.group("long"))
+            symbol, long = _LATEX_MARKS.sub("", m.group("sym")).strip(), _long_form(m.group("long"))
             if symbol and long and len(long.split()) >= 2 and not re.fullmatch(r"[\d.,\s]+", symbol):
                 found.append((symbol, long))
     return found
