@@ -40,7 +40,8 @@ for _ in range(100):
         time.sleep(0.1)
 PY
 .venv/bin/mitra ingest run --profile local_portal --base-url "http://127.0.0.1:$portal_port"
-kill $portal_pid 2>/dev/null || true
+# The portal stays up while the app runs, so a passage's "on its portal" link leads somewhere;
+# it stops with the app (the trap above). Without it the app offers no link, only the kept copy.
 
 # Members only: the demo signs in as a local user (see docs/access.md, "Sign-in must be chosen").
 demo_password="${MITRA_DEMO_PASSWORD:-orion-demo}"
@@ -49,5 +50,5 @@ echo "$demo_password" | .venv/bin/mitra users add demo --groups orion --admin --
 # A restart the README's way (`streamlit run app.py`) finds the demo's data dir and settings.
 $PY -m demo.remember MITRA_DATA_DIR="$MITRA_DATA_DIR" MITRA_FINAL_K="$MITRA_FINAL_K"
 echo "MITRA is at http://127.0.0.1:$APP_PORT — sign in as demo / $demo_password (Ctrl-C to stop)"
-exec .venv/bin/streamlit run app.py --server.address 127.0.0.1 --server.port "$APP_PORT" \
+.venv/bin/streamlit run app.py --server.address 127.0.0.1 --server.port "$APP_PORT" \
   --server.headless true --browser.gatherUsageStats false

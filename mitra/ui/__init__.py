@@ -18,6 +18,7 @@ import streamlit as st
 from mitra.chat.cited_page import HIGHLIGHT
 from mitra.store.catalog import DocumentRecord
 from mitra.core.errors import MitraError, unavailable_service
+from mitra.ui.reachable import reachable
 from mitra.ui.render import inert_markdown, passage_markdown
 from mitra.chat.labels import source_label
 from mitra.core.settings import Settings, get_settings
@@ -280,10 +281,11 @@ def source_card(
         show_cited_source(document, hit, f"{key}-{n}")
         pdf = document is not None and local_pdf(document) is not None
         link = page_link(document, c.page_start if pdf else None, c.anchor) if document else None
-        if link:
+        if link and reachable(link):
             where = ", at this section" if c.anchor else ", at this page" if pdf and c.page_start else ""
-            st.caption(f":material/open_in_new: [The {'PDF' if pdf else 'original'} on its portal{where}]({link}) "
-                       "(while the portal is up)")
+            st.caption(f":material/open_in_new: [The {'PDF' if pdf else 'original'} on its portal{where}]({link})")
+        elif link:  # no dead link: the page above is drawn from the copy kept at the crawl
+            st.caption(f":material/link_off: Its portal ({inert_markdown(urlparse(link).netloc)}) is not reachable now.")
         if expert:
             st.caption(" · ".join(f"{k} {v:.3g}" for k, v in hit.scores.items()))
 
