@@ -86,7 +86,7 @@ def _data(result) -> dict:
 def _refused(result, *words: str) -> str:
     """A refusal: one line of tool error naming ``words``, no traceback."""
     text = result.content[0].text
-    assert result.is_error and "Traceback" not in text and all(w in text for w in words), text
+    assert result.is_error and "Traceback" not in text and "\n" not in text and all(w in text for w in words), text
     return text
 
 
@@ -173,9 +173,10 @@ def test_a_member_over_stdio_reads_and_asks_only_her_analyses_and_every_call_is_
 
     rows = [r for r in _audit(env) if r["via"] == "stdio"]
     tools = [r["tool"] for r in rows]
-    # every call: 5 reads + 4 refused + 2 per guessed id + the routed search + 4 resources + 5 hostile (the SDK
-    # rejects a wrong argument type, an unknown tool, before any tool runs: nothing is read, nothing to audit)
-    assert len(rows) == 5 + 4 + 2 * (len(higgs_passages) + 1) + 1 + 4 + 5, tools
+    # every call: 5 reads + 4 refused + 2 per guessed id + the routed search + 4 resources + 7 hostile (two of
+    # which the SDK refuses before any tool runs: a wrong argument type, an unknown tool)
+    assert len(rows) == 5 + 4 + 2 * (len(higgs_passages) + 1) + 1 + 4 + 7, tools
+    assert [r["args"] for r in rows if r["tool"] == "no_such_tool"] == [{}]
     assert all(r["user"] == "alice" for r in rows)
     served = [r for r in rows if r["tool"] == "search" and r.get("chunks")][0]
     assert served["chunks"] == [h["chunk_id"] for h in got["search"]["hits"]] and served["analysis"] == "EXO-24-002"
