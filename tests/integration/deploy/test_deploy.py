@@ -56,7 +56,7 @@ def _uncommented_vllm() -> dict:
 def test_compose_file_validates_against_the_compose_specification():
     compose = _compose()
     assert _validate(compose) == []
-    assert set(compose["services"]) == {"app1", "app2", "nginx", "postgres", "chroma", "ollama"}
+    assert set(compose["services"]) == {"app1", "app2", "mcp1", "mcp2", "nginx", "postgres", "chroma", "ollama"}
     app = compose["services"]["app1"]["environment"]
     assert app["MITRA_CHROMA_HOST"] == "chroma" and app["MITRA_CHROMA_PORT"] == "8000"
     assert app["MITRA_LLM_BACKEND"] == "ollama" and app["MITRA_OLLAMA_HOST"] == "http://ollama:11434"
@@ -86,6 +86,43 @@ def test_compose_runs_two_replicas_that_share_no_disk_behind_a_sticky_front():
     upstream = re.search(r"upstream mitra \{(.*?)\}", conf, re.S).group(1)
     assert "ip_hash;" in upstream and re.findall(r"server (\S+);", upstream) == ["app1:8501", "app2:8501"]
     assert "proxy_set_header Upgrade $http_upgrade;" in conf and "proxy_http_version 1.1;" in conf
+
+
+def test_compose_serves_mcp_from_two_stateless_replicas_behind_the_same_front():
+    """``mitra mcp --http`` twice, with the app's settings and caches of their own, behind the
+    nginx front at /mcp, spread round robin (stateless: any replica answers any request)."""
+    from typer.testing import CliRunner
+
+    from mitra.cli.main import register_commands
+
+    services = _compose()["services"]
+    mcps = [services["mcp1"], services["mcp2"]]
+    caches = [{v.split(":")[0] for v in s["volumes"] if v.endswith(":/data")} for s in [*mcps, services["app1"]]]
+    assert len(set().union(*caches)) == 3
+    for mcp in mcps:
+        assert mcp["environment"] == services["app1"]["environment"]
+        assert mcp["command"][:3] == ["mitra", "mcp", "--http"] and mcp["command"][-4:] == ["--host", "0.0.0.0", "--port", "8765"]
+        assert "127.0.0.1:8765/healthz" in " ".join(mcp["healthcheck"]["test"])
+    assert {"mcp1", "mcp2"} <= set(services["nginx"]["depends_on"])
+    conf = (REPO / "deploy" / "nginx.conf").read_text()
+    upstream = re.search(r"upstream mitra_mcp \{(.*?)\}", conf, re.S).group(1)
+    assert "ip_hash" not in upstream and re.findall(r"server (\S+);", upstream) == ["mcp1:8765", "mcp2:8765"]
+    location = re.search(r"location /mcp \{(.*?)\}", conf, re.S).group(1)
+    assert "proxy_pass http://mitra_mcp;" in location and "proxy_buffering off;" in location
+    shown = CliRunner().invoke(register_commands(), ["mcp", "--help"]).output
+    assert all(option in shown for option in ("--http", "--host", "--port", "--stdio"))
+
+
+def test_compose_file_names_no_key_twice():
+    """Compose refuses a mapping that names a key twice; PyYAML would keep the last one silently."""
+
+    class Strict(yaml.SafeLoader):
+        def construct_mapping(self, node, deep=False):
+            keys = [key.value for key, _ in node.value if isinstance(key, yaml.ScalarNode)]
+            assert len(keys) == len(set(keys)), f"line {node.start_mark.line + 1}: a key given twice in {keys}"
+            return super().construct_mapping(node, deep)
+
+    assert yaml.load(COMPOSE.read_text(), Loader=Strict)["services"]
 
 
 def test_compose_settings_are_real_settings_fields():
