@@ -20,6 +20,7 @@ from mitra.answer.candidates import Candidate
 from mitra.answer.claims import narrowed, resolved
 from mitra.answer.figures import unit_at
 from mitra.answer.quantities import Mention, mentions
+from mitra.brief.qualify import masked, qualified
 from mitra.brief.record import Place, Value
 from mitra.core.text import math_to_words, normalise_space, split_sentences
 from mitra.core.types import Chunk
@@ -106,8 +107,17 @@ def _quantity(m: Mention) -> str:
 
 
 def stated(text: str, heading: str = "") -> list[Mention]:
-    """The headline values of ``text`` (LaTeX maths read as words), in order."""
-    return [m for m in mentions(html.unescape(math_to_words(text)), heading) if is_headline(m)]
+    """The headline values of ``text`` (LaTeX maths read as words), in order, with the qualifiers
+    ``qualify`` adds."""
+    plain = html.unescape(math_to_words(text))
+    blanked = masked(plain)
+    out = []
+    for m in mentions(blanked, heading):
+        at = blanked.find(m.sentence)  # the same length, so the same place in the text as written
+        m = qualified(m, plain[at:at + len(m.sentence)] if at >= 0 else m.sentence)
+        if is_headline(m):
+            out.append(m)
+    return out
 
 
 def _located(sentence: str, chunks: Sequence[Chunk]) -> Chunk | None:

@@ -26,6 +26,8 @@ _DEFINED = re.compile(rf"\$(?P<sym>[^$]{{1,30}})\$\s*(?:denotes|stands for|is de
                       rf"(?P<long>(?:{_WORD}\s){{0,5}}{_WORD})(?=\s*[,.;)])")  # the whole phrase, to its punctuation
 # A symbol as its LaTeX reads without the markup: "p_{\rm T}^{\rm miss}" -> "p_T^miss", "\sigma" -> "sigma".
 _LATEX_MARKS = re.compile(r"[{}]|\\(?:mathrm|rm|text|mathit|it|bf|boldsymbol)\b\s*|\\")
+# A short form or symbol never holds a space, a value ("f=11.245 kHz") or a tilde: that is text, not a name.
+_NOT_A_NAME = re.compile(r"[\s=~]")
 _STOP = frozenset({"the", "a", "an", "of", "and", "or", "in", "with", "for", "to", "by", "on", "at", "as", "is", "are",
                    "where", "which", "that", "this", "from", "using", "its", "their", "be"})
 MAX_LONG_WORDS = 8
@@ -50,7 +52,8 @@ def _abbreviations(text: str) -> dict[str, str]:
 
 def _plausible(short: str, long: str) -> bool:
     words = long.split()
-    return (1 < len(short) <= 12 and any(ch.isupper() for ch in short) and 1 < len(words) <= MAX_LONG_WORDS
+    return (1 < len(short) <= 12 and not _NOT_A_NAME.search(short) and any(ch.isupper() for ch in short)
+            and 1 < len(words) <= MAX_LONG_WORDS
             and not any(ch.isdigit() for ch in long) and long.lower() != short.lower())
 
 
@@ -59,7 +62,7 @@ def _symbols(text: str) -> list[tuple[str, str]]:
     for pattern in (_BRACKETED, _DEFINED):
         for m in pattern.finditer(text):
             symbol, long = _LATEX_MARKS.sub("", m.group("sym")).strip(), _long_form(m.group("long"))
-            if symbol and long and len(long.split()) >= 2 and not re.fullmatch(r"[\d.,\s]+", symbol):
+            if symbol and long and len(long.split()) >= 2 and not _NOT_A_NAME.search(symbol) and not symbol.isdigit():
                 found.append((symbol, long))
     return found
 
