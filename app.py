@@ -13,12 +13,12 @@ from functools import partial
 import streamlit as st
 
 from mitra import ui
+from mitra.ui.brief import brief_link
 from mitra.evaluation.feedback import Feedback
 from mitra.store.conversations import SavedTurn
 from mitra.ui.render import inert_markdown as inert
 from mitra.chat.events import (Candidates, Locked, Notice, PastTurn, Recalled, SearchPrompt, SearchResults, SwitchOffer,
                                UserSaid)
-from mitra.brief.questions import brief_link
 from mitra.chat.labels import document_label
 from mitra.chat.saved import ASIDE
 from mitra.chat.session import Phase, Session
@@ -169,8 +169,10 @@ def banner(s: Session) -> None:
         document_label(d.document.doc_id, d.document.version) + (" (superseded)" if d.superseded else "") for d in docs
     )
     with st.container(key="lock-banner"):
-        st.markdown(f":material/lock: Locked on `{inert(s.analysis.id)}` — **{inert(s.analysis.title)}** · "
-                    f"[:material/summarize: Brief]({brief_link(s.analysis.id)})")
+        left, right = st.columns([5, 1], vertical_alignment="center")
+        left.markdown(f":material/lock: Locked on `{inert(s.analysis.id)}` — **{inert(s.analysis.title)}**")
+        with right:
+            brief_link(s.analysis.id)
         st.caption(listed or "no documents")
 
 

@@ -9,7 +9,7 @@ from mitra import ui
 from mitra.models.adapted import current_manifest
 from mitra.store.index_files import published_model
 from mitra.ui.render import inert_markdown
-from mitra.brief.questions import brief_link
+from mitra.ui.brief import brief_link
 from mitra.chat.labels import document_label
 from mitra.chat.session import find_analyses
 from mitra.core.types import version_label
@@ -76,7 +76,7 @@ def main() -> None:
     st.caption(f"{len(shown)} of {len(analyses)} analyses")
     for analysis in shown:
         with st.expander(f"**{inert_markdown(analysis.id)}** — {inert_markdown(analysis.title)}"):
-            st.markdown(f"[:material/summarize: Brief]({brief_link(analysis.id)})")
+            brief_link(analysis.id)
             if analysis.abstract:
                 st.markdown(inert_markdown(analysis.abstract))
             document_table(analysis.id)

@@ -49,8 +49,3 @@ def questions(values: Sequence[Value], trees: Sequence[DocumentTree]) -> list[st
 def chat_link(analysis_id: str, question: str) -> str:
     """The app's address that asks ``question`` in the chat locked on ``analysis_id``."""
     return "/?" + urlencode({"analysis": analysis_id, "ask": question})
-
-
-def brief_link(analysis_id: str) -> str:
-    """The app's address of an analysis's brief (``pages/4_Brief.py``)."""
-    return "/Brief?" + urlencode({"analysis": analysis_id})
