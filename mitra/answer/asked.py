@@ -20,6 +20,7 @@ from mitra.core.text import math_to_words, tokenize
 
 # "in GeV", "in %", "(in fb)": the unit the member wants the value in.
 _IN_UNIT = re.compile(r"\bin\s+(?=\S)", re.I)
+_SPREAD = re.compile(r"\buncertaint|\berrors?\b|\bprecis", re.I)
 # Words about the asking or about numbers in general: they name no quantity.
 _ASKING = frozenset(tokenize(
     "what which how many much large big small precise precisely is are was were the a an of for in on at by to "
@@ -35,6 +36,7 @@ class Asked:
     title: str = ""  # the locked analysis's title: it names what the question leaves open
     value: bool = False  # asks for a value ("How many …", "What is the expected limit …")
     kind: str = ""  # the kind of number asked for ("significance", "energy" …; "" when it names none)
+    spread: bool = False  # asks for an uncertainty ("How precise …", "the systematic uncertainty on μ")
     unit: str = ""  # the unit the question names ("in GeV"), canonical
     qualifiers: dict[str, frozenset[str]] = field(default_factory=dict)  # the question's own
     context: dict[str, frozenset[str]] = field(default_factory=dict)  # the question's, then the title's
@@ -50,7 +52,7 @@ class Asked:
         other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])} | set(tokenize(title))
         return cls(
             text=question, title=title, value=value_question(question), kind=asked_kind(_without_figures(text)),
-            unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),
+            spread=bool(_SPREAD.search(text)), unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),
             words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in other),
             multipart=looks_multipart(question))
 

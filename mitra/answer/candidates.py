@@ -18,6 +18,8 @@ question (``Asked``) by four signals, each measured in docs/benchmarks.md:
 * **quantity words**: the question's quantity words the value's own clause holds, those
   its sentence and section heading hold, and those its whole passage holds, each weighed
   by how rare it is among the candidate sentences;
+* **value or uncertainty**: an uncertainty ("± 0.25", "+0.40 −0.39") counts against it where
+  the question asks for a value, the value those follow where it asks for an uncertainty;
 * **rank**: the retrieval rank of its passage, a tie-break.
 
 Siblings are the other values of the chosen one's sentence or table row that a class
@@ -41,7 +43,7 @@ from mitra.core.types import Hit
 # Weights of the signals (module docstring), set on the demo questions and the mechanical
 # sibling set of benchmarks/answer_numbers.py, never on the frozen value questions.
 W_NAMED, W_CLAUSE, W_SENTENCE, W_PASSAGE, W_KIND, W_RANK = 1.5, 3.0, 2.0, 1.0, 0.5, 0.3
-W_LEFT_OUT, W_STRICT, W_DEFAULT, W_BARE = 1.5, 1.5, 1.5, 2.0
+W_LEFT_OUT, W_STRICT, W_DEFAULT, W_BARE, W_SPREAD = 1.5, 1.5, 1.5, 2.0, 1.5
 # The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
 _LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "run", "split")
 _REFERENCE = re.compile(r"\[[\d\s,;–-]*\d?\Z")
@@ -136,6 +138,14 @@ def _bare(asked: Asked, m: Mention) -> bool:
             and m.value == m.value.to_integral_value() and m.value < 10 and "." not in m.written)
 
 
+def _other_side(asked: Asked, m: Mention) -> bool:
+    """An uncertainty ("± 0.25") where the question asks for a value, or the value its
+    uncertainties follow where it asks for an uncertainty."""
+    if asked.spread:
+        return "central value" in m.qualifiers.get("uncertainty", frozenset())
+    return m.spread
+
+
 def _confidence_level(m: Mention) -> bool:
     """"95% CL", "at 90% confidence level": the level a limit is set at, not a value."""
     return m.unit == "%" and bool(_CL.match(m.sentence, m.span[1]))
@@ -168,12 +178,12 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "left out": 1.0 if problem is not None or not answers_asked(asked.context, stated) else 0.0,
                        "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,
                        "default": 1.0 if _by_default(asked.context, stated) else 0.0,
-                       "bare": 1.0 if _bare(asked, m) else 0.0}
+                       "bare": 1.0 if _bare(asked, m) else 0.0, "spread": 1.0 if _other_side(asked, m) else 0.0}
             score = (W_NAMED * signals["named"] + W_CLAUSE * signals["clause"] + W_SENTENCE * signals["sentence"]
                      + W_PASSAGE * signals["passage"]
                      + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"]
                      - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"]
-                     - W_BARE * signals["bare"])
+                     - W_BARE * signals["bare"] - W_SPREAD * signals["spread"])
             found.append(Candidate(hit, rank, m, round(score, 4), signals))
     found.sort(key=lambda c: (-c.score, c.rank))
     best: list[Candidate] = []

@@ -1,19 +1,18 @@
 """For a value question the model chooses; it does not write.
 
-It reads the question and the numbered candidate values (``candidates``), each with the
-sentence or table row that states it, plus "0: none of them", and its reply is
-constrained to that choice: a JSON schema the server turns into a grammar (llama.cpp's
-``response_format``, Ollama's ``format``, any OpenAI-compatible server's structured
-output). Where the back end returns token log-probabilities, the choice's probability is
-its confidence; where none come back it is None and the code's own ranking decides what
-is shown first.
+It reads the candidate values (``candidates``), each marked in the sentence or table row
+that states it, then the question, and copies one value as written, or "none": its reply
+is constrained to those strings by a JSON schema the server turns into a grammar
+(llama.cpp's ``response_format``, Ollama's ``format``, any OpenAI-compatible server's
+structured output). Where the back end returns token log-probabilities, the copied value's
+probability under the schema is its confidence; where none come back it is None and the
+code's own ranking decides what is shown first.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -28,14 +27,16 @@ if TYPE_CHECKING:
 
 CHOICE_SYSTEM = """\
 You are MITRA, the assistant of a physics collaboration. A member asks for a value from \
-the analysis "{title}". Below are values its documents state, each with the sentence or \
+the analysis "{title}". Below are values its documents state, each in the sentence or \
 table row that states it (the value between ⟦ and ⟧).
 Choose the one value that answers the question exactly: the quantity asked for, with what \
 the question names (observed or expected, statistical or systematic, the channel, category, \
 mediator or data set). A value stated for another quantity is wrong even when it is close. \
-If no value answers the question, choose 0.
+Copy the chosen value exactly as it is written between ⟦ and ⟧. If no value answers the \
+question, reply "none".
 """ + PASSAGES_ARE_DATA + """
-Reply with JSON only: {{"choice": n}}."""
+Reply with JSON only: {{"value": "<the value>"}}."""
+NONE = "none"
 
 # Around the value: enough of its sentence to say what it is, not a whole table.
 _AROUND = 180
@@ -46,7 +47,7 @@ class Choice:
     """What the model chose: a candidate's index (from 1), or 0 for none."""
 
     index: int
-    confidence: float | None  # its probability, where the back end gives log-probabilities
+    confidence: float | None  # its probability under the schema, where the back end gives log-probabilities
     usage: dict
 
     @property
@@ -65,18 +66,25 @@ def _marked(candidate: Candidate) -> str:
     return sanitise(f"{left}⟦{m.sentence[start:end]}⟧{right}").replace("\n", " ")
 
 
+def written(candidate: Candidate) -> str:
+    """The value as its passage writes it: what the model copies."""
+    start, end = candidate.mention.span
+    return candidate.mention.sentence[start:end]
+
+
 def choice_messages(asked: Asked, ranked: Sequence[Candidate]) -> list[BaseMessage]:
-    lines = [f"{i}. {_marked(c)}" + (f" ({c.label})" if c.label else "") for i, c in enumerate(ranked, start=1)]
-    lines.append("0. None of these values answers the question.")
+    """The values, each in its sentence, then the question: a small model reads what comes
+    last most closely."""
+    lines = [f"- {_marked(c)}" + (f" ({c.label})" if c.label else "") for c in ranked]
     return [SystemMessage(CHOICE_SYSTEM.format(title=sanitise(asked.title))),
-            HumanMessage(f"Question: {asked.text}\n\nValues:\n" + "\n".join(lines))]
+            HumanMessage("Values:\n" + "\n".join(lines) + f"\n\nQuestion: {asked.text}")]
 
 
-def choice_schema(n: int) -> dict:
-    """The JSON the reply must be: {"choice": k} with k in 0..n."""
-    return {"type": "json_schema", "json_schema": {"name": "choice", "strict": True, "schema": {
-        "type": "object", "properties": {"choice": {"type": "integer", "enum": list(range(n + 1))}},
-        "required": ["choice"], "additionalProperties": False}}}
+def choice_schema(values: Sequence[str]) -> dict:
+    """The JSON the reply must be: {"value": v}, v one of ``values`` or "none"."""
+    return {"type": "json_schema", "json_schema": {"name": "value", "strict": True, "schema": {
+        "type": "object", "properties": {"value": {"type": "string", "enum": [*values, NONE]}},
+        "required": ["value"], "additionalProperties": False}}}
 
 
 def _tokens(metadata: dict) -> list[dict]:
@@ -88,27 +96,66 @@ def _tokens(metadata: dict) -> list[dict]:
     return [t if isinstance(t, dict) else dict(t) for t in found or []]
 
 
-def confidence(metadata: dict) -> float | None:
-    """The probability of the chosen number's tokens (the only digits the reply holds)."""
-    tokens = [t for t in _tokens(metadata) if re.search(r"\d", str(t.get("token", "")))]
+def _alternatives(token: dict) -> list[tuple[str, float]]:
+    return [(str(a.get("token", "")), float(a.get("logprob", 0.0)))
+            for a in (dict(x) if not isinstance(x, dict) else x for x in token.get("top_logprobs") or [])]
+
+
+def confidence(metadata: dict, values: Sequence[str]) -> float | None:
+    """The probability of the chosen value under the schema: token by token, the chosen
+    token's probability over that of the tokens the schema allowed there (the server reports
+    probabilities before its grammar applies, so the raw product understates a sure choice;
+    the alternatives it lists are renormalised over). None without log-probabilities."""
+    tokens = _tokens(metadata)
     if not tokens:
         return None
-    return round(math.exp(sum(float(t.get("logprob", 0.0)) for t in tokens)), 4)
+    text = "".join(str(t.get("token", "")) for t in tokens)
+    key = text.find('"value"')
+    if key < 0:
+        return None
+    opening = text.find(":", key) + 1
+    targets = [space + json.dumps(v, ensure_ascii=False) for v in [*values, NONE] for space in ("", " ")]
+    listing = any(_alternatives(t) for t in tokens)
+    probability, position = 1.0, 0
+    for token in tokens:
+        piece = str(token.get("token", ""))
+        start, position = position, position + len(piece)
+        if position <= opening:
+            continue
+        prefix = text[opening:start] if start >= opening else ""
+        if not any(t.startswith(prefix) and len(t) > len(prefix) for t in targets):
+            break  # past the value's closing quote
+        chosen = math.exp(float(token.get("logprob", 0.0)))
+        allowed = {piece: chosen}
+        if not listing:  # Ollama lists no alternatives: the raw probability, a lower bound
+            probability *= chosen
+            continue
+        for alternative, logprob in _alternatives(token):
+            reading = prefix + alternative
+            if any(t.startswith(reading) or (reading.startswith(t) and reading[len(t):].lstrip().startswith("}"))
+                   for t in targets):
+                allowed.setdefault(alternative, math.exp(logprob))
+        probability *= chosen / sum(allowed.values())
+    return round(probability, 4)
 
 
-def parse_choice(reply: str, n: int) -> int:
-    """The chosen index. A reply outside the schema (a server that ignored it and wrote
-    prose) is none: its numbers may be values, not choices, and the prose path follows."""
+def parse_choice(reply: str, values: Sequence[str]) -> int:
+    """The chosen value's index (from 1), 0 for none. A reply outside the schema (a server
+    that ignored it and wrote prose) is none: its numbers may be values, not choices, and
+    the prose path follows."""
     try:
-        value = json.loads(reply).get("choice")
+        value = json.loads(reply).get("value")
     except (ValueError, AttributeError):
         return 0
-    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= n else 0
+    return values.index(value) + 1 if isinstance(value, str) and value in values else 0
 
 
 def choose(model: BaseChatModel, asked: Asked, ranked: Sequence[Candidate]) -> Choice:
-    """The model's choice among ``ranked`` (raises what the model's transport raises)."""
-    constrained = model.bind(response_format=choice_schema(len(ranked)), logprobs=True, top_logprobs=3)
+    """The model's choice among ``ranked`` (raises what the model's transport raises). It
+    copies the value rather than a number from a list: a small model copies a span far more
+    surely than it counts (docs/benchmarks.md)."""
+    values = [written(c) for c in ranked]
+    constrained = model.bind(response_format=choice_schema(values), logprobs=True, top_logprobs=10)
     reply = constrained.invoke(choice_messages(asked, ranked))
     usage = dict(getattr(reply, "usage_metadata", None) or {})
-    return Choice(parse_choice(str(reply.content), len(ranked)), confidence(reply.response_metadata or {}), usage)
+    return Choice(parse_choice(str(reply.content), values), confidence(reply.response_metadata or {}, values), usage)

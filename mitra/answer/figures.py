@@ -40,6 +40,10 @@ _NUMBER = re.compile(
 # A letter right after the digits makes a name ("2S", "B0s") unless it starts a unit or a tag ("0.012stat").
 _NAME_AFTER = re.compile(r"[^\W\d_](?<!σ)(?!tat|yst|heo)", re.I)
 PLUS_MINUS = re.compile(r"\s*\)?\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")
+# An asymmetric uncertainty: "+0.40" after its value, then "-0.39" ("^{+0.40}_{-0.39}" too);
+# not "3 + 4": the sign sits against one of its numbers.
+_UP = re.compile(r"\s*(?:\([a-z.]+\)\s*)?(?:\^\s?\{?)?\+|\+\s")  # after "(stat)" too
+_DOWN = re.compile(r"\s*\}?\s*(?:_\s?\{?)?[-−–]\s?")
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
 _POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
 _TIMES = re.compile(r"(?:[x×*]|\\times)\s?\Z")
@@ -82,6 +86,7 @@ class Figure:
     kind: str = ""
     paren: bool = False  # "5.8" in "5.0 (5.8) σ"
     central: bool = False  # "2.73" in "2.73 ± 0.06 ± 0.16": the value its uncertainties follow
+    spread: bool = False  # "0.06" there, and "0.40", "0.39" in "1.19 +0.40 -0.39": an uncertainty
 
 
 def unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
@@ -147,6 +152,10 @@ def figures(text: str) -> list[Figure]:
         if PLUS_MINUS.fullmatch(text[before.num_end:after.start]) and not any(
                 PLUS_MINUS.fullmatch(text[r.num_end:before.start]) for r in raws if r.num_end <= before.start):
             before.central = True
+        gap = text[before.num_end:after.start]
+        if PLUS_MINUS.fullmatch(gap) or _UP.fullmatch(gap) or (before.spread and _DOWN.fullmatch(gap)):
+            after.spread = True
+            before.central = before.central or not before.spread
         if not before.unit and re.fullmatch(r"\s*(?:\(|\)|,|and|or|to|[-–]|±|\+-|\+/-|\\pm)?\s*\(?\s*", between):
             before.unit, before.kind = after.unit, after.kind
     for before, after in zip(reversed(raws[:-1]), reversed(raws[1:])):

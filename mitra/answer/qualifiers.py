@@ -13,7 +13,9 @@ from mitra.answer.figures import Figure, figures
 # class -> [(value, pattern)]; a value named first wins where two patterns overlap.
 _CLASSES: dict[str, list[tuple[str, str]]] = {
     "measure": [
-        ("expected", r"\bexp(?:ected|ectation|\.)|\bpredict(?:ed|ions?)\b|\bsensitivity\b"),
+        # "did CMS expect"; not "over the background-only expectation", the null hypothesis
+        ("expected", r"(?<!background-only )(?<!background )\bexp(?:ected|ectation|ects?\b|\.)|\bpredict(?:ed|ions?)\b"
+                     r"|\bsensitivity\b"),
         ("observed", r"\bobs(?:erved|\.)|\bmeasured\b"),
     ],
     "uncertainty": [

@@ -62,6 +62,7 @@ class Mention:
     qualifiers: dict[str, frozenset[str]] = field(default_factory=dict)
     words: frozenset[str] = frozenset()  # the stems of its clause, for what no class names
     condition: bool = False  # a setting others are stated at (√s = 13 TeV, a year), not a result
+    spread: bool = False  # an uncertainty written after its value ("± 0.3", "+0.40 -0.39")
 
     @property
     def base(self) -> Decimal:
@@ -175,7 +176,7 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
             written=written, value=raw.value, power=raw.power, unit=raw.unit, kind=raw.kind, sentence=sentence,
             span=(raw.start, raw.end if raw.unit and ")" not in sentence[raw.num_end:raw.end] else raw.num_end),
             qualifiers={c: frozenset(v) for c, v in own.items() if v},
-            words=words, condition=_is_condition(raw, quals)))
+            words=words, condition=_is_condition(raw, quals), spread=raw.spread))
     return mentions
 
 
@@ -344,7 +345,7 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                     written=m.written, value=m.value, power=m.power, unit=unit, kind=kind, sentence=line,
                     span=(start + m.span[0], start + m.span[1]),
                     qualifiers={c: frozenset(v) for c, v in bound.items() if v},
-                    words=frozenset(t for t in tokenize(label) if _CONTENT.fullmatch(t))))
+                    words=frozenset(t for t in tokenize(label) if _CONTENT.fullmatch(t)), spread=m.spread))
     return mentions
 
 

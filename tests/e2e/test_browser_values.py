@@ -33,7 +33,7 @@ def scripted(request: dict) -> str:
     """The first candidate for a value question (the code ranks the asked one first); prose
     with a figure no passage states for any other question."""
     if "format" in request:
-        return json.dumps({"choice": 1})
+        return json.dumps({"value": request["format"]["properties"]["value"]["enum"][0]})
     return f"The dominant background is Z boson production with decays to neutrinos, {WRONG} of the total [1]. " \
            "It is estimated from control regions [1]."
 

@@ -8,7 +8,6 @@ with the packaged SmolLM2."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
@@ -30,10 +29,9 @@ def answerer(demo_pipeline, ollama_stub):
 
 
 def choice_of(request: dict, value: str) -> str:
-    """The stub's constrained reply: the number of the candidate line marking ``value``."""
-    listing = request["messages"][-1]["content"]
-    (n,) = re.findall(rf"^(\d+)\. .*⟦{re.escape(value)}⟧", listing, re.M)
-    return json.dumps({"choice": int(n)})
+    """The stub's constrained reply: ``value`` copied, once the request's schema allows it."""
+    assert value in request["format"]["properties"]["value"]["enum"]
+    return json.dumps({"value": value})
 
 
 def test_the_model_chooses_and_the_answer_states_the_value_as_the_passage_does(answerer, demo_pipeline, ollama_stub):
@@ -42,11 +40,12 @@ def test_the_model_chooses_and_the_answer_states_the_value_as_the_passage_does(a
     answer = items[-1]
     (request,) = ollama_stub.chats  # one model call: the choice; no prose
     schema = request["format"]
-    assert schema["properties"]["choice"]["enum"][0] == 0 and request["logprobs"] is True
+    assert schema["properties"]["value"]["enum"][-1] == "none" and request["logprobs"] is True
+    assert "⟦2.10 TeV⟧" in request["messages"][-1]["content"]
     assert answer.value is not None and answer.value.number == "2.10 TeV" and answer.value.label == "vector"
     assert answer.text.startswith("2.10 TeV (vector) [") and "respectively" in answer.text
     assert answer.cited == [answer.value.passage] and "2.10 TeV" in answer.sources[answer.value.passage - 1].chunk.text
-    assert answer.value_confidence == pytest.approx(0.951, abs=1e-3)  # exp(-0.05): the stub's log-probability
+    assert answer.value_confidence == pytest.approx(0.905, abs=1e-3)  # the value's two pieces, exp(-0.05) each
     assert [s.supported for s in answer.support] == [True] and not answer.notes
     # Shown first, before the model's reply, with the sibling values beside it, each labelled.
     shown = [item for item in items if isinstance(item, Quote)]
@@ -57,7 +56,7 @@ def test_the_model_chooses_and_the_answer_states_the_value_as_the_passage_does(a
 
 
 def test_none_of_the_values_falls_back_to_the_checked_prose(answerer, demo_pipeline, ollama_stub):
-    ollama_stub.reply = lambda r: '{"choice": 0}' if "format" in r else "It is not stated in these passages."
+    ollama_stub.reply = lambda r: '{"value": "none"}' if "format" in r else "It is not stated in these passages."
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
     assert [("format" in chat) for chat in ollama_stub.chats] == [True, False]
     assert answer.value is None and answer.candidates > 0 and "It is not stated" in (answer.draft or answer.text)
@@ -65,7 +64,7 @@ def test_none_of_the_values_falls_back_to_the_checked_prose(answerer, demo_pipel
 
 def test_the_candidates_sentences_reach_the_prose_prompt(answerer, demo_pipeline, ollama_stub):
     """The sentence stating the VBF expectation reaches the model even when it writes prose."""
-    ollama_stub.reply = lambda r: '{"choice": 0}' if "format" in r else "No."
+    ollama_stub.reply = lambda r: '{"value": "none"}' if "format" in r else "No."
     answerer.answer(demo_pipeline.kb.get_analysis("HIG-24-001"), VBF)
     assert "37.6" in ollama_stub.chats[-1]["messages"][-1]["content"]
 
@@ -132,7 +131,7 @@ def test_a_choice_the_model_is_not_sure_of_is_not_stated_as_the_answer(answerer,
     """Below ``value_confidence`` the answer lists the likeliest values, each labelled and
     cited, says none stands out, and the member is warned: no wrong value passes unwarned."""
     ollama_stub.reply = lambda r: choice_of(r, "2.10 TeV")
-    ollama_stub.logprob = -1.5  # probability 0.22
+    ollama_stub.logprob = -0.75  # the value's two pieces: probability 0.22
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
     assert answer.value is None and answer.value_confidence == pytest.approx(0.223, abs=1e-3)
     assert answer.text.startswith("The passages state several values that may answer this, and none stands out: "
@@ -151,7 +150,7 @@ def test_a_value_part_the_model_is_not_sure_of_goes_to_the_prose(answerer, demo_
             return f"{background}\nUp to what mass is the vector mediator excluded?"
         return "1. The dominant background is Z boson production with decays to neutrinos [1]."
 
-    ollama_stub.reply, ollama_stub.logprob = reply, -1.5  # probability 0.22
+    ollama_stub.reply, ollama_stub.logprob = reply, -0.75  # the value's two pieces: probability 0.22
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"),
                              f"{background} Up to what mass is the vector mediator excluded?")
     prose = ollama_stub.chats[-1]["messages"][-1]["content"]

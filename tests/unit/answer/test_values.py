@@ -4,13 +4,13 @@ the CMS discovery paper (1207.7235) and the demo's notes."""
 
 from __future__ import annotations
 
-import json
+import math
 
 import pytest
 
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import candidates, confident, siblings
-from mitra.answer.choose import choice_messages, choice_schema, confidence, parse_choice
+from mitra.answer.choose import choice_messages, choice_schema, confidence, parse_choice, written
 from mitra.answer.prompts import question_sentences
 from mitra.answer.values import extra, first, numbered, pinned, quoted, stated
 from mitra.core.settings import Settings
@@ -67,6 +67,25 @@ def test_a_percentage_states_a_relative_uncertainty_of_any_kind():
                                    "the 7 TeV data and 3.6% for the 8 TeV data."))
     ranked = candidates(Asked.read("How large is the luminosity uncertainty on the 8 TeV data?"), [passage])
     assert ranked and ranked[0].mention.written == "3.6 %"
+
+
+def test_an_uncertainty_is_not_offered_for_a_value_nor_the_value_for_an_uncertainty():
+    def ranked(question: str, text: str) -> dict[str, float]:
+        passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, section=["Fit"],
+                                  text=text))
+        return {c.mention.written: c.score for c in candidates(Asked.read(question), [passage])}
+
+    shift = ranked("By how much does the global fit shift Re(C9) from its SM value?",
+                   "The minimum corresponds to Re(C9) shifted by -1.04 +- 0.25 from the SM value of the coefficient.")
+    assert shift["1.04"] > shift["0.25"]
+    syst = ranked("How large is the systematic uncertainty on the signal strength?",
+                  "The signal strength is 1.19 +0.40 -0.39 (stat) +0.15 -0.14 (syst).")
+    assert "1.19" not in syst and max(syst, key=syst.get) in ("0.15", "0.14")
+
+
+def test_a_question_asking_what_was_expected_asks_for_the_expected_value():
+    assert Asked.read("What significance did CMS expect for ttH production?").qualifiers["measure"] == {"expected"}
+    assert "measure" not in Asked.read("How significant is the excess over the background-only expectation?").qualifiers
 
 
 def test_a_table_cell_under_a_bracketed_header_is_told_apart():
@@ -130,34 +149,42 @@ def test_the_question_is_read_once_into_one_record():
 
 
 def test_the_choice_is_constrained_to_the_candidates_or_none():
-    schema = choice_schema(3)["json_schema"]["schema"]
-    assert schema["properties"]["choice"]["enum"] == [0, 1, 2, 3] and schema["required"] == ["choice"]
-    assert parse_choice('{"choice": 2}', 3) == 2
-    assert parse_choice('{"choice": 7}', 3) == 0  # outside the list: none
-    assert parse_choice('{"choice": true}', 3) == 0
-    assert parse_choice("The limit is 2.10 TeV [2].", 3) == 0  # prose from a server that ignored the schema
+    schema = choice_schema(["2.05 TeV", "2.10 TeV"])["json_schema"]["schema"]
+    assert schema["properties"]["value"]["enum"] == ["2.05 TeV", "2.10 TeV", "none"] and schema["required"] == ["value"]
+    assert parse_choice('{"value": "2.10 TeV"}', ["2.05 TeV", "2.10 TeV"]) == 2
+    assert parse_choice('{"value": "none"}', ["2.05 TeV"]) == 0
+    assert parse_choice('{"value": "2.2 TeV"}', ["2.05 TeV"]) == 0  # outside the list: none
+    assert parse_choice("The limit is 2.10 TeV [2].", ["2.10 TeV"]) == 0  # prose from a server that ignored the schema
 
 
-def test_the_choice_prompt_marks_each_value_in_its_sentence():
+def test_the_choice_prompt_marks_each_value_in_its_sentence_and_asks_last():
     ranked = candidates(Asked.read(VECTOR, TITLE), hits(MONOJET))
     content = choice_messages(Asked.read(VECTOR, TITLE), ranked)[1].content
-    assert "⟦2.10 TeV⟧" in content and content.rstrip().endswith("0. None of these values answers the question.")
+    assert "⟦2.10 TeV⟧" in content and content.rstrip().endswith(f"Question: {VECTOR}")
+    assert written(ranked[0]) == "2.10 TeV"
 
 
-@pytest.mark.parametrize("metadata", [
-    {"logprobs": {"content": [{"token": '{"', "logprob": -0.01}, {"token": "choice", "logprob": 0.0},
-                              {"token": '":', "logprob": 0.0}, {"token": " 2", "logprob": -0.105},
-                              {"token": "}", "logprob": 0.0}]}},  # OpenAI-compatible (llama.cpp, vLLM)
-    {"logprobs": [{"token": '{"choice": ', "logprob": 0.0}, {"token": "2", "logprob": -0.105},
-                  {"token": "}", "logprob": 0.0}]},  # Ollama
-])
-def test_the_confidence_is_the_chosen_number_s_probability(metadata):
-    assert confidence(metadata) == pytest.approx(0.9003, abs=1e-3)
+def _lp(token: str, logprob: float, *alternatives: tuple[str, float]) -> dict:
+    return {"token": token, "logprob": logprob, "top_logprobs": [{"token": t, "logprob": p} for t, p in alternatives]}
+
+
+def test_the_confidence_is_the_copied_value_s_probability_under_the_schema():
+    """llama.cpp reports probabilities before its grammar: at each token of the value the
+    chosen one is weighed against the alternatives the schema allowed there only ("6" starts
+    no value; "2" starts 2.9), the framing tokens not at all."""
+    tokens = [_lp('{"', -0.7), _lp("value", 0.0), _lp('":', 0.0), _lp(' "', -0.01, (" ", -5.0)),
+              _lp("5", -0.07, ("5", -0.07), ("6", -4.0), ("2", -4.2)), _lp(".", 0.0), _lp("9", -0.02, ("1", -4.4)),
+              _lp(" σ", -0.03), _lp('"}', 0.0)]
+    expected = (math.exp(-0.01) / (math.exp(-0.01) + math.exp(-5.0))  # a space before the quote is allowed
+                * math.exp(-0.07) / (math.exp(-0.07) + math.exp(-4.2)))
+    assert confidence({"logprobs": {"content": tokens}}, ["5.9 σ", "2.9"]) == pytest.approx(expected, abs=1e-3)
+    ollama = [{"token": '{"value":', "logprob": 0.0}, {"token": ' "2.10', "logprob": -0.105},
+              {"token": ' TeV"}', "logprob": 0.0}]  # Ollama: no alternatives listed, the raw product
+    assert confidence({"logprobs": ollama}, ["2.10 TeV"]) == pytest.approx(0.9003, abs=1e-3)
 
 
 def test_no_log_probabilities_no_confidence():
-    assert confidence({}) is None and confidence({"logprobs": None}) is None
-    assert json.loads('{"choice": 0}')["choice"] == 0
+    assert confidence({}, ["1"]) is None and confidence({"logprobs": None}, ["1"]) is None
 
 
 def test_a_choice_is_stated_only_when_the_model_is_sure():
