@@ -53,7 +53,7 @@ class TesseractOcr:
         import pytesseract
 
         try:
-            with _one_omp_thread():
+            with one_omp_thread():
                 hocr = pytesseract.image_to_pdf_or_hocr(image, lang=self.language, config="--psm 3", extension="hocr")
         except (pytesseract.TesseractNotFoundError, pytesseract.TesseractError) as exc:
             raise OcrUnavailableError(f"tesseract failed ({exc}); is tesseract-ocr with '{self.language}' installed?") from exc
@@ -180,7 +180,7 @@ def physics_fixes(words: list[Word]) -> list[Word]:
 
 
 @contextmanager
-def _one_omp_thread() -> Iterator[None]:
+def one_omp_thread() -> Iterator[None]:
     """Tesseract's OpenMP threads fight each other on a small machine: one thread is
     three times faster here (7 s instead of 23 s for a 300 dpi page on 2 cores). Set
     only around the call: the variable would also cap torch if it loaded meanwhile."""

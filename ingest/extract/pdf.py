@@ -40,6 +40,7 @@ from ingest.extract.inflation import check_pdf
 from ingest.extract.layout.slides import LANDSCAPE_RATIO
 from ingest.sources.manifest import file_sha256
 from ingest.extract.ocr import OcrBackend, OcrUnavailableError, ocr_backend, physics_fixes
+from ingest.extract.ocr_digits import checked_numbers
 from mitra.core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -343,7 +344,7 @@ class _Ocr:
         try:
             words = self._backend.read(image, 72 / dpi)
             if self.settings.ocr_physics_fixes and self._backend.name == "tesseract":
-                words = physics_fixes(words)
+                words = checked_numbers(physics_fixes(words), image, 72 / dpi)
         except OcrUnavailableError as exc:
             raise OcrFailedError(self.path, f"page {number} needs OCR: {exc}") from exc
         finally:
