@@ -4,7 +4,7 @@ restart the README's way found no knowledge base and no sign-in. Settings read `
 in the working directory (``mitra.core.settings``); the demo writes one there, unless
 one it did not write is already there (then it prints the command to restart with).
 
-    python -m demo.remember MITRA_DATA_DIR=... MITRA_FINAL_K=5
+    python -m demo.remember MITRA_DATA_DIR=...
 """
 
 from __future__ import annotations

@@ -47,8 +47,9 @@ PY
 demo_password="${MITRA_DEMO_PASSWORD:-orion-demo}"
 # The demo user is the demo's admin: all four pages (Evaluation and Ingestion included) are theirs.
 echo "$demo_password" | .venv/bin/mitra users add demo --groups orion --admin --password-stdin
-# A restart the README's way (`streamlit run app.py`) finds the demo's data dir and settings.
-$PY -m demo.remember MITRA_DATA_DIR="$MITRA_DATA_DIR" MITRA_FINAL_K="$MITRA_FINAL_K"
+# A restart the README's way (`streamlit run app.py`) finds the demo's data dir. Only that:
+# settings read .env in the repository, the tests' app processes included.
+$PY -m demo.remember MITRA_DATA_DIR="$MITRA_DATA_DIR"
 echo "MITRA is at http://127.0.0.1:$APP_PORT — sign in as demo / $demo_password (Ctrl-C to stop)"
 .venv/bin/streamlit run app.py --server.address 127.0.0.1 --server.port "$APP_PORT" \
   --server.headless true --browser.gatherUsageStats false

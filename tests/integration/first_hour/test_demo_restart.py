@@ -13,7 +13,7 @@ from mitra.access.users import LocalUsers
 from tests.conftest import REPO
 
 READ_BACK = ("from mitra.core.settings import Settings; from mitra.ui.auth import auth_mode; "
-             "s = Settings(); print(s.data_dir.resolve(), s.final_k, auth_mode(s))")
+             "s = Settings(); print(s.data_dir.resolve(), auth_mode(s))")
 
 
 def _run(clone, *args: str) -> str:
@@ -28,9 +28,9 @@ def test_the_plain_restart_finds_the_demos_data_dir_and_sign_in(tmp_path):
     LocalUsers(data_dir / "users.yaml").add("demo", "orion-demo", ["orion"], admin=True)
     assert "-m demo.remember MITRA_DATA_DIR=" in (REPO / "scripts" / "demo.sh").read_text()
 
-    said = _run(clone, "-m", "demo.remember", f"MITRA_DATA_DIR={data_dir}", "MITRA_FINAL_K=5")
+    said = _run(clone, "-m", "demo.remember", f"MITRA_DATA_DIR={data_dir}")
     assert "streamlit run app.py" in said
-    assert _run(clone, "-c", READ_BACK) == f"{data_dir} 5 local"  # not "unconfigured": the sign-in is found
+    assert _run(clone, "-c", READ_BACK) == f"{data_dir} local"  # not "unconfigured": the sign-in is found
 
     (clone / ".env").write_text("MITRA_AUTH=none\n")  # the member's own: kept, and the command said instead
     said = _run(clone, "-m", "demo.remember", f"MITRA_DATA_DIR={data_dir}")
