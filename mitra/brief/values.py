@@ -129,19 +129,30 @@ def _located(sentence: str, chunks: Sequence[Chunk]) -> Chunk | None:
     return None
 
 
+def _stating(m: Mention, chunks: Sequence[Chunk]) -> tuple[Chunk, str] | None:
+    """A passage that states the value of ``m`` (an abstract kept apart from the documents: a
+    portal's), and its sentence stating it, to highlight on its page."""
+    digits = m.written.split()[0]
+    for chunk in chunks:
+        if digits in chunk.text:
+            for x in stated(chunk.text, " > ".join(chunk.section)):
+                if x.same_value(m) and x.unit == m.unit:
+                    return chunk, x.sentence
+    return None
+
+
 def place_of(chunk: Chunk, highlight: str) -> Place:
     return Place(chunk_id=chunk.id, doc_id=chunk.doc_id, version=chunk.version, page=chunk.page_start,
                  unit=chunk.unit, anchor=chunk.anchor, highlight=highlight)
 
 
-def _value(m: Mention, everything: Sequence[Mention], where: str, chunk: Chunk | None) -> Value:
+def _value(m: Mention, everything: Sequence[Mention], where: str, place: Place | None) -> Value:
     quals = narrowed(m, resolved(everything, m))
     # A candidate's label names qualifiers as the value answers show them; it reads only the mention.
     label = Candidate(None, 0, replace(m, qualifiers=quals)).label  # type: ignore[arg-type]
     return Value(written=shown(m), number=str(m.value), power=m.power, quantity=_quantity(m),
                  qualifiers={cls: sorted(v - {"central value"}) for cls, v in quals.items() if v - {"central value"}},
-                 label=label, sentence=m.sentence, where=where,
-                 place=place_of(chunk, m.sentence) if chunk else None)
+                 label=label, sentence=m.sentence, where=where, place=place)
 
 
 def _concluding(chunks: Sequence[Chunk]) -> list[Chunk]:
@@ -174,7 +185,10 @@ def headline_values(abstract: str, chunks: Sequence[Chunk]) -> list[Value]:
         if any(k.same_value(m) and k.unit == m.unit for k in kept):
             continue
         kept.append(m)
-        out.append(_value(m, everything, where, chunk or (current[0] if current else None)))
+        # Cited where a passage states it: its own sentence's passage, else one stating the value
+        # (highlighting that passage's sentence); an abstract value no document states is not cited.
+        stating = (chunk, m.sentence) if chunk else _stating(m, current)
+        out.append(_value(m, everything, where, place_of(*stating) if stating else None))
     return out
 
 
