@@ -5,8 +5,8 @@ A token is ``mitra_<id>_<secret>``: ``id`` is public (listings, revocation), the
 32 random bytes. Only the SHA-256 of the whole token is kept, in ``tokens.sqlite`` or the
 shared database's ``api_tokens`` table: a slow password hash buys nothing against 256
 random bits, and a lookup by hash costs one indexed read per request. A token reads as
-its member: their groups are looked up on every call, so a change of groups, or the
-member's removal, applies at once; a revoked token is refused from the next request on.
+its member, with their groups as the users store has them; a revoked token is refused
+from the next request on.
 """
 
 from __future__ import annotations

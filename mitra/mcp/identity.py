@@ -1,6 +1,7 @@
 """Who makes an MCP call: over stdio the member the server was started for; over HTTP the
-member a bearer token names, checked on every request (``MitraTokens``), so a revoked
-token or a removed member is refused from the next request on and nobody calls anonymously."""
+member a bearer token names, checked on every request (``MitraTokens``), so a revoked token
+is refused from the next request on and nobody calls anonymously (a member's groups, and
+their removal, reach a running server within ``recent.KEPT_S``)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from mitra.access.users import UsersError, member
 from mitra.core.errors import MitraError
 from mitra.core.settings import Settings
 from mitra.mcp.oidc import OidcTokens, groups_of, member_name, provider
+from mitra.mcp.recent import Recent
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class MitraTokens:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.tokens = ApiTokens.open(settings)
+        self.members: Recent[Principal] = Recent()
         found = provider(settings)
         self.oidc = OidcTokens(*found) if found else None
 
@@ -58,15 +61,16 @@ class MitraTokens:
             if record is None:
                 return None
             try:
-                principal = member(self.settings, record.user)
+                principal = self.members.get(record.user, lambda: member(self.settings, record.user))
             except UsersError:
                 return None  # the member was removed: their tokens read nothing
             return _access(token, f"token:{record.id}", principal, "token")
         claims = self.oidc.claims(token) if self.oidc else None
         if claims is None:
             return None
-        principal = AccessPolicy.in_force(self.settings).principal(
-            member_name(claims), groups_of(claims.get(self.settings.groups_claim)))
+        groups = groups_of(claims.get(self.settings.groups_claim))
+        principal = self.members.get((member_name(claims), tuple(groups)), lambda: AccessPolicy.in_force(
+            self.settings).principal(member_name(claims), groups))
         return _access(token, f"oidc:{claims['sub']}", principal, "oidc")
 
 

@@ -34,6 +34,7 @@ from mitra.mcp import reads
 from mitra.mcp.identity import Caller, MitraTokens, http_caller
 from mitra.mcp.limits import MAX_NEIGHBOURS, RateLimit, checked_text, in_range
 from mitra.mcp.reads import Reply
+from mitra.mcp.recent import Recent
 from mitra.retrieval.pipeline import Pipeline, build_pipeline
 
 logger = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class Service:
         self.rate = RateLimit(settings.mcp_calls_per_minute)
         self.audit = open_audit(settings)
         self._loading = ThreadPoolExecutor(1, thread_name_prefix="mitra-mcp-load").submit(build_pipeline, settings)
+        self.scoped: Recent[Pipeline] = Recent()
         self._answerer = None
         self._answerer_lock = threading.Lock()
 
@@ -68,7 +70,7 @@ class Service:
         return self.fixed or http_caller()
 
     def pipeline(self, caller: Caller) -> Pipeline:
-        return self._loading.result().for_principal(caller.principal)
+        return self.scoped.get(caller.principal, lambda: self._loading.result().for_principal(caller.principal))
 
     def answerer(self):
         """The answering model, started on the first ``ask`` (one per process)."""

@@ -218,6 +218,9 @@ def test_http_needs_a_live_token_and_reads_as_its_member(env, server, higgs_pass
     assert alice not in json.dumps(listed)  # the token itself is never shown again
     rows = [r for r in _audit(env) if r["via"] == "token"]
     assert {r["user"] for r in rows} == {"alice", "bob"} and alice not in json.dumps(rows)
+    mitra(env, "users", "token", "revoke", alice_id)  # the token she just used: refused from the next request on
+    assert httpx.post(f"{server}/mcp", json=hello, timeout=30,
+                      headers={**headers, "Authorization": f"Bearer {alice}"}).status_code == 401
 
 
 def test_http_limits_the_rate_of_calls_per_token(env, server):
