@@ -6,14 +6,13 @@ groups, writes the audit trail, and refuses to serve at all when no sign-in is s
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import REPO, app_environment, closed_port
-from tests.fixtures.browser import open_tab, serve_app, wait_healthy
+from tests.fixtures.browser import open_tab, serve_app
+from tests.fixtures.servers import running_oidc_provider
 
 HIGGS = "What is the dominant background in the dimuon Higgs search?"
 POLICY = """
@@ -31,21 +30,9 @@ PASSWORD = "correct horse battery"
 @pytest.fixture(scope="module")
 def oidc_provider(tmp_path_factory):
     """A real OIDC provider process with alice (group exo) predefined."""
-    port = closed_port()
     alice = {"sub": "alice", "email": "alice@orion.example", "groups": ["exo"]}
-    log = tmp_path_factory.mktemp("oidc") / "oidc.log"
-    with log.open("w") as out:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "oidc_provider_mock", "--port", str(port), "--user-claims", json.dumps(alice)],
-            stdout=out, stderr=subprocess.STDOUT,
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_healthy(url, server, log, path="/.well-known/openid-configuration")
+    with running_oidc_provider(tmp_path_factory.mktemp("oidc") / "oidc.log", alice) as url:
         yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def app(data_dir: Path, tmp: Path, auth: str, *args: str, port: int | None = None, **env):

@@ -9,8 +9,6 @@ line of MCP error; the audit trail has a row for every call; ``ask`` returns exa
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import anyio
 import httpx
@@ -20,9 +18,9 @@ from mcp.shared.exceptions import MCPError
 from mitra.core.settings import Settings
 from mitra.store.knowledge_base import KnowledgeBase
 from tests.conftest import OLLAMA_MODEL, closed_port
-from tests.fixtures.browser import wait_healthy
 from tests.fixtures.mcp import http, http_server, issue, member_kb, mitra, stdio
 from tests.fixtures.ollama_stub import OllamaStub, running_stub
+from tests.fixtures.servers import running_oidc_provider
 
 QUESTION = "What is the dominant background?"
 HIGGS = "What is the dominant background in the dimuon Higgs search?"
@@ -39,17 +37,9 @@ def stub():
 @pytest.fixture(scope="module")
 def oidc_provider(tmp_path_factory):
     """A real OIDC provider process with alice (group exo) predefined."""
-    port = closed_port()
     alice = {"sub": "alice", "email": "alice@orion.example", "groups": ["exo"]}
-    log = tmp_path_factory.mktemp("oidc") / "oidc.log"
-    with log.open("w") as out:
-        server = subprocess.Popen([sys.executable, "-m", "oidc_provider_mock", "--port", str(port), "--user-claims",
-                                   json.dumps(alice)], stdout=out, stderr=subprocess.STDOUT)
-    try:
-        yield wait_healthy(f"http://127.0.0.1:{port}", server, log, path="/.well-known/openid-configuration")
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with running_oidc_provider(tmp_path_factory.mktemp("oidc") / "oidc.log", alice) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
