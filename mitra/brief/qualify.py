@@ -7,6 +7,8 @@ summary sentence otherwise than its author meant:
 * a value bound to both observed and expected ("the SM prediction of 1.39, in agreement with
   the measured …") is the one its nearest measure word names, the one before it first, unless
   the sentence says it is both ("both the expected and observed significances");
+* a value whose clause names no measure, in a sentence that names one, takes it from a value of
+  its kind the sentence binds to it ("the expected limits are B < 6.5 × 10⁻⁸ and B′ < 1.8 × 10⁻⁸");
 * "B < 1.5 × 10⁻⁸" is an upper limit, "> 2.1" a lower one; a value in a sentence that names one
   kind of limit and leaves the value unbound ("… upper limits are 3.8 (4.4) and 26 (32) times
   the SM") is that limit.
@@ -58,3 +60,19 @@ def qualified(m: Mention, sentence: str) -> Mention:
         elif len(limits := qualifiers_of(sentence).get("limit", frozenset())) == 1:
             quals["limit"] = limits
     return replace(m, sentence=sentence, qualifiers=quals)
+
+
+def shared_measure(sentence_mentions: list[Mention]) -> list[Mention]:
+    """One sentence's values, each unbound one given the sentence's one measure where a value of
+    its kind (unit and power of ten) before it is bound to it: "the expected limits are A and B",
+    not "3.2σ, compared to an expected 2.1σ"."""
+    named = qualifiers_of(sentence_mentions[0].sentence).get("measure", frozenset()) if sentence_mentions else frozenset()
+    if len(named) != 1:
+        return sentence_mentions
+    out = []
+    for m in sentence_mentions:
+        earlier = any(o.span[0] < m.span[0] and o.qualifiers.get("measure") == named and (o.unit, o.power) == (m.unit, m.power)
+                      for o in sentence_mentions)
+        out.append(replace(m, qualifiers={**m.qualifiers, "measure": named}) if "measure" not in m.qualifiers and earlier
+                   else m)
+    return out

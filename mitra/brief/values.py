@@ -2,10 +2,8 @@
 value machinery of ``mitra.answer`` (``quantities.mentions``: the number, its unit and the
 qualifiers bound to its clause), never paraphrased.
 
-A headline value is a number a result is stated as. Left out: the settings results are given
-at (√s = 13 TeV, a year, "for mH = 125 GeV"), the confidence level of a limit, the bounds of a
-range ("2.5 < y < 4.0"), an uncertainty (it follows its value: "126.0 ± 0.4"), the size of the
-data set (a qualifier of every value, not a result), a reference and a bare small integer.
+Which numbers are headline values is ``headline.is_headline``; the qualifiers a summary sentence
+binds beyond the answer's binder are ``qualify``'s.
 """
 
 from __future__ import annotations
@@ -20,7 +18,8 @@ from mitra.answer.candidates import Candidate
 from mitra.answer.claims import narrowed, resolved
 from mitra.answer.figures import unit_at
 from mitra.answer.quantities import Mention, mentions
-from mitra.brief.qualify import masked, qualified
+from mitra.brief.headline import is_headline
+from mitra.brief.qualify import masked, qualified, shared_measure
 from mitra.brief.record import Place, Value
 from mitra.core.text import math_to_words, normalise_space, split_sentences
 from mitra.core.types import Chunk
@@ -28,51 +27,7 @@ from mitra.core.types import Chunk
 # A top-level section whose values are headline values; the results where a document has no conclusions.
 CONCLUDING = re.compile(r"\b(?:conclusions?|summary|outlook)\b", re.I)
 RESULTS = re.compile(r"\bresults?\b", re.I)
-_RANGE = re.compile(r"(?:-?\d[\d.]*)\s*(?:<|≤|<=)\s*[^<>≤\d]{1,25}?\s*(?:<|≤|<=)\s*(?:-?\d[\d.]*)")
-# "± 0.4", "+1.5 -1.2" after a number: an uncertainty of the value before it.
-_UNCERTAINTY_BEFORE = re.compile(r"(?:±|\+/-|\+-|\\pm)\s*\(?\s*\Z|[\d)]\s*[+\-−]\s*\Z")
-# "115–130 GeV", "between 5 and 20 GeV/c": the bounds of a range.
-_RANGE_BEFORE = re.compile(r"\d\s*[–—]\s*\(?\Z|\bbetween\s+\Z|\b(?:between|from)\s+[\d.]+\s*\S{0,8}\s+(?:and|to)\s+\Z")
-_RANGE_AFTER = re.compile(r"\s*[–—]\s*\d")
-_INTERVAL = re.compile(r"\[[^\[\];]*;[^\[\]]*\]")  # "[0;14]"
-# "for a Higgs boson mass of 125.09 GeV": the point a result is given at
-_SETTING = re.compile(r"\b(?:for|assuming)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s){0,3}(?:mass|energy)\s+(?:of\s+|near\s+)?\Z", re.I)
-_NAMED = re.compile(r"\b[A-Z][A-Za-z]*[A-Z]\s*\Z")  # "PYTHIA 6.4", "CTEQ 6.6": a version, part of a name
-LONGEST = 400  # characters: a longer "sentence" is text run together (a figure's axis labels), not a statement
-_CL_AFTER = re.compile(r"\s*(?:CL|C\.\s?L\.|CLs|confidence|credib)", re.I)
-_REFERENCE = re.compile(r"\[[\d\s,;–-]*\Z")
-_DATA_SET = frozenset({"luminosity"})
 QUANTITY_WORDS = 9  # of the sentence before the value, to say what it is
-
-
-def _range_spans(sentence: str) -> list[tuple[int, int]]:
-    return [m.span() for m in _RANGE.finditer(sentence)]
-
-
-def is_headline(m: Mention) -> bool:
-    """Is this number a result the sentence states (module docstring)?"""
-    s, (start, end) = m.sentence, m.span
-    before = s[:start]
-    if m.condition or m.kind in _DATA_SET or _REFERENCE.search(before) or _SETTING.search(before):
-        return False
-    if m.unit == "%" and _CL_AFTER.match(s, end):
-        return False
-    if any(a <= start < b for a, b in _range_spans(s)) or _RANGE_BEFORE.search(before):
-        return False
-    if _RANGE_AFTER.match(s, m.span[0] + len(m.written.split()[0])):
-        return False
-    if any(a <= start < b for a, b in (i.span() for i in _INTERVAL.finditer(s))):
-        return False
-    if (not m.unit and _NAMED.search(before)) or len(re.findall(r"\d+", m.written)) > 3:
-        return False
-    if " | " in s or len(s) > LONGEST:
-        return False  # a table row, or text run together: tables are results, not the headline statements
-    if _UNCERTAINTY_BEFORE.search(before):
-        return False
-    if "uncertainty" in m.qualifiers and m.qualifiers["uncertainty"] - {"central value"} and not m.unit:
-        return False  # "0.4 (stat)": an uncertainty written after its value
-    bare = not m.unit and m.power is None and "." not in m.written and m.value == m.value.to_integral_value()
-    return not (bare and m.value < 10)
 
 
 # What follows a value in its statement: its uncertainties ("± 0.4 (stat)", "+0.31 −0.26"), a power of ten.
@@ -111,13 +66,12 @@ def stated(text: str, heading: str = "") -> list[Mention]:
     ``qualify`` adds."""
     plain = html.unescape(math_to_words(text))
     blanked = masked(plain)
-    out = []
+    by_sentence: dict[str, list[Mention]] = {}
     for m in mentions(blanked, heading):
         at = blanked.find(m.sentence)  # the same length, so the same place in the text as written
         m = qualified(m, plain[at:at + len(m.sentence)] if at >= 0 else m.sentence)
-        if is_headline(m):
-            out.append(m)
-    return out
+        by_sentence.setdefault(m.sentence, []).append(m)
+    return [m for sentence in by_sentence.values() for m in shared_measure(sentence) if is_headline(m)]
 
 
 def _located(sentence: str, chunks: Sequence[Chunk]) -> Chunk | None:
