@@ -98,8 +98,8 @@ def measure_values(briefs: dict, gold: dict[str, list[dict]]) -> dict:
 
     found = total = right = judged = 0
     misses, wrong, unjudged = [], [], []
-    for analysis, rows in gold.items():
-        brief = briefs.get(analysis)
+    for analysis in sorted(set(gold) | set(briefs)):
+        rows, brief = gold.get(analysis, []), briefs.get(analysis)
         shown = [(number_of(v), v) for v in brief.values] if brief else []
         for row in {(r["value"], r["power"]): r for r in rows}.values():
             total += 1

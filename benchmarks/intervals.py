@@ -19,4 +19,4 @@ def wilson(hits: int, total: int) -> dict:
     if not total:
         return {"share": None, "ci": None, "n": 0}
     ci = binomtest(hits, total).proportion_ci(confidence_level=0.95, method="wilson")
-    return {"share": round(hits / total, 3), "ci": [round(ci.low, 3), round(ci.high, 3)], "n": total}
+    return {"share": round(hits / total, 3), "ci": [round(float(ci.low), 3), round(float(ci.high), 3)], "n": total}
