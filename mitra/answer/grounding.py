@@ -192,8 +192,10 @@ def _verbatim(text: str) -> str:
 def points_at_value(sentence: str) -> bool:
     """Does the sentence end its predicate at a citation marker, stating nothing ("The
     systematic uncertainty on the measured boson mass is [3].", "… amounts to [2].")? One
-    that states a value elsewhere ("… 91 percent of the total [1].") points at nothing."""
-    return bool(_POINTER.search(sentence)) and not numbers(_LEVEL.sub(" ", CITATION.sub(" ", sentence)))
+    that states a value elsewhere ("… 91 percent of the total [1].") points at nothing; the
+    data or mass point it names ("The excess in the 13 TeV data is [2, 3].") is no value."""
+    body = _LEVEL.sub(" ", CITATION.sub(" ", sentence))
+    return bool(_POINTER.search(sentence)) and not any(not m.condition for m in mentions(body))
 
 
 def signpost(body: str) -> bool:

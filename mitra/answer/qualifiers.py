@@ -23,7 +23,7 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("systematic", r"(?<![a-z])syst(?:ematics?|\.)?(?![a-z])"),
         ("theoretical", r"(?<![a-z])theo(?:ry|retical|\.)?(?![a-z])"),
         ("luminosity", r"\(\s*lumi(?:nosity)?\s*\)"),
-        ("total", r"\btotal\b"),
+        ("total", r"\btotal\s+(?:[\w-]+\s+)?(?:uncertaint|errors?\b)"),  # not "the total signal yield"
     ],
     "significance": [("local", r"\blocal(?:ly)?\b"), ("global", r"\bglobal(?:ly)?\b")],
     "channel": [

@@ -59,7 +59,8 @@ class AnswerSettings(BaseModel):
     value_passages: int = Field(20, ge=1, description="fused passages a value question's candidates come from")
     value_candidates: int = Field(6, ge=1, description="candidate values the model chooses among")
     value_margin: float = Field(2.5, ge=0, description="lead over the next value to show the first before any model")
-    value_confidence: float = Field(0.6, ge=0, le=1, description="the choice's probability to state it as the answer")
+    value_confidence: float = Field(
+        0.7, ge=0, le=1, description="the copied value's probability under the schema to state it as the answer")
     value_alternatives: int = Field(2, ge=1, description="values listed beside the model's when it is not sure")
     multipart: bool = Field(True, description="a question asking several things is split by the model, each part "
                             "retrieved on its own and answered in turn; off: answered as one question")

@@ -187,6 +187,15 @@ def test_a_sentence_stating_a_value_is_no_pointer():
 
     assert not points_at_value("The dominant background is Z boson production, 91 percent of the total [1].")
     assert points_at_value("The background totals [1].")
+    # the data set or mass point a pointer names is no value of its own
+    assert points_at_value("The VH, H→bb excess in the ATLAS 13 TeV data is [2, 3].")
+
+
+def test_a_total_yield_is_no_total_uncertainty():
+    from mitra.answer.qualifiers import qualifiers_of
+
+    assert "uncertainty" not in qualifiers_of("The total signal yield is determined to be 2398 ± 57.")
+    assert qualifiers_of("the total luminosity uncertainty")["uncertainty"] == {"total"}
 
 
 def test_a_cited_figure_in_none_of_the_passages_is_left_out():
