@@ -91,8 +91,14 @@ class Service:
             raise error(str(refused)) from None
         return await anyio.to_thread.run_sync(self._run, caller, tool, args, read, error)
 
+    def shown(self, args: dict) -> dict:
+        """A call's arguments as the audit trail keeps them: a text over the question limit cut
+        there (a refused megabyte of question is not copied into the trail)."""
+        most = self.settings.mcp_max_question_chars
+        return {k: v[:most] + "…" if isinstance(v, str) and len(v) > most else v for k, v in args.items() if v is not None}
+
     def _run(self, caller: Caller, tool: str, args: dict, read, error: type[Exception]) -> Reply:
-        shown = {k: v for k, v in args.items() if v is not None}
+        shown = self.shown(args)
         fields = {"tool": tool, "via": caller.via, "args": shown,
                   **({"question": shown.get("question") or shown["query"]} if {"question", "query"} & set(shown) else {})}
         try:
@@ -135,13 +141,15 @@ class CallsAudited:
         line = " ".join(part.strip() for part in data["content"][0]["text"].splitlines()
                         if part.strip() and not part.strip().startswith("For further information"))
         params = ctx.params or {}
+        arguments = params.get("arguments") or {}
         try:
             caller = self.service.caller()
         except MitraError:
             return result
         await anyio.to_thread.run_sync(lambda: self.service.audit.write(
             "tool", caller.principal.user, tool=str(params.get("name")), via=caller.via,
-            args=params.get("arguments") or {}, error=line))
+            args=self.service.shown(arguments if isinstance(arguments, dict) else {"arguments": str(arguments)}),
+            error=line[:500]))
         return {**data, "content": [{"type": "text", "text": line}]}
 
 

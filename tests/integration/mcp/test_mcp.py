@@ -167,6 +167,8 @@ def test_a_member_over_stdio_reads_and_asks_only_her_analyses_and_every_call_is_
     # which the SDK refuses before any tool runs: a wrong argument type, an unknown tool)
     assert len(rows) == 5 + 4 + 2 * (len(higgs_passages) + 1) + 1 + 4 + 7, tools
     assert [r["args"] for r in rows if r["tool"] == "no_such_tool"] == [{}]
+    long = [r for r in rows if "mcp_max_question_chars" in r.get("error", "")]
+    assert len(long) == 1 and len(long[0]["args"]["question"]) == 2001  # cut at the limit in the trail too
     assert all(r["user"] == "alice" for r in rows)
     served = [r for r in rows if r["tool"] == "search" and r.get("chunks")][0]
     assert served["chunks"] == [h["chunk_id"] for h in got["search"]["hits"]] and served["analysis"] == "EXO-24-002"
