@@ -265,3 +265,13 @@ def test_http_accepts_the_oidc_tokens_of_the_apps_provider(env, server, oidc_pro
             "Authorization": f"Bearer {refused}", "Accept": "application/json, text/event-stream"}).status_code == 401
     rows = [r for r in _audit(env) if r["via"] == "oidc"]
     assert len(rows) == 2 and {r["user"] for r in rows} == {"alice@orion.example"}
+
+
+def test_mitra_mcp_refuses_in_one_line_what_it_cannot_serve(cli):
+    for args, said in ((["mcp"], "exactly one of --stdio or --http"), (["mcp", "--stdio", "--http"], "exactly one of"),
+                       (["mcp", "--stdio"], "--user NAME"), (["mcp", "--stdio", "--user", "nobody"], "no such user"),
+                       (["mcp", "--http", "--user", "alice"], "--user goes with --stdio"),
+                       (["users", "token", "issue", "nobody"], "no user 'nobody'"),
+                       (["users", "token", "revoke", "0000"], "no live token")):
+        result = cli(*args)
+        assert result.exit_code == 2 and said in " ".join(result.output.split()) and "Traceback" not in result.output
