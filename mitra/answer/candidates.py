@@ -103,6 +103,8 @@ def _kind_fits(asked: Asked, m: Mention) -> bool | None:
     """True: the kind asked; None: either says none (a table cell under "Obs. (exp.)
     significance" has no unit), or a percentage of a kind stated relatively; False: another
     kind (ruled out)."""
+    if m.kind == "luminosity" and asked.kind != "luminosity":
+        return False  # "9 fb⁻¹": the data a result is stated on, not the result
     if not asked.kind or not m.kind or (m.kind == "percent" and asked.kind in _RELATIVE):
         return None
     return asked.kind == m.kind
