@@ -63,6 +63,13 @@ def higgs_passages(env) -> list[str]:
     return [c.id for c in kb.chunks("HIG-24-001")]
 
 
+@pytest.fixture(scope="module")
+def asked_by_cli(env) -> dict:
+    """``mitra ask --json`` as alice, without its timings: what the ask tool must return."""
+    asked = json.loads(mitra(env, "--as", "alice", "ask", "--analysis", "EXO-24-002", QUESTION, "--json"))
+    return {k: v for k, v in asked.items() if k != "timings_ms"}
+
+
 def _audit(env) -> list[dict]:
     return [json.loads(line) for line in mitra(env, "audit", "--event", "tool", "--json").splitlines()]
 
@@ -143,7 +150,8 @@ async def _every_tool(client, higgs_passages: list[str]) -> dict:
     return got
 
 
-def test_a_member_over_stdio_reads_and_asks_only_her_analyses_and_every_call_is_audited(env, stub, higgs_passages):
+def test_a_member_over_stdio_reads_and_asks_only_her_analyses_and_every_call_is_audited(env, stub, higgs_passages,
+                                                                                         asked_by_cli):
     before = len(stub.chats)
 
     async def session():
@@ -158,8 +166,7 @@ def test_a_member_over_stdio_reads_and_asks_only_her_analyses_and_every_call_is_
     assert not any(i in higgs_passages for r in got["results"] for i in _served_ids(r))
     assert got["search"]["hits"] == json.loads(mitra(env, "--as", "alice", "search", "--analysis", "EXO-24-002", QUESTION,
                                                      "--k", "3", "--json"))["hits"]
-    cli = json.loads(mitra(env, "--as", "alice", "ask", "--analysis", "EXO-24-002", QUESTION, "--json"))
-    assert {k: v for k, v in got["ask"].items() if k != "timings_ms"} == {k: v for k, v in cli.items() if k != "timings_ms"}
+    assert {k: v for k, v in got["ask"].items() if k != "timings_ms"} == asked_by_cli
 
     rows = [r for r in _audit(env) if r["via"] == "stdio"]
     tools = [r["tool"] for r in rows]
@@ -178,7 +185,7 @@ def test_a_member_over_stdio_reads_and_asks_only_her_analyses_and_every_call_is_
     assert "tool" in shown and "alice" in shown
 
 
-def test_http_needs_a_live_token_and_reads_as_its_member(env, server, higgs_passages):
+def test_http_needs_a_live_token_and_reads_as_its_member(env, server, higgs_passages, asked_by_cli):
     alice_id, alice = issue(env, "alice")
     _, bob = issue(env, "bob")
     revoked_id, revoked = issue(env, "alice")
@@ -203,6 +210,7 @@ def test_http_needs_a_live_token_and_reads_as_its_member(env, server, higgs_pass
 
     got, bobs = anyio.run(calls)
     assert not any(i in higgs_passages for r in got["results"] for i in _served_ids(r))
+    assert {k: v for k, v in got["ask"].items() if k != "timings_ms"} == asked_by_cli
     assert [a["analysis_id"] for a in bobs["analyses"]] == ["HIG-24-001"]
     listed = json.loads(mitra(env, "users", "token", "list", "--user", "alice", "--json"))
     revoked_ones = {t["id"]: t["revoked_at"] is not None for t in listed}
