@@ -54,16 +54,25 @@ def main() -> None:
             st.markdown(f"**{inert_markdown(v.written)}**{inert_markdown(label + changed)} — {inert_markdown(v.sentence)}")
             cite(brief.analysis_id, v.place, f"value-{i}")
     st.subheader("How it is organised")
-    for t, tree in enumerate(brief.trees):
+    for t, tree in enumerate(brief.trees):  # each section, and each term below, opens where it is stated
         with st.expander(inert_markdown(f"{tree.title} · version {tree.version}")):
             for s in tree.sections:
                 st.markdown(f"{'&nbsp;' * 4 * (len(s.path) - 1)}**{inert_markdown(s.path[-1])}** — "
                             f"{inert_markdown(s.line)}")
+            opened = st.selectbox("Open a section", range(len(tree.sections)), index=None, key=f"section-{t}",
+                                  format_func=lambda i, tree=tree: " > ".join(tree.sections[i].path),
+                                  placeholder="choose a section…")
+            if opened is not None:
+                cite(brief.analysis_id, tree.sections[opened].place, f"section-{t}-{opened}")
     st.subheader("Its vocabulary")
     if brief.vocabulary:
         st.dataframe([{"term": term.short, "means": term.long, "defined in": term.place.doc_id if term.place else "",
                        "page": term.place.page if term.place else None} for term in brief.vocabulary],
                      hide_index=True, width="stretch")
+        defined = st.selectbox("Where is it defined?", range(len(brief.vocabulary)), index=None, key="term",
+                               format_func=lambda i: brief.vocabulary[i].short, placeholder="choose a term…")
+        if defined is not None:
+            cite(brief.analysis_id, brief.vocabulary[defined].place, f"term-{defined}")
     st.subheader("Where to start")
     for q in brief.questions:
         st.markdown(f"- [{inert_markdown(q)}]({chat_link(brief.analysis_id, q)})")

@@ -23,7 +23,7 @@ from mitra.answer.qualifiers import qualifiers, qualifiers_of
 from mitra.answer.quantities import Mention
 
 _REFERENCE = re.compile(
-    r"\b(?:relative|normali[sz]ed|compared|with respect)\s+to\s+(?:that of\s+|the\s+)?(?:one\s+)?"
+    r"\b(?:relative|normali[sz]ed|compared|with respect)\s+to\s+(?:that of\s+|the\s+|its\s+)?(?:one\s+)?"
     r"(?:expected\s+(?:in|for|from|by)\s+the\s+(?:SM|Standard Model)|(?:SM|Standard Model)\s+(?:expectations?|predictions?))"
     r"|\b(?:above|over|from|than)\s+the\s+expected\s+(?:SM\s+|Standard Model\s+)?background"
     # "the ratio of the observed yield to the one expected in the SM", "… to the Standard Model expectation"

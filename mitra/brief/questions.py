@@ -35,10 +35,10 @@ def questions(values: Sequence[Value], trees: Sequence[DocumentTree]) -> list[st
             out.append(q)
     for tree in trees:
         for section in tree.sections:
-            heading = re.sub(r"^[\d.\s]+", "", section.path[0]).strip()
+            heading = re.sub(r"\s+\d+$", "", re.sub(r"^[\d.\s]+", "", section.path[0])).strip()  # "2 Data 11": a TOC line
             if len(section.path) != 1 or not heading or _BOILERPLATE.search(heading):
                 continue
-            q = f"What does the analysis do in “{heading}”?"
+            q = f"What does the analysis say about “{heading}”?"
             if q not in out:
                 out.append(q)
             if len(out) >= N_QUESTIONS:

@@ -39,16 +39,15 @@ def shown(m: Mention) -> str:
     """The value as its sentence states it, with its uncertainties and unit where they follow."""
     s, (start, end) = m.sentence, m.span
     follow = _FOLLOWING.match(s, end)
-    bracketed = s[start - 1:start] == "(" and ")" in s[end:end + 60]
-    if bracketed:
-        start -= 1  # "(3.2 ± 0.5) × 10⁻⁹": the bracket the power of ten applies to
     if follow and follow.end() > end:
         end = follow.end()
-        if bracketed and (close := re.match(r"\s*\)", s[end:])):
-            end += close.end()
         unit = unit_at(s, end)
         if unit and not m.unit:
             end = unit[2]
+    if s[start - 1:start] == "(" and ")" in s[m.span[1]:end]:
+        start -= 1  # "(3.2 ± 0.5) × 10⁻⁹": the bracket the power of ten applies to
+    elif s[start - 1:start] == "(" and re.match(r"\s*\)\s*(?:×|x|\\times)\s*10", s[end:]):
+        start, end = start - 1, _FOLLOWING.match(s, end + s[end:].index(")")).end()
     return normalise_space(s[start:end])
 
 
