@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from mitra.answer.across import readable
+from mitra.brief.build import read_brief
 from mitra.core.errors import MitraError
 from mitra.core.types import Chunk, Hit, chunk_place
 from mitra.retrieval.pipeline import Pipeline
@@ -41,6 +42,18 @@ def analysis(p: Pipeline, analysis_id: str) -> Reply:
     return Reply({"analysis_id": found.id, "title": found.title, "experiment": found.experiment,
                   "abstract": found.abstract, "documents": _documents(p, found.id)},
                  analysis=found.id, quoted=["title", "abstract", "documents[].title"])
+
+
+def brief(p: Pipeline, analysis_id: str) -> Reply:
+    """The analysis's brief as ``mitra brief --json`` prints it."""
+    (found,) = readable(p, [analysis_id])
+    kept = read_brief(p.kb, found.id)
+    if kept is None:
+        raise MitraError(f"no brief of '{found.id}' yet: it is built when the analysis is indexed")
+    return Reply(kept.model_dump(mode="json"), analysis=found.id,
+                 chunks=list(dict.fromkeys(v.place.chunk_id for v in kept.values if v.place is not None)),
+                 quoted=["title", "abstract", "documents[].title", "values[].sentence", "trees[].sections[].line",
+                         "vocabulary[].long", "questions[]"])
 
 
 def find_analysis(p: Pipeline, question: str, top: int) -> Reply:

@@ -228,8 +228,13 @@ def build_server(settings: Settings, caller: Caller | None = None, **options) ->
                                   lambda p: reads.read_passage(p, text("id", id), in_range("neighbours", neighbours, 0,
                                                                                            MAX_NEIGHBOURS), analysis))
 
-    # The brief of an analysis (issue #47, `mitra brief`) is registered here, as a read-only
-    # tool beside these, once it lands.
+    @server.tool(annotations=READ_ONLY)
+    async def brief(analysis: AnalysisId) -> CallToolResult:
+        """An analysis at a glance, built when it was indexed: what it is (documents, versions, abstract), what it
+        found (its headline values with their qualifiers, each cited to its passage), how its documents are
+        organised, its abbreviations and symbols, and five questions to start with; the same object as `mitra
+        brief --json`. Use it first on an analysis new to the member, or to find the value of a main result."""
+        return await service.tool("brief", {"analysis": analysis}, lambda p: reads.brief(p, analysis))
 
     @server.resource("mitra://analyses", name="analyses", mime_type="application/json",
                      description="The analyses you may read, with their documents and versions.")

@@ -116,9 +116,12 @@ async def _every_tool(client, higgs_passages: list[str]) -> dict:
     assert len(read["before"]) + len(read["after"]) >= 1
     got["ask"] = _data(await client.call_tool("ask", {"analysis": "EXO-24-002", "question": QUESTION}))
     assert got["ask"]["answer"] == ANSWER and got["ask"]["citations"]
+    got["brief"] = _data(await client.call_tool("brief", {"analysis": "EXO-24-002"}))
+    assert got["brief"]["analysis_id"] == "EXO-24-002" and got["brief"]["values"]
 
     # scoping: the Higgs analysis reads exactly like one that does not exist, its ids guessed or not
-    for tool, args in (("search", {"analysis": "{}", "query": QUESTION}), ("ask", {"analysis": "{}", "question": HIGGS})):
+    for tool, args in (("search", {"analysis": "{}", "query": QUESTION}), ("ask", {"analysis": "{}", "question": HIGGS}),
+                       ("brief", {"analysis": "{}"})):
         forbidden = _refused(await client.call_tool(tool, {k: v.format("HIG-24-001") for k, v in args.items()}))
         missing = _refused(await client.call_tool(tool, {k: v.format("HIG-99-999") for k, v in args.items()}))
         assert forbidden == missing.replace("HIG-99-999", "HIG-24-001")
@@ -136,7 +139,7 @@ async def _every_tool(client, higgs_passages: list[str]) -> dict:
         with pytest.raises(MCPError) as refused:
             await client.read_resource(uri)
         assert "HIG-24-001" in str(refused.value) and "Traceback" not in str(refused.value)
-    got["results"] = [listed, routed, found, read, got["ask"], routed_away]
+    got["results"] = [listed, routed, found, read, got["ask"], got["brief"], routed_away]
 
     # hostile input: one line each, nothing read
     _refused(await client.call_tool("search", {"analysis": "EXO-24-002", "query": QUESTION, "k": 10**9}), "mcp_max_k")
@@ -157,7 +160,8 @@ def test_a_member_over_stdio_reads_and_asks_only_her_analyses_and_every_call_is_
     async def session():
         async with stdio(env, "alice") as client:
             tools = await client.list_tools()
-            assert {t.name for t in tools.tools} == {"list_analyses", "find_analysis", "search", "ask", "read_passage"}
+            assert {t.name for t in tools.tools} == {"list_analyses", "find_analysis", "search", "ask", "read_passage",
+                                                     "brief"}
             assert all(len(t.description) > 80 for t in tools.tools)  # each says when to use it
             return await _every_tool(client, higgs_passages)
 
@@ -167,12 +171,13 @@ def test_a_member_over_stdio_reads_and_asks_only_her_analyses_and_every_call_is_
     assert got["search"]["hits"] == json.loads(mitra(env, "--as", "alice", "search", "--analysis", "EXO-24-002", QUESTION,
                                                      "--k", "3", "--json"))["hits"]
     assert {k: v for k, v in got["ask"].items() if k != "timings_ms"} == asked_by_cli
+    assert got["brief"] == json.loads(mitra(env, "--as", "alice", "brief", "EXO-24-002", "--json"))
 
     rows = [r for r in _audit(env) if r["via"] == "stdio"]
     tools = [r["tool"] for r in rows]
-    # every call: 5 reads + 4 refused + 2 per guessed id + the routed search + 4 resources + 7 hostile (two of
+    # every call: 6 reads + 6 refused + 2 per guessed id + the routed search + 4 resources + 7 hostile (two of
     # which the SDK refuses before any tool runs: a wrong argument type, an unknown tool)
-    assert len(rows) == 5 + 4 + 2 * (len(higgs_passages) + 1) + 1 + 4 + 7, tools
+    assert len(rows) == 6 + 6 + 2 * (len(higgs_passages) + 1) + 1 + 4 + 7, tools
     assert [r["args"] for r in rows if r["tool"] == "no_such_tool"] == [{}]
     long = [r for r in rows if "mcp_max_question_chars" in r.get("error", "")]
     assert len(long) == 1 and len(long[0]["args"]["question"]) == 2001  # cut at the limit in the trail too
