@@ -53,6 +53,17 @@ _CL = re.compile(r"\s*(?:CL|C\.\s?L\.|CLs|confidence|credib)", re.I)
 MIN_SENTENCE_SHARE = 0.4
 
 
+def label_of(qualifiers: dict[str, frozenset[str]]) -> str:
+    """The qualifiers a value is stated for, in words: "observed local", "expected 13 TeV"."""
+    parts = []
+    for cls in _LABEL_ORDER:
+        values = sorted(qualifiers.get(cls, frozenset()) - {"central value"})
+        if cls in ("channel", "category") and values == sorted(DEFAULTS.get(cls, frozenset())):
+            continue
+        parts += values
+    return " ".join(parts)
+
+
 @dataclass
 class Candidate:
     """One value a passage states, with why it may answer the question."""
@@ -66,14 +77,7 @@ class Candidate:
 
     @property
     def label(self) -> str:
-        """The qualifiers it is stated for, in words: "observed local", "expected 13 TeV"."""
-        parts = []
-        for cls in _LABEL_ORDER:
-            values = sorted(self.mention.qualifiers.get(cls, frozenset()) - {"central value"})
-            if cls in ("channel", "category") and values == sorted(DEFAULTS.get(cls, frozenset())):
-                continue
-            parts += values
-        return " ".join(parts)
+        return label_of(self.mention.qualifiers)
 
     def quote(self, passage: int) -> Quote:
         m = self.mention

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import replace
 from decimal import Decimal
 from typing import Sequence
 
-from mitra.answer.candidates import Candidate
+from mitra.answer.candidates import label_of
 from mitra.answer.claims import narrowed, resolved
 from mitra.answer.figures import unit_at
 from mitra.answer.quantities import Mention, mentions
@@ -101,8 +100,7 @@ def place_of(chunk: Chunk, highlight: str) -> Place:
 
 def _value(m: Mention, everything: Sequence[Mention], where: str, place: Place | None) -> Value:
     quals = narrowed(m, resolved(everything, m))
-    # A candidate's label names qualifiers as the value answers show them; it reads only the mention.
-    label = Candidate(None, 0, replace(m, qualifiers=quals)).label  # type: ignore[arg-type]
+    label = label_of(quals)  # the qualifiers named as the value answers show them
     return Value(written=shown(m), number=str(m.value), power=m.power, quantity=_quantity(m),
                  qualifiers={cls: sorted(v - {"central value"}) for cls, v in quals.items() if v - {"central value"}},
                  label=label, sentence=m.sentence, where=where, place=place)
