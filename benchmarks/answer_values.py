@@ -233,7 +233,8 @@ def ask(pipeline: Pipeline, answerer: PromptCapture, q: ValueQuestion) -> dict:
         or quote_verdict(quote, q) == "right",
     }
     lost = next((stage for stage in STAGES if not reached[stage]), None)
-    answer_verdict = verdict(answer.text, q)
+    # a withheld or abstained answer states no value: its text names the analysis ("PDF-1207.7214v2"), not a figure
+    answer_verdict = "none" if answer.withheld or answer.abstained else verdict(answer.text, q)
     shown_states = any(states(t, q.value, q.unit) for t in shown_passages)
     return {
         **row,

@@ -228,6 +228,10 @@ class Answerer:
         written, usage = yield from self.write(prompt, timings, elapsed_ms, question, analysis.title)
         answer = self.checked(analysis, question, written, prompt, usage, coverage, len(result.hits), ranking,
                                timings, elapsed_ms)
+        if answer.withheld and numbered:
+            text, cited, note = values.listed_instead(numbered, prompt.sources, self.settings)
+            answer = answer.model_copy(update={"text": text, "cited": cited, "withheld": False,
+                                               "remarks": [*answer.remarks, note]})
         yield answer.model_copy(update={"quote": quote, "candidates": len(numbered)})
 
     def quote(self, asked: Asked, prompt: Prompt) -> Quote | None:

@@ -130,6 +130,19 @@ def uncertain(value: Quote, alternatives: Sequence[Quote]) -> str:
             + ". Read them in their passages below.")
 
 
+def listed_instead(numbered: Sequence[tuple[int, Candidate]], sources: Sequence[Hit],
+                   settings: Settings) -> tuple[str, list[int], Note]:
+    """Where the model chose none of the candidates and its own answer was withheld: the
+    likeliest candidates, each labelled and cited, rather than "the passages do not say
+    this" while a shown passage may state the value. Its text, citations and note."""
+    number = numbers(sources)
+    likeliest = [quoted(c, number, sources) for _, c in numbered[:settings.value_alternatives + 1]]
+    note = Note(kind="value uncertain",
+                text="The model chose none of the values the passages state, and its own answer was not supported "
+                     "by its passages: the likeliest values are listed instead, none given as the answer.")
+    return uncertain(likeliest[0], likeliest), list(dict.fromkeys(q.passage for q in likeliest)), note
+
+
 def uncertain_note(value: Quote, confidence: float | None) -> Note:
     how = f" (probability {confidence:.0%})" if confidence is not None else ""
     return Note(kind="value uncertain",

@@ -158,9 +158,7 @@ def test_off_multipart_answers_the_whole_question(parts_answerer, ollama_stub):
 
 
 def test_the_cli_json_gives_per_part_support(parts_answerer, ollama_stub):
-    from mitra.cli.answer import _answer_json
-
-    parts = _answer_json(parts_answerer().answer(DARK_MATTER, QUESTION))["parts"]
+    parts = parts_answerer().answer(DARK_MATTER, QUESTION).to_json()["parts"]
     assert [p["answered"] for p in parts] == [True, True, False]
     assert parts[0]["cited"] == [1] and parts[0]["supported_share"] == 1.0
 

@@ -62,6 +62,17 @@ def test_none_of_the_values_falls_back_to_the_checked_prose(answerer, demo_pipel
     assert answer.value is None and answer.candidates > 0 and "It is not stated" in (answer.draft or answer.text)
 
 
+def test_none_chosen_and_the_prose_withheld_lists_the_likeliest_values(answerer, demo_pipeline, ollama_stub):
+    """Rather than "the passages do not say this" while a shown passage states the value: the
+    likeliest values, each labelled and cited, under a warning; the model's prose kept as the draft."""
+    ollama_stub.reply = lambda r: '{"value": "none"}' if "format" in r else "The mediator is excluded up to 9.9 TeV [1]."
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
+    assert not answer.withheld and answer.value is None and "9.9 TeV" in answer.draft
+    assert answer.text.startswith("The passages state several values that may answer this") and "2.10 TeV" in answer.text
+    assert "9.9" not in answer.text and answer.cited
+    assert any(n.kind == "value uncertain" and "chose none" in n.text for n in answer.notes)
+
+
 def test_the_candidates_sentences_reach_the_prose_prompt(answerer, demo_pipeline, ollama_stub):
     """The sentence stating the VBF expectation reaches the model even when it writes prose."""
     ollama_stub.reply = lambda r: '{"value": "none"}' if "format" in r else "No."
