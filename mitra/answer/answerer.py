@@ -207,8 +207,8 @@ class Answerer:
         if numbered:
             chosen = self.choose(asked, numbered, prompt, timings)
             if chosen is not None:
-                value, confidence, usage = chosen
-                sure = values.sure(value, confidence, quote, self.settings)
+                candidate, value, confidence, usage = chosen
+                sure = values.sure(value, confidence, quote, self.settings) and values.about_it(candidate)
                 number = values.numbers(prompt.sources)
                 others = [] if sure else [values.quoted(c, number, prompt.sources)
                                           for _, c in numbered[:self.settings.value_alternatives + 1]]
@@ -269,13 +269,13 @@ class Answerer:
         return None if choice.none else (ranked[choice.index - 1], choice.confidence, choice.usage)
 
     def choose(self, asked: Asked, numbered: Sequence[tuple[int, Candidate]], prompt: Prompt,
-               timings: Timings) -> tuple[Quote, float | None, dict] | None:
-        """The value the model chooses among the numbered candidates, quoted with its siblings."""
+               timings: Timings) -> tuple[Candidate, Quote, float | None, dict] | None:
+        """The value the model chooses among the numbered candidates, and it quoted with its siblings."""
         picked = self.pick(asked, [c for _, c in numbered], prompt.sources, timings)
         if picked is None:
             return None
         candidate, confidence, usage = picked
-        return values.quoted(candidate, values.numbers(prompt.sources), prompt.sources), confidence, usage
+        return candidate, values.quoted(candidate, values.numbers(prompt.sources), prompt.sources), confidence, usage
 
     def checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
                  coverage: QuestionCoverage, retrieved: int, ranking: str, timings: Timings,

@@ -86,7 +86,8 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
             continue
         picked = answerer.pick(asked, ranked, hits, timings) if ranked else None
         # A choice the model is not sure of goes to the prose with its candidates, never stated unwarned.
-        if picked is not None and picked[1] is not None and picked[1] >= settings.value_confidence:
+        if (picked is not None and picked[1] is not None and picked[1] >= settings.value_confidence
+                and values.about_it(picked[0])):
             chosen[n], _, usage = picked
             continue
         found.append((n, part.question, hits + values.extra(ranked, hits)))

@@ -26,6 +26,10 @@ from mitra.answer.notes import Note
 from mitra.core.settings import Settings
 from mitra.core.types import Hit
 
+# Of the dev questions' candidates, the asked value's sentence held at least this share of the
+# question's quantity words for 81 %, the other candidates' for 52 %.
+MIN_SURE_SHARE = 0.3
+
 
 def rank(asked: Asked, trusted: Sequence[Hit], settings: Settings) -> list[Candidate]:
     """The candidate values the model may choose among, best first (none for a question that
@@ -119,6 +123,14 @@ def sure(value: Quote, confidence: float | None, first_shown: Quote | None, sett
     if confidence is not None:
         return confidence >= settings.value_confidence
     return first_shown is not None and (first_shown.passage, first_shown.number) == (value.passage, value.number)
+
+
+def about_it(candidate: Candidate) -> bool:
+    """Does the chosen value's own sentence (with its section heading) hold ``MIN_SURE_SHARE``
+    of the question's quantity words? The model's probability is relative to the values
+    offered: sure among values that are all about other things, it is still not the answer
+    ("2 < η < 5" chosen, at 0.9, for the lifetime range of a search)."""
+    return candidate.signals.get("sentence", 0.0) >= MIN_SURE_SHARE
 
 
 def uncertain(value: Quote, alternatives: Sequence[Quote]) -> str:

@@ -195,6 +195,20 @@ def test_no_log_probabilities_no_confidence():
     assert confidence({}, ["1"]) is None and confidence({"logprobs": None}, ["1"]) is None
 
 
+def test_a_sure_choice_is_stated_only_when_its_sentence_is_about_the_question():
+    """The model's probability is relative to the values offered: a value from a sentence about
+    something else is never stated as the answer, however sure the model."""
+    from mitra.answer.values import about_it
+
+    passages = [Hit(chunk=Chunk(id=f"c{n}", analysis_id="A", doc_id="D", version="1", position=n, section=["Detector"],
+                                text=text)) for n, text in enumerate((
+        "The detector has a pseudorapidity acceptance of 2 < eta < 5.",
+        "The search is sensitive to long-lived particles with lifetimes between 1 and 200 ps."))]
+    ranked = {c.mention.written: c for c in candidates(Asked.read("What lifetime range does the search cover?"),
+                                                      passages)}
+    assert about_it(ranked["200 ps"]) and not about_it(ranked["5"])
+
+
 def test_a_choice_is_stated_only_when_the_model_is_sure():
     """SmolLM2 picks the first candidate whatever it reads: its agreeing with the code is no
     second reader, so where there are log-probabilities they alone decide; where a back end
