@@ -152,7 +152,10 @@ def test_empty_knowledge_base_explains_how_to_index(app_env, tmp_path: Path):
 
 
 def page(name: str) -> AppTest:
-    at = AppTest.from_file(str(REPO / "pages" / name), default_timeout=120)
+    """A page as the app serves it: through its navigation, where its links to other pages resolve."""
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
+    at.run()
+    at.switch_page(f"pages/{name}")
     at.run()
     assert not at.exception and not at.error, (at.exception, at.error)
     return at
