@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from mitra.chat.session import AnswerTurn
 from tests.conftest import REPO, closed_port
+from tests.fixtures.app_pages import app_page
 
 HIGGS = "What is the dominant background in the dimuon Higgs search?"
 VAGUE = "What is the dominant background?"
@@ -152,11 +153,7 @@ def test_empty_knowledge_base_explains_how_to_index(app_env, tmp_path: Path):
 
 
 def page(name: str) -> AppTest:
-    """A page as the app serves it: through its navigation, where its links to other pages resolve."""
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=120)
-    at.run()
-    at.switch_page(f"pages/{name}")
-    at.run()
+    at = app_page(name)
     assert not at.exception and not at.error, (at.exception, at.error)
     return at
 

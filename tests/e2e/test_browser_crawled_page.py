@@ -72,12 +72,10 @@ def test_a_crawled_pdfs_cited_page_is_drawn_from_the_kept_copy_with_the_portal_s
 
 
 def test_the_library_offers_the_kept_pdf_not_a_dead_portal_link(app_env, crawled_kb):
-    from streamlit.testing.v1 import AppTest
-
-    from tests.conftest import REPO
+    from tests.fixtures.app_pages import app_page
 
     app_env(data_dir=crawled_kb)
-    at = AppTest.from_file(str(REPO / "pages/1_Library.py"), default_timeout=120).run()
+    at = app_page("1_Library.py")
     assert not at.exception, at.exception
     tables = [frame.value for frame in at.dataframe]
     assert tables and all((t["original"] == "on this machine").all() for t in tables)

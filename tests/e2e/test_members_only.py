@@ -190,9 +190,9 @@ def test_without_any_sign_in_configured_no_page_serves_anything(app_env, tmp_pat
 
 
 def test_open_mode_says_so_on_every_page(app_env):
-    from streamlit.testing.v1 import AppTest
+    from tests.fixtures.app_pages import app_page
 
     app_env()  # MITRA_AUTH=none
-    at = AppTest.from_file(str(REPO / "pages/1_Library.py"), default_timeout=120).run()
+    at = app_page("1_Library.py")
     assert "Open mode (MITRA_AUTH=none)" in at.warning[0].value
     assert "HIG-24-001" in " ".join(e.label for e in at.expander)
