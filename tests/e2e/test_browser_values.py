@@ -68,10 +68,10 @@ def test_the_value_is_shown_first_then_stated(browser, demo_app):
     tab.pick("HIG-24-001")
     shown = value_box(tab)  # drawn while the stub still holds its reply to the choice
     assert any(bold.startswith("37.6") for bold in tab.texts("[data-testid=stChatMessage] [data-testid=stAlert] strong"))
-    assert "VBF" in shown and "(VBF) [" not in tab.text("body")  # the answer's own statement is not there yet
+    assert "VBF" in shown and "VBF) [" not in tab.text("body")  # the answer's own statement is not there yet
     tab.source_cards()
     answer = tab.last_text("[data-testid=stChatMessage]")
-    assert re.search(r"37\.6 (?:signal events )?\(VBF\) \[\d\]", answer)
+    assert re.search(r"37\.6 (?:signal events )?\(expected VBF\) \[\d\]", answer)  # "now expects 37.6"
 
 
 def test_observed_and_expected_stand_side_by_side_labelled(browser, demo_app):
