@@ -207,10 +207,13 @@ _QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
     ("percent", re.compile(r"\bper\s?cent|\bpercentage\b|%|\befficienc", re.I)),
 ]
 VALUE_QUESTION = re.compile(
-    r"\b(?:how (?:many|much|large|big|small|precise|precisely|heavy|long|high|low)|up to what|at what|"
-    r"what\b(?:\s+[\w-]+){0,6}?\s+(?:values?|mass(?:es)?|widths?|significances?|limits?|thresholds?|luminosit(?:y|ies)|"
-    r"cross[- ]sections?|lifetimes?|uncertaint(?:y|ies)|yields?|efficienc(?:y|ies)|resolutions?|fractions?|ratios?|"
-    r"asymmetr(?:y|ies)|precision|numbers?|energ(?:y|ies)|momentum|momenta|strength)\b)",
+    r"\b(?:how (?:many|much|large|big|small|precise|precisely|heavy|long|high|low|significant|close|far|thick|"
+    r"wide|strong|sensitive|stable|fast|frequent|often)|up to what|at what|"
+    # "What H→μμ branching fraction …", "What does the global fit predict for the W boson mass?"
+    r"what\b(?:\s+\S+){0,12}?\s+(?:[\w-]+-)?(?:values?|mass(?:es)?|widths?|significances?|limits?|thresholds?|"
+    r"luminosit(?:y|ies)|cross[- ]sections?|lifetimes?|uncertaint(?:y|ies)|yields?|efficienc(?:y|ies)|resolutions?|"
+    r"fractions?|ratios?|asymmetr(?:y|ies)|precision|numbers?|energ(?:y|ies)|momentum|momenta|strength|purit(?:y|ies)|"
+    r"lengths?|pitch|thickness|size|sensitivit(?:y|ies)|intervals?|bounds?|rates?|factors?|shifts?|scales?)\b)",
     re.I)
 
 
