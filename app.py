@@ -13,13 +13,12 @@ from functools import partial
 import streamlit as st
 
 from mitra import ui
-from mitra.ui.brief import brief_link
+from mitra.ui.brief import lock_banner
 from mitra.evaluation.feedback import Feedback
 from mitra.store.conversations import SavedTurn
 from mitra.ui.render import inert_markdown as inert
 from mitra.chat.events import (Candidates, Locked, Notice, PastTurn, Recalled, SearchPrompt, SearchResults, SwitchOffer,
                                UserSaid)
-from mitra.chat.labels import document_label
 from mitra.chat.saved import ASIDE
 from mitra.chat.session import Phase, Session
 from mitra.chat.turns import AcrossTurn, AnswerTurn, CompareTurn, part_summary
@@ -162,18 +161,8 @@ def past_conversations(s: Session) -> None:
 
 
 def banner(s: Session) -> None:
-    if s.analysis is None:
-        return
-    docs = ui.kb().documents(s.analysis.id)
-    listed = ", ".join(
-        document_label(d.document.doc_id, d.document.version) + (" (superseded)" if d.superseded else "") for d in docs
-    )
-    with st.container(key="lock-banner"):
-        left, right = st.columns([5, 1], vertical_alignment="center")
-        left.markdown(f":material/lock: Locked on `{inert(s.analysis.id)}` — **{inert(s.analysis.title)}**")
-        with right:
-            brief_link(s.analysis.id)
-        st.caption(listed or "no documents")
+    if s.analysis is not None:
+        lock_banner(s.analysis, ui.kb().documents(s.analysis.id))
 
 
 # ---------------------------------------------------------------- events
