@@ -212,17 +212,18 @@ class Answerer:
                 number = values.numbers(prompt.sources)
                 others = [] if sure else [values.quoted(c, number, prompt.sources)
                                           for _, c in numbered[:self.settings.value_alternatives + 1]]
-                text = values.stated(value) if sure else values.uncertain(value, others)
+                lead = value if sure else values.leading(value, confidence, others[0], self.settings)
+                text = values.stated(value) if sure else values.uncertain(lead, others)
                 yield text
                 timings.total_ms = elapsed_ms()
-                cited = list(dict.fromkeys([value.passage] + [q.passage for q in others]))
+                cited = list(dict.fromkeys([lead.passage] + [q.passage for q in others]))
                 yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources,
                              cited=cited, coverage=coverage, retrieved=len(result.hits), ranking=ranking,
                              support=[SentenceSupport(text=text, cited=cited, supported=True)],
                              model=self.model_info, prompt_tokens=usage.get("input_tokens"),
                              completion_tokens=usage.get("output_tokens"), quote=quote, value=value if sure else None,
                              value_confidence=confidence, candidates=len(numbered), timings=timings,
-                             remarks=[] if sure else [values.uncertain_note(value, confidence)])
+                             remarks=[] if sure else [values.uncertain_note(value, confidence, lead)])
                 return
 
         written, usage = yield from self.write(prompt, timings, elapsed_ms, question, analysis.title)

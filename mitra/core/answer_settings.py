@@ -61,7 +61,10 @@ class AnswerSettings(BaseModel):
     value_margin: float = Field(2.5, ge=0, description="lead over the next value to show the first before any model")
     value_confidence: float = Field(
         0.7, ge=0, le=1, description="the copied value's probability under the schema to state it as the answer")
-    value_alternatives: int = Field(2, ge=1, description="values listed beside the model's when it is not sure")
+    value_lead: float = Field(
+        0.25, ge=0, le=1, description="a choice the model is not sure of still leads the warned list of likeliest "
+        "values at this probability (above the uniform share of the values offered); below it the code's first leads")
+    value_alternatives: int = Field(2, ge=1, description="values listed beside the likeliest when the model is not sure")
     multipart: bool = Field(True, description="a question asking several things is split by the model, each part "
                             "retrieved on its own and answered in turn; off: answered as one question")
     multipart_max_parts: int = Field(4, ge=2, description="parts a question is split into at most (the rest join the last)")

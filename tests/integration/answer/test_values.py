@@ -68,7 +68,7 @@ def test_none_chosen_and_the_prose_withheld_lists_the_likeliest_values(answerer,
     ollama_stub.reply = lambda r: '{"value": "none"}' if "format" in r else "The mediator is excluded up to 9.9 TeV [1]."
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
     assert not answer.withheld and answer.value is None and "9.9 TeV" in answer.draft
-    assert answer.text.startswith("The passages state several values that may answer this") and "2.10 TeV" in answer.text
+    assert answer.text.startswith("Not sure which value is asked. The likeliest is ") and "2.10 TeV" in answer.text
     assert "9.9" not in answer.text and answer.cited
     assert any(n.kind == "value uncertain" and "chose none" in n.text for n in answer.notes)
 
@@ -139,16 +139,35 @@ def test_a_value_part_of_a_multi_part_question_is_chosen_not_written(answerer, d
 
 
 def test_a_choice_the_model_is_not_sure_of_is_not_stated_as_the_answer(answerer, demo_pipeline, ollama_stub):
-    """Below ``value_confidence`` the answer lists the likeliest values, each labelled and
-    cited, says none stands out, and the member is warned: no wrong value passes unwarned."""
+    """Below ``value_confidence`` the answer leads with the model's choice as the likeliest,
+    lists the others, each labelled and cited, and the member is warned: no wrong value
+    passes unwarned, and none is bold."""
     ollama_stub.reply = lambda r: choice_of(r, "2.10 TeV")
-    ollama_stub.logprob = -0.75  # the value's two pieces: probability 0.22
+    ollama_stub.logprob = -0.5  # the value's two pieces: probability 0.37
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
-    assert answer.value is None and answer.value_confidence == pytest.approx(0.223, abs=1e-3)
-    assert answer.text.startswith("The passages state several values that may answer this, and none stands out: "
-                                  "2.10 TeV (vector) [")
+    assert answer.value is None and answer.value_confidence == pytest.approx(0.368, abs=1e-3)
+    assert answer.text.startswith("Not sure which value is asked. The likeliest is 2.10 TeV (vector) [")
+    assert "the passages also state" in answer.text and "**" not in answer.text
     (note,) = answer.notes
-    assert note.kind == "value uncertain" and "2.10 TeV" in note.text and "22%" in note.text
+    assert note.kind == "value uncertain" and "2.10 TeV" in note.text and "37%" in note.text
+    assert "leads with" not in note.text
+
+
+def test_a_choice_less_likely_than_value_lead_yields_the_lead_to_the_ranking(answerer, demo_pipeline, ollama_stub):
+    """A choice at 5 % (a small model's guess) does not lead the warned list: the code's
+    first candidate does, and the note says so."""
+    analysis = demo_pipeline.kb.get_analysis("EXO-24-003")
+    first = answerer.retrieve(analysis, VECTOR, type("T", (), {"rerank_ms": 0.0, "retrieve_ms": 0.0})())[3][0]
+    other = "2.20 TeV"
+    assert first.mention.sentence[slice(*first.mention.span)] != other
+    ollama_stub.reply = lambda r: choice_of(r, other)
+    ollama_stub.logprob = -1.5  # probability 0.05
+    answer = answerer.answer(analysis, VECTOR)
+    assert answer.value is None and answer.value_confidence < 0.25
+    written = first.mention.sentence[slice(*first.mention.span)]
+    assert answer.text.startswith(f"Not sure which value is asked. The likeliest is {written}")
+    (note,) = answer.notes
+    assert f"the model's choice, {other}" in note.text and f"leads with {written}" in note.text
 
 
 def test_a_value_part_the_model_is_not_sure_of_goes_to_the_prose(answerer, demo_pipeline, ollama_stub):
