@@ -11,10 +11,13 @@ smollm2,qwen``; qwen is the demo GGUF and is skipped, saying so, where it is not
 
 Per question and model:
 
-* answer: right (the final ``answer.text`` states the value and not the sibling), wrong (it
-  states the sibling, or another number, and not the value), both, none, judged on the
-  answer's own words (quoted passage sentences “…” are judged as the quote); whether the
-  first number it states is the value; **wrong with no warning** = wrong and
+* answer: right (the final ``answer.text`` leads with the value: the first number of its
+  own words beyond the question's is the value), listed (it states the value, but leads
+  with another: a warned list whose first entry is not the value is no answer), wrong (it
+  states the sibling, or another number, and not the value), none, judged on the answer's
+  own words (quoted passage sentences “…” and the siblings after "Beside it:" are judged as
+  the quote); **right and sure** = right with no "value uncertain" note (stated as the
+  answer, not as the likeliest under a warning); **wrong with no warning** = wrong and
   ``answer.notes`` is empty (any note counts as a warning);
 * shown first: ``answer.quote`` (the passage sentence shown before the model's prose), its
   marked number right / wrong / none; **bolds another quantity** = a quote whose number is
@@ -235,11 +238,15 @@ def ask(pipeline: Pipeline, answerer: PromptCapture, q: ValueQuestion) -> dict:
     lost = next((stage for stage in STAGES if not reached[stage]), None)
     # a withheld or abstained answer states no value: its text names the analysis ("PDF-1207.7214v2"), not a figure
     answer_verdict = "none" if answer.withheld or answer.abstained else verdict(answer.text, q)
+    leads = leads_with(answer.text, q)
+    if answer_verdict in ("right", "both"):
+        answer_verdict = "right" if leads else "listed"
     shown_states = any(states(t, q.value, q.unit) for t in shown_passages)
     return {
         **row,
         "answer": answer_verdict,
-        "leads_with_value": leads_with(answer.text, q),
+        "leads_with_value": leads,
+        "sure": answer_verdict == "right" and not any(n.kind == "value uncertain" for n in answer.notes),
         "wrong_no_warning": answer_verdict == "wrong" and not answer.notes,
         "quote": quote_verdict(quote, q),
         "quote_number": quote.number if quote is not None else None,
@@ -267,7 +274,8 @@ def summarise(rows: list[dict]) -> dict:
         quoted = [r for r in part if r["quote"] is not None]
         return {
             "questions": len(part),
-            "answer": {k: share([r["answer"] == k for r in part]) for k in ("right", "wrong", "both", "none")},
+            "answer": {k: share([r["answer"] == k for r in part]) for k in ("right", "listed", "wrong", "none")},
+            "right_sure": share([r["sure"] for r in part]),
             "leads_with_value": share([r["leads_with_value"] for r in part]),
             "wrong_no_warning": share([r["wrong_no_warning"] for r in part]),
             "quote_offered": share([r["quote"] is not None for r in part]),
@@ -320,12 +328,14 @@ def markdown(report: dict) -> str:
         s = run["summary"]
         lines += [f"**{name}** ({s['questions']} questions, {s['errors']} errors; quote on screen p50 "
                   f"{s['quote_ms_p50']} ms, answer p50 {s['total_ms_p50']} ms)", "",
-                  "| questions | n | right | wrong | wrong, no warning | shown first: right | bolds another | "
-                  "value box right | false decline | retrieved | in prompt | written | shown |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| questions | n | right | right and sure | listed, not first | wrong | wrong, no warning | "
+                  "shown first: right | bolds another | value box right | false decline | retrieved | in prompt | "
+                  "written | shown |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for label, part in [("all", s["all"]), ("a shown passage states it", s["shown_passage_states_value"])] + [
                 (f"set {k}", v) for k, v in s["by_set"].items()] + [(f"{k}", v) for k, v in s["by_form"].items()]:
             lines.append(f"| {label} | {part['questions']} | {pct(part['answer']['right'])} | "
+                         f"{pct(part['right_sure'])} | {pct(part['answer']['listed'])} | "
                          f"{pct(part['answer']['wrong'])} | {pct(part['wrong_no_warning'])} | "
                          f"{pct(part['quote']['right'])} | {pct(part['bolds_another_quantity'])} | "
                          f"{pct(part['chosen']['right'])} | "
