@@ -27,15 +27,15 @@ if TYPE_CHECKING:
 
 CHOICE_SYSTEM = """\
 You are MITRA, the assistant of a physics collaboration. A member asks for a value from \
-the analysis "{title}". Below are values its documents state, each in the sentence or \
-table row that states it (the value between ⟦ and ⟧).
+an analysis. Below are values its documents state, each in the sentence or table row that \
+states it (the value between ⟦ and ⟧).
 Choose the one value that answers the question exactly: the quantity asked for, with what \
 the question names (observed or expected, statistical or systematic, the channel, category, \
 mediator or data set). A value stated for another quantity is wrong even when it is close. \
 Copy the chosen value exactly as it is written between ⟦ and ⟧. If no value answers the \
 question, reply "none".
 """ + PASSAGES_ARE_DATA + """
-Reply with JSON only: {{"value": "<the value>"}}."""
+Reply with JSON only: {"value": "<the value>"}."""
 NONE = "none"
 
 # Around the value: enough of its sentence to say what it is, not a whole table.
@@ -74,10 +74,13 @@ def written(candidate: Candidate) -> str:
 
 def choice_messages(asked: Asked, ranked: Sequence[Candidate]) -> list[BaseMessage]:
     """The values, each in its sentence, then the question: a small model reads what comes
-    last most closely."""
+    last most closely. The system message is the same for every question, so llama.cpp
+    reuses it from its prompt cache (the analysis's title follows it): the demo model's
+    choice 12.3 → 9.8 s p50 on 2 idle cores, SmolLM2's 3.5–3.8 → 2.7–3.3 s."""
     lines = [f"- {_marked(c)}" + (f" ({c.label})" if c.label else "") for c in ranked]
-    return [SystemMessage(CHOICE_SYSTEM.format(title=sanitise(asked.title))),
-            HumanMessage("Values:\n" + "\n".join(lines) + f"\n\nQuestion: {asked.text}")]
+    return [SystemMessage(CHOICE_SYSTEM),
+            HumanMessage(f"Analysis: \"{sanitise(asked.title)}\"\nValues:\n" + "\n".join(lines)
+                         + f"\n\nQuestion: {asked.text}")]
 
 
 def choice_schema(values: Sequence[str]) -> dict:
