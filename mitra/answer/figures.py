@@ -16,6 +16,7 @@ from decimal import Decimal, InvalidOperation
 UNITS: list[tuple[str, str, str, Decimal]] = [  # unit, kind, pattern, factor to the kind's base
     ("fb-1", "luminosity", r"fb\s?(?:\^\{?)?[-−–]\s?1\}?|fb\s?⁻¹|/fb\b|inverse femtobarns?", Decimal(1)),
     ("pb-1", "luminosity", r"pb\s?(?:\^\{?)?[-−–]\s?1\}?|pb\s?⁻¹|/pb\b|inverse picobarns?", Decimal("0.001")),
+    ("nb-1", "luminosity", r"nb\s?(?:\^\{?)?[-−–]\s?1\}?|nb\s?⁻¹|/nb\b|inverse nanobarns?", Decimal("0.000001")),
     ("TeV", "energy", r"TeV(?:/c2?)?", Decimal(1000)),
     ("GeV", "energy", r"GeV(?:/c2?)?", Decimal(1)),
     ("MeV", "energy", r"MeV(?:/c2?)?", Decimal("0.001")),
@@ -131,6 +132,8 @@ def figures(text: str) -> list[Figure]:
         value = _decimal(match.group("num"))
         if match.start() < skip_to or value is None or in_name(spans, match.start("num")):
             continue
+        if raws and match.start("num") < raws[-1].end:
+            continue  # the "1" of "fb -1": part of the unit before it
         if (power := _POWER_OF_TEN.match(text, match.start("num"))) and _TIMES.search(text, 0, match.start()):
             skip_to = power.end()
             continue

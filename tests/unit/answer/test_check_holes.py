@@ -68,6 +68,13 @@ def test_values_beside_names_stay_values():
         ["125.3"]
 
 
+def test_a_data_set_in_inverse_nanobarns_is_a_luminosity_not_a_cross_section():
+    """"0.3 nb -1 of pp collisions" had read as a cross-section of 0.3 nb, and its "-1" as a
+    value of its own."""
+    assert [(str(f.value), f.unit, f.kind) for f in figures("from 0.3 nb -1 of pp collisions and 37 nb⁻¹ at 7 TeV")] == [
+        ("0.3", "nb-1", "luminosity"), ("37", "nb-1", "luminosity"), ("7", "TeV", "energy")]
+
+
 def test_a_figure_number_in_a_passage_is_not_a_value_there():
     """Reported: "[3] states 10 for the systematic uncertainty", the 10 of "Fig. 10"."""
     (sentence,) = check("The statistical uncertainty in the transfer factors is 10% [3].")

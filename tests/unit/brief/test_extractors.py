@@ -28,6 +28,26 @@ def test_headline_values_are_the_results_stated_not_settings_ranges_uncertaintie
     assert not {"13 TeV", "139 fb-1", "2016", "2.5", "4.0", "95 %", "0.4", "0.5", "12"} & set(written)
 
 
+def test_others_results_selections_intervals_and_data_set_sizes_are_no_headline_values():
+    """Each was shown as a result of a real paper (benchmarks/briefs.py): a cut in the setting
+    clause, an interval's bound alone, data-set sizes in nb⁻¹, a sum computed from others'
+    results, and every value of a sentence about previous measurements."""
+    for sentence in (
+            "For a Higgs boson with a mass of 125.09 GeV and mℓℓ < 30 GeV, evidence is found with a significance "
+            "of 3.2σ over the background-only hypothesis.",
+            "The results are in agreement with the NLO NRQCD model for pTJpsi > myvalue 8 GeVc .",
+            "We constrain the total rate to the interval [0.0061, 2.0] at 95% confidence level.",
+            "The ratios are measured from 0.3 nb -1 of pp collisions at s = 0.9 TeV and 1.8 nb -1 at s = 7 TeV.",
+            "The X mass is consistent with the sum of the D0 and D*0 masses, 3871.79 +- 0.29 MeV/c2 , computed from "
+            "the results of Ref.",
+            "Previous measurements from WA11 at myvalue 185 GeVc gave myapmb 1.4 0.6 , and from HERA-B at s myvalue "
+            "41.6 GeV gave 1.75 0.7 .",
+    ):
+        assert [shown(m) for m in stated(sentence)] in ([], ["3.2σ"]), sentence
+    assert [shown(m) for m in stated("The expected limits are B(Bs -> mu mu) < 6.5 x 10-8 at 95 % C.L.")] == [
+        "6.5 x 10-8"]
+
+
 def test_a_value_is_shown_with_its_uncertainties_unit_and_power_of_ten():
     assert [shown(m) for m in stated("A mass of 125.3 ± 0.4 (stat) ± 0.5 (syst) GeV is measured.")] == [
         "125.3 ± 0.4 (stat) ± 0.5 (syst) GeV"]
