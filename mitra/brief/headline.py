@@ -24,6 +24,9 @@ _UNCERTAINTY_BEFORE = re.compile(r"(?:±|\+/-|\+-|\\pm|\bpm)\s*\(?\s*\Z|[\d)]\s*
 # "115–130 GeV", "between 5 and 20 GeV/c": the bounds of a range.
 _RANGE_BEFORE = re.compile(r"\d\s*[–—]\s*\(?\Z|\bbetween\s+\Z|\b(?:between|from)\s+[\d.]+\s*\S{0,8}\s+(?:and|to)\s+\Z")
 _RANGE_AFTER = re.compile(r"\s*[–—]\s*\d|-\d|\s+-\s+\d")  # "115–130", "1.00-6.00", "20 - 40"
+# "in the range from 2 to 15 GeV/c": the lower bound (the upper one is _RANGE_BEFORE's)
+_FROM_BEFORE = re.compile(r"\b(?:from|between)\s+\Z", re.I)
+_TO_AFTER = re.compile(r"\s*(?:[^\s\d]{1,8}\s*)?(?:to|and)\s+\d")
 _INTERVAL = re.compile(r"\[[^\[\];]*;[^\[\]]*\]|\[\s*-?\d*\.\d+\s*,\s*-?\d+(?:\.\d+)?\s*\]")  # "[0;14]", "[0.0061, 2.0]"
 # "for a Higgs boson mass of 125.09 GeV": the point a result is given at
 _SETTING = re.compile(r"\b(?:for|assuming)\s+(?:an?\s+|the\s+)?(?:\S+\s){0,6}(?:mass|energy)\s+(?:of\s+|near\s+)?\Z", re.I)
@@ -86,6 +89,8 @@ def is_headline(m: Mention) -> bool:
     if m.unit == "%" and _CL_AFTER.match(s, end):
         return False
     if any(a <= start < b for a, b in _spans(_RANGE, s)) or _RANGE_BEFORE.search(before):
+        return False
+    if _FROM_BEFORE.search(before) and _TO_AFTER.match(s, m.span[0] + len(m.written.split()[0])):
         return False
     if _RANGE_AFTER.match(s, m.span[0] + len(m.written.split()[0])):
         return False

@@ -42,6 +42,7 @@ def test_others_results_selections_intervals_and_data_set_sizes_are_no_headline_
             "the results of Ref.",
             "Previous measurements from WA11 at myvalue 185 GeVc gave myapmb 1.4 0.6 , and from HERA-B at s myvalue "
             "41.6 GeV gave 1.75 0.7 .",
+            "The ratio has been determined as a function of the transverse momentum in the range from 2 to 15 GeV/ c .",
     ):
         assert [shown(m) for m in stated(sentence)] in ([], ["3.2σ"]), sentence
     assert [shown(m) for m in stated("The expected limits are B(Bs -> mu mu) < 6.5 x 10-8 at 95 % C.L.")] == [
