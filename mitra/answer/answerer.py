@@ -208,7 +208,7 @@ class Answerer:
             chosen = self.choose(asked, numbered, prompt, timings)
             if chosen is not None:
                 candidate, value, confidence, usage = chosen
-                sure = values.sure(value, confidence, quote, self.settings) and values.about_it(candidate)
+                sure = values.sure(value, confidence, quote, self.settings) and values.about_it(asked, candidate)
                 number = values.numbers(prompt.sources)
                 others = [] if sure else [values.quoted(c, number, prompt.sources)
                                           for _, c in numbered[:self.settings.value_alternatives + 1]]

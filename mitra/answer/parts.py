@@ -87,7 +87,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
         picked = answerer.pick(asked, ranked, hits, timings) if ranked else None
         # A choice the model is not sure of goes to the prose with its candidates, never stated unwarned.
         if (picked is not None and picked[1] is not None and picked[1] >= settings.value_confidence
-                and values.about_it(picked[0])):
+                and values.about_it(asked, picked[0])):
             chosen[n], _, usage = picked
             continue
         found.append((n, part.question, hits + values.extra(ranked, hits)))

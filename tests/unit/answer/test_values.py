@@ -214,9 +214,23 @@ def test_a_sure_choice_is_stated_only_when_its_sentence_is_about_the_question():
                                 text=text)) for n, text in enumerate((
         "The detector has a pseudorapidity acceptance of 2 < eta < 5.",
         "The search is sensitive to long-lived particles with lifetimes between 1 and 200 ps."))]
-    ranked = {c.mention.written: c for c in candidates(Asked.read("What lifetime range does the search cover?"),
-                                                      passages)}
-    assert about_it(ranked["200 ps"]) and not about_it(ranked["5"])
+    asked = Asked.read("What lifetime range does the search cover?")
+    ranked = {c.mention.written: c for c in candidates(asked, passages)}
+    assert about_it(asked, ranked["200 ps"]) and not about_it(asked, ranked["5"])
+
+
+def test_a_percentage_for_a_quantity_written_with_a_unit_is_not_sure():
+    """Seen in an across answer, stated unwarned: "100 %" (a branching fraction assumed) for the
+    lifetime range of a search, its sentence holding "range" and "jets"."""
+    from mitra.answer.values import about_it
+
+    passages = [Hit(chunk=Chunk(id="c0", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
+                                text="Assuming a 100 % branching fraction to jets, the lifetime range of the search "
+                                     "reaches 200 ps."))]
+    asked = Asked.read("What lifetime range does the search cover?")
+    ranked = {c.mention.written: c for c in candidates(asked, passages)}
+    assert asked.kind == "time" and ranked["100 %"].signals["sentence"] >= 0.3
+    assert not about_it(asked, ranked["100 %"]) and about_it(asked, ranked["200 ps"])
 
 
 def test_a_choice_is_stated_only_when_the_model_is_sure():
