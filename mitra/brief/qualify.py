@@ -9,6 +9,8 @@ summary sentence otherwise than its author meant:
   the sentence says it is both ("both the expected and observed significances");
 * a value whose clause names no measure, in a sentence that names one, takes it from a value of
   its kind the sentence binds to it ("the expected limits are B < 6.5 × 10⁻⁸ and B′ < 1.8 × 10⁻⁸");
+* "local" or "global" describes a significance, not the mass it is found at ("a local
+  significance of 5.0 σ, at a mass near 125 GeV");
 * "B < 1.5 × 10⁻⁸" is an upper limit, "> 2.1" a lower one; a value in a sentence that names one
   kind of limit and leaves the value unbound ("… upper limits are 3.8 (4.4) and 26 (32) times
   the SM") is that limit.
@@ -49,6 +51,8 @@ def _nearest_measure(sentence: str, at: int) -> str:
 def qualified(m: Mention, sentence: str) -> Mention:
     """The mention with the qualifiers the module docstring adds, and its unmasked ``sentence``."""
     quals = dict(m.qualifiers)
+    if m.kind and m.kind != "significance":
+        quals.pop("significance", None)  # "local" describes the 5.0 σ of "… local significance of 5.0 σ at 125 GeV"
     if {"expected", "observed"} <= quals.get("measure", frozenset()) and not _BOTH.search(sentence):
         quals["measure"] = frozenset({_nearest_measure(sentence, m.span[0])})
     if "limit" not in quals:

@@ -69,6 +69,16 @@ def test_each_value_has_its_qualifiers_and_cites_the_passage_that_states_it():
     assert len([v for v in values if v.number == "5"]) == 1  # stated twice, shown once
 
 
+def test_the_mass_an_excess_is_found_at_is_not_local():
+    """CMS: "… with a local significance of 5.0 σ, at a mass near 125 GeV" showed the mass as
+    "observed local"."""
+    sentence = ("An excess of events is observed above the expected background, with a local significance of "
+                "5.0 σ, at a mass near 125 GeV, signalling the production of a new particle.")
+    values = {v.number: v for v in headline_values(sentence, [chunk(sentence, ["Abstract"])])}
+    assert values["5"].qualifiers.get("significance") == ["local"]
+    assert "significance" not in values["125"].qualifiers
+
+
 def test_a_value_an_older_version_stated_otherwise_is_marked_changed():
     current = chunk("In summary, the measured width is 4.1 MeV.", ["Conclusions"], 0, version="2")
     older = chunk("In summary, the measured width is 4.6 MeV.", ["Conclusions"], 0, version="1", superseded=True)
