@@ -197,6 +197,18 @@ def verdict(text: str, q: ValueQuestion) -> str:
     return "wrong" if trap or other else "none"
 
 
+def scored(text: str, q: ValueQuestion, declined: bool) -> str:
+    """right (leads with the value) / listed (states it after another) / wrong / none. A
+    withheld or abstained answer states no value: its text names the analysis
+    ("PDF-1207.7214v2"), not a figure."""
+    if declined:
+        return "none"
+    found = verdict(text, q)
+    if found in ("right", "both"):
+        return "right" if leads_with(text, q) else "listed"
+    return found
+
+
 def quote_verdict(quote, q: ValueQuestion) -> str | None:
     if quote is None:
         return None
@@ -236,11 +248,8 @@ def ask(pipeline: Pipeline, answerer: PromptCapture, q: ValueQuestion) -> dict:
         or quote_verdict(quote, q) == "right",
     }
     lost = next((stage for stage in STAGES if not reached[stage]), None)
-    # a withheld or abstained answer states no value: its text names the analysis ("PDF-1207.7214v2"), not a figure
-    answer_verdict = "none" if answer.withheld or answer.abstained else verdict(answer.text, q)
+    answer_verdict = scored(answer.text, q, answer.withheld or answer.abstained)
     leads = leads_with(answer.text, q)
-    if answer_verdict in ("right", "both"):
-        answer_verdict = "right" if leads else "listed"
     shown_states = any(states(t, q.value, q.unit) for t in shown_passages)
     return {
         **row,

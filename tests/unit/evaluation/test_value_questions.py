@@ -49,3 +49,19 @@ def test_numbers_match_as_numbers():
     assert not states("about 0.12", "120", "MeV")
     assert not states("5.8 standard deviations", "5.0")
     assert {Decimal(5653), Decimal(128774)} <= readings("Inclusive 3.32 5 653 128 774 4.2 15.6")
+
+
+def test_an_answer_is_right_only_when_it_leads_with_the_value():
+    """A warned list whose first value is another one does not answer the question, though it
+    holds the value further down."""
+    from benchmarks.answer_values import scored
+
+    q = next(q for q in QUESTIONS if q.id == "1207.7235-01")  # local significance 5.0, sibling 5.8
+    assert scored("5.0 σ (observed local) [3], as the passage states: “…” Beside it: expected 5.8 σ [3].", q,
+                  False) == "right"
+    assert scored("Not sure which value is asked. The likeliest is 5.0 σ [3]; the passages also state 2.1 [1].",
+                  q, False) == "right"
+    assert scored("Not sure which value is asked. The likeliest is 2.1 [1]; the passages also state 5.0 σ [3].",
+                  q, False) == "listed"
+    assert scored("The expected local significance is 5.8 σ [3].", q, False) == "wrong"
+    assert scored("The passages of PDF-1207.7235v2 do not say this.", q, True) == "none"
