@@ -52,7 +52,7 @@ from mitra.answer import values
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import Candidate
 from mitra.answer.choose import choose
-from mitra.answer.followup import needs_history
+from mitra.answer.followup import needs_history, substituted
 from mitra.answer.gate import gated
 from mitra.answer.claims import PassageText, Quote, quote
 from mitra.answer.grounding import (
@@ -341,6 +341,9 @@ class Answerer:
         when the model's rewrite is empty."""
         if not history or not needs_history(question, [past.question for past in history]):
             return question
+        swapped = substituted(question, list(history)[-1].question)
+        if swapped is not None:
+            return swapped
         recent = list(history)[-self.settings.llm_history_turns :]
         with self.llm_errors():
             reply = self.chat_model.invoke(build_condense_prompt(recent, question), stop=["\n"])

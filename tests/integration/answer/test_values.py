@@ -89,6 +89,11 @@ def test_a_stand_alone_follow_up_is_not_rewritten(answerer, ollama_stub):
     ollama_stub.reply = lambda r: "How is the Z to νν background estimated?"
     assert answerer.condense(history, "How is it estimated?") == "How is the Z to νν background estimated?"
     assert len(ollama_stub.chats) == 1
+    # swapping a qualifier of the question before: rewritten in code, no model call
+    earlier = [type("Past", (), {"question": "Up to what mass is the vector mediator excluded?", "answer": "."})()]
+    assert answerer.condense(earlier, "And the axial-vector one?") == \
+        "Up to what mass is the axial-vector mediator excluded?"
+    assert len(ollama_stub.chats) == 1
 
 
 def test_no_wrong_figure_streams_before_its_check(answerer, demo_pipeline, ollama_stub):

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.corpora.beyond_questions import ACROSS, COMPARE, MULTIPART
 from benchmarks.corpora.demo_questions import DEMO_QUESTIONS
-from mitra.answer.followup import needs_history
+from mitra.answer.followup import needs_history, substituted
 
 HISTORY = ["What is the dominant background in the signal region?"]
 
@@ -113,3 +113,29 @@ def test_qasper_questions_point_back_only_through_they_and_this_dataset(shared_r
     flagged = [q["question"] for paper in data for q in paper["qas"] if needs_history(q["question"], HISTORY)]
     assert len(flagged) <= 21
     assert all(any(w in q.lower().split() for w in ("they", "their", "this")) for q in flagged)
+
+
+SWAPS = [
+    ("Up to what mass is the vector mediator excluded?", "And the axial-vector one?",
+     "Up to what mass is the axial-vector mediator excluded?"),
+    ("How many signal events does the VBF category expect with the first 2024 data?",
+     "And how many in the ggF category?",
+     "How many signal events does the ggF category expect with the first 2024 data?"),
+    ("What observed significance of the excess does the analysis find?", "And the expected one?",
+     "What expected significance of the excess does the analysis find?"),
+    ("How large is the statistical uncertainty on the W mass?", "What about the systematic uncertainty?",
+     "How large is the systematic uncertainty on the W mass?"),
+]
+
+
+@pytest.mark.parametrize("previous, follow_up, expected", SWAPS)
+def test_a_follow_up_that_swaps_a_qualifier_is_rewritten_in_code(previous, follow_up, expected):
+    assert needs_history(follow_up, [previous]) and substituted(follow_up, previous) == expected
+
+
+@pytest.mark.parametrize("follow_up", ["And for the B0?", "How precise is it?",
+                                       "And the axial-vector mediator at 13 TeV?", "And the ZZ channel?"])
+def test_a_follow_up_that_says_more_than_a_qualifier_is_left_to_the_model(follow_up):
+    """A particle, a pronoun, a data set the earlier question does not name, or a class it
+    names no value of: the swap would lose it."""
+    assert substituted(follow_up, "Up to what mass is the vector mediator excluded?") is None
