@@ -4,12 +4,15 @@ stands alone, and one that points back, idle and with a second job on the cores.
 Each pair runs in a session locked on a demo analysis (the demo knowledge base, `final_k`
 5): the first question, then a stand-alone follow-up (retrieved as asked, no rewrite), then
 one that points back ("And in the VBF category?"), which the model rewrites with the
-conversation before retrieval. Per turn: when the value is on screen (the value box shown
-before any model, else the answer that states or leads with it: ``timings.quote_ms`` or
-``total_ms``), the whole answer, and whether the model rewrote the question. "Busy" runs the
-same with a second process spinning one core (a test run, an indexing job).
+conversation before retrieval (or, where it only swaps a qualifier, code does). Per turn:
+when the value is on screen (the value box shown before any model, else the answer that
+states or leads with it: ``timings.quote_ms`` or ``total_ms``, plus the rewrite before it),
+the whole answer, and whether the question was rewritten. ``--load busy`` runs the same
+with a second process spinning one core (a test run, an indexing job). Run each load in its
+own process: llama.cpp's prompt cache would answer a repeated question from memory.
 
-    python benchmarks/value_timing.py [--models smollm2,qwen] [--work-dir DIR] [--reuse] [--out report.json]
+    python benchmarks/value_timing.py [--models smollm2,qwen] [--load idle|busy] [--work-dir DIR] [--reuse]
+        [--out report.json]
 """
 
 from __future__ import annotations
@@ -100,6 +103,7 @@ def main() -> None:
     parser.add_argument("--models", default="smollm2,qwen")
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/mitra-answer-values"))
     parser.add_argument("--reuse", action="store_true")
+    parser.add_argument("--load", choices=("idle", "busy"), default="idle")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     root = shared_dir()
@@ -112,18 +116,17 @@ def main() -> None:
         update = {"switch_margin": None, "llm_backend": "embedded", "final_k": 5,
                   "gguf_path": demo_gguf_path(Settings(_env_file=None)).resolve() if model == "qwen" else None}
         answerer = load_answerer(with_settings(pipeline, update))
-        for load in ("idle", "busy"):
-            stop = multiprocessing.Event()
-            spinner = multiprocessing.Process(target=_spin, args=(stop,)) if load == "busy" else None
+        stop = multiprocessing.Event()
+        spinner = multiprocessing.Process(target=_spin, args=(stop,)) if args.load == "busy" else None
+        if spinner is not None:
+            spinner.start()
+        try:
+            rows = run(with_settings(pipeline, update), answerer)
+        finally:
             if spinner is not None:
-                spinner.start()
-            try:
-                rows = run(with_settings(pipeline, update), answerer)
-            finally:
-                if spinner is not None:
-                    stop.set()
-                    spinner.join()
-            report["models"][f"{model}, {load}"] = {"summary": summary(rows), "turns": rows}
+                stop.set()
+                spinner.join()
+        report["models"][f"{model}, {args.load}"] = {"summary": summary(rows), "turns": rows}
     write_report(report, "", args.out, None)
 
 
