@@ -341,7 +341,7 @@ class Answerer:
         when the model's rewrite is empty."""
         if not history or not needs_history(question, [past.question for past in history]):
             return question
-        swapped = substituted(question, list(history)[-1].question)
+        swapped = substituted(question, history[-1].question)
         if swapped is not None:
             return swapped
         recent = list(history)[-self.settings.llm_history_turns :]

@@ -98,9 +98,10 @@ def _share(words: set[str], weights: dict[str, float]) -> float:
     return sum(v for w, v in weights.items() if w in words) / total if total else 0.0
 
 
-# Asked kinds a percentage can state relatively: "the luminosity uncertainty is 3.6%", "the
-# energy response is stable to 0.05%", "a mass resolution of 1.2%".
-_RELATIVE = frozenset({"energy", "luminosity", "cross section", "time"})
+# Kinds written with their unit (a lifetime, a mass or energy, a cross-section, a luminosity),
+# which a percentage can state relatively: "the luminosity uncertainty is 3.6%", "the energy
+# response is stable to 0.05%", "a mass resolution of 1.2%".
+UNIT_KINDS = frozenset({"energy", "luminosity", "cross section", "time"})
 
 
 def _kind_fits(asked: Asked, m: Mention) -> bool | None:
@@ -109,7 +110,7 @@ def _kind_fits(asked: Asked, m: Mention) -> bool | None:
     kind (ruled out)."""
     if m.kind == "luminosity" and asked.kind != "luminosity":
         return False  # "9 fb⁻¹": the data a result is stated on, not the result
-    if not asked.kind or not m.kind or (m.kind == "percent" and asked.kind in _RELATIVE):
+    if not asked.kind or not m.kind or (m.kind == "percent" and asked.kind in UNIT_KINDS):
         return None
     return asked.kind == m.kind
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from mitra.answer.asked import Asked
-from mitra.answer.candidates import Candidate, candidates, confident, siblings
+from mitra.answer.candidates import UNIT_KINDS, Candidate, candidates, confident, siblings
 from mitra.answer.claims import Quote
 from mitra.answer.notes import Note
 from mitra.core.settings import Settings
@@ -123,10 +123,6 @@ def sure(value: Quote, confidence: float | None, first_shown: Quote | None, sett
     if confidence is not None:
         return confidence >= settings.value_confidence
     return first_shown is not None and (first_shown.passage, first_shown.number) == (value.passage, value.number)
-
-
-# Kinds written with their unit: a lifetime, a mass or an energy, a cross-section, a luminosity.
-UNIT_KINDS = frozenset({"time", "energy", "cross section", "luminosity"})
 
 
 def about_it(asked: Asked, candidate: Candidate) -> bool:

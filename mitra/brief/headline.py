@@ -25,7 +25,7 @@ _UNCERTAINTY_BEFORE = re.compile(r"(?:±|\+/-|\+-|\\pm|\bpm)\s*\(?\s*\Z|[\d)]\s*
 _RANGE_BEFORE = re.compile(r"\d\s*[–—]\s*\(?\Z|\bbetween\s+\Z|\b(?:between|from)\s+[\d.]+\s*\S{0,8}\s+(?:and|to)\s+\Z")
 _RANGE_AFTER = re.compile(r"\s*[–—]\s*\d|-\d|\s+-\s+\d")  # "115–130", "1.00-6.00", "20 - 40"
 # "in the range from 2 to 15 GeV/c": the lower bound (the upper one is _RANGE_BEFORE's)
-_FROM_BEFORE = re.compile(r"\b(?:from|between)\s+\Z", re.I)
+_FROM_BEFORE = re.compile(r"\bfrom\s+\Z", re.I)  # "between 5 and …" is _RANGE_BEFORE's
 _TO_AFTER = re.compile(r"\s*(?:[^\s\d]{1,8}\s*)?(?:to|and)\s+\d")
 _INTERVAL = re.compile(r"\[[^\[\];]*;[^\[\]]*\]|\[\s*-?\d*\.\d+\s*,\s*-?\d+(?:\.\d+)?\s*\]")  # "[0;14]", "[0.0061, 2.0]"
 # "for a Higgs boson mass of 125.09 GeV": the point a result is given at
