@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from mitra.answer.claims import asked_kind, value_question
-from mitra.answer.figures import figures, unit_at
+from mitra.answer.figures import Figure, figures, unit_at
 from mitra.answer.multipart import looks_multipart
 from mitra.answer.qualifiers import qualifiers, qualifiers_of
 from mitra.core.text import math_to_words, tokenize
@@ -43,6 +43,7 @@ class Asked:
     words: tuple[str, ...] = ()  # BM25 tokens
     quantity: frozenset[str] = frozenset()  # the tokens naming the quantity: no asking, qualifier or title words
     multipart: bool = False
+    stated: tuple[Figure, ...] = ()  # the numbers the question states ("at ET ∼ 15 GeV", "the 8 TeV data")
 
     @classmethod
     def read(cls, question: str, title: str = "") -> "Asked":
@@ -54,11 +55,16 @@ class Asked:
             text=question, title=title, value=value_question(question), kind=asked_kind(_without_figures(text)),
             spread=bool(_SPREAD.search(text)), unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),
             words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in other),
-            multipart=looks_multipart(question))
+            multipart=looks_multipart(question), stated=tuple(figures(text)))
 
     @cached_property
     def word_set(self) -> frozenset[str]:
         return frozenset(self.words)
+
+    @cached_property
+    def content(self) -> frozenset[str]:
+        """Its words that name something (a quantity, a qualifier, a channel): no asking words."""
+        return frozenset(self.words) - _ASKING
 
 
 def _without_figures(text: str) -> str:

@@ -45,6 +45,9 @@ PLUS_MINUS = re.compile(r"\s*\)?\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")
 # not "3 + 4": the sign sits against one of its numbers.
 _UP = re.compile(r"\s*(?:\([a-z.]+\)\s*)?(?:\^\s?\{?)?\+|\+\s")  # after "(stat)" too
 _DOWN = re.compile(r"\s*\}?\s*(?:_\s?\{?)?[-−–]\s?")
+_SAME_UNIT = re.compile(r"\s*\)?\s*(?:\(|,|and|or|to|[-–]|±|\+-|\+/-|\\pm)?\s*\(?\s*")
+_RESTATED = re.compile(r"\s*(?:\([a-z.]+\)\s*)?=\s*")
+_TAGGED_PLUS_MINUS = re.compile(r"\s*\([a-z.]+\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")  # "± 0.18 (stat.) ± 0.04"
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
 _POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
 _TIMES = re.compile(r"(?:[x×*]|\\times)\s?\Z")
@@ -88,6 +91,11 @@ class Figure:
     paren: bool = False  # "5.8" in "5.0 (5.8) σ"
     central: bool = False  # "2.73" in "2.73 ± 0.06 ± 0.16": the value its uncertainties follow
     spread: bool = False  # "0.06" there, and "0.40", "0.39" in "1.19 +0.40 -0.39": an uncertainty
+
+
+def base_value(value: Decimal, unit: str) -> Decimal:
+    """The value in its kind's base unit (GeV, fb, ps …): 2.05 TeV is 2050 GeV."""
+    return value * next((f for u, _, _, f in UNITS if u == unit), Decimal(1))
 
 
 def unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
@@ -156,13 +164,17 @@ def figures(text: str) -> list[Figure]:
                 PLUS_MINUS.fullmatch(text[r.num_end:before.start]) for r in raws if r.num_end <= before.start):
             before.central = True
         gap = text[before.num_end:after.start]
-        if PLUS_MINUS.fullmatch(gap) or _UP.fullmatch(gap) or (before.spread and _DOWN.fullmatch(gap)):
+        chained = before.spread and (_DOWN.fullmatch(gap) or _TAGGED_PLUS_MINUS.fullmatch(gap))
+        if PLUS_MINUS.fullmatch(gap) or _UP.fullmatch(gap) or chained:
             after.spread = True
             before.central = before.central or not before.spread
-        if not before.unit and re.fullmatch(r"\s*(?:\(|\)|,|and|or|to|[-–]|±|\+-|\+/-|\\pm)?\s*\(?\s*", between):
-            before.unit, before.kind = after.unit, after.kind
+    # Back to front, so a list takes its last number's unit ("45, 100 and 75 MeV"), and an
+    # uncertainty chain its restatement's ("± 0.06 (syst.) = 125.11 ± 0.11 GeV").
     for before, after in zip(reversed(raws[:-1]), reversed(raws[1:])):
         between = text[before.end:after.start]
-        if after.paren and not before.unit and re.fullmatch(r"\s*\(\s*", between):
+        if before.unit:
+            continue
+        chained = (before.spread and _RESTATED.fullmatch(between)) or (after.spread and _TAGGED_PLUS_MINUS.fullmatch(between))
+        if _SAME_UNIT.fullmatch(between) or (after.paren and re.fullmatch(r"\s*\(\s*", between)) or chained:
             before.unit, before.kind = after.unit, after.kind
     return raws

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 
-from mitra.answer.figures import PLUS_MINUS, UNITS, Figure, figures, unit_at
+from mitra.answer.figures import PLUS_MINUS, Figure, base_value, figures, unit_at
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
 from mitra.core.text import split_sentences, tokenize
 
@@ -46,6 +46,8 @@ _ORDINAL = re.compile(
 _TAG_GAP = re.compile(r"\s*\(?\s*")
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _CONTENT = re.compile(r"[^\W\d_]{2,}")
+_LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")
+_UNCERTAINTY = frozenset(tokenize("uncertainty"))
 
 
 @dataclass(frozen=True)
@@ -67,8 +69,7 @@ class Mention:
     @property
     def base(self) -> Decimal:
         """The value in its kind's base unit (GeV, fb, ps …), for comparing 2.05 TeV with 2050 GeV."""
-        factor = next((f for u, _, _, f in UNITS if u == self.unit), Decimal(1))
-        return self.value * factor
+        return base_value(self.value, self.unit)
 
     def same_value(self, other: "Mention") -> bool:
         if self.power is not None and other.power is not None and self.power != other.power:
@@ -159,9 +160,9 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     _respectively(sentence, raws, quals, bound)
     _shared(raws, quals, windows, bound)
     inherited = _open_classes(previous, heading)
+    clause_words = _clause_words(sentence, raws, windows)
     mentions = []
     for i, raw in enumerate(raws):
-        left, right = windows[i]
         own = {cls: set(values) for cls, values in bound[i].items()}
         if raw.central:
             own.setdefault("uncertainty", {"central value"})
@@ -170,7 +171,7 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
         channels = own.get("channel", set())
         if len(channels - {"combined"}) >= 2:  # "γγ + ZZ": a combination of channels
             channels.add("combined")
-        words = frozenset(t for t in tokenize(sentence[left:right]) if _CONTENT.fullmatch(t))
+        words = clause_words[i]
         written = sentence[raw.start:raw.num_end] + (f" {raw.unit}" if raw.unit else "")
         mentions.append(Mention(
             written=written, value=raw.value, power=raw.power, unit=raw.unit, kind=raw.kind, sentence=sentence,
@@ -224,9 +225,22 @@ def _listed(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> 
     list's first one is stated for."""
     for i in range(1, len(raws)):
         before, after = raws[i - 1], raws[i]
-        if before.kind == after.kind and re.fullmatch(r"\s*(?:,|and|or|,\s?and)\s*", text[before.end:after.start]):
+        if before.kind == after.kind and _LIST_GAP.fullmatch(text[before.end:after.start]):
             for cls, values in bound[i - 1].items():
                 bound[i].setdefault(cls, set(values))
+
+
+def _clause_words(text: str, raws: list[Figure], windows: list[tuple[int, int]]) -> list[frozenset[str]]:
+    """Each number's clause words, with what its clause leaves to another number: an
+    uncertainty ("124.99 ± 0.18 (stat.)") is stated for its central value's quantity, and a
+    listed value ("deposits of ∼ 45, 100 and 75 MeV") for the list's first one's."""
+    words = [frozenset(t for t in tokenize(text[left:right]) if _CONTENT.fullmatch(t)) for left, right in windows]
+    for i in range(1, len(raws)):
+        if raws[i].spread:
+            words[i] |= words[i - 1] | _UNCERTAINTY
+        elif raws[i - 1].kind == raws[i].kind and _LIST_GAP.fullmatch(text[raws[i - 1].end:raws[i].start]):
+            words[i] |= words[i - 1]
+    return words
 
 
 def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:

@@ -246,3 +246,45 @@ def test_a_choice_is_stated_only_when_the_model_is_sure():
     assert sure(value, 0.9, None, settings) and not sure(value, 0.31, value, settings)
     assert sure(value, None, value, settings) and not sure(value, None, None, settings)
     assert not sure(value, None, value.model_copy(update={"number": "24", "passage": 4}), settings)
+
+
+def _ranked(question: str, text: str) -> list[str]:
+    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
+                              text=text))
+    return [c.mention.written for c in candidates(Asked.read(question), [passage])]
+
+
+def test_a_tagged_uncertainty_reads_its_value_s_quantity_and_unit():
+    """"mH = 124.99 ± 0.18 (stat.) ± 0.04 (syst.) = 124.99 ± 0.19 GeV": each uncertainty is the
+    mass's, in GeV, and the second is one too although "(stat.)" stands between."""
+    from mitra.answer.quantities import mentions
+    found = {m.written: m for m in mentions("The measured mass in the four-lepton final state is mH = 124.99 ± 0.18 "
+                                            "(stat.) ± 0.04 (syst.) = 124.99 ± 0.19 GeV.")}
+    assert found["0.04 GeV"].spread and "mass" in found["0.04 GeV"].words and "uncertainti" in found["0.18 GeV"].words
+    assert _ranked("How large is the systematic uncertainty on the four-lepton mass?",
+                   "The statistical component of the uncertainty on the luminosity is ± 0.09 GeV. The measured mass "
+                   "in the four-lepton final state is mH = 124.99 ± 0.18 (stat.) ± 0.04 (syst.) = 124.99 ± 0.19 "
+                   "GeV.")[0] == "0.04 GeV"
+
+
+def test_a_list_takes_its_last_number_s_unit_and_its_first_one_s_words():
+    from mitra.answer.figures import figures
+    assert [f.unit for f in figures("are ∼ 45, 100 and 75 MeV at η ∼ 0")][:3] == ["MeV"] * 3
+    assert [f.unit for f in figures("of 2.5 (2.3) and 4.0 (3.5) standard deviations")] == ["σ"] * 4
+
+
+def test_the_number_a_question_states_picks_the_value_stated_at_it():
+    text = ("The calibration uncertainties are 0.4% at ET ∼ 10 GeV, and 0.3% at ET ∼ 1 TeV. "
+            "For photons at ET ∼ 60 GeV, the calibration uncertainty is 0.2% on average.")
+    assert _ranked("What is the calibration uncertainty at a transverse energy around 1 TeV?", text)[0] == "0.3 %"
+    assert _ranked("What is the calibration uncertainty for photons around 60 GeV?", text)[0] == "0.2 %"
+
+
+@pytest.mark.parametrize("question, value", [
+    ("What f2(1270) mass does the K-matrix approach give?", "1252 MeV"),
+    ("What f2(1270) mass does the isobar approach give?", "1256 MeV"),
+])
+def test_respectively_pairs_each_value_with_its_item(question, value):
+    text = ("The obtained f2(1270) masses, equal to 1256 +- 4 MeV, 1252 +- 4 MeV and 1260 +- 4 MeV for the isobar, "
+            "K-matrix and QMI S-wave approaches, respectively, are consistent.")
+    assert _ranked(question, text)[0] == value

@@ -1,0 +1,101 @@
+"""Where a value's own sentence pairs it with what the question names: the numbers the
+question states ("at ET ∼ 1 TeV") and the item of a "…, respectively" list ("for the
+isobar, K-matrix and QMI approaches"). Two of the candidate ranking's signals
+(``candidates``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from mitra.answer.asked import Asked
+from mitra.answer.figures import Figure, base_value, figures
+from mitra.answer.quantities import Mention
+from mitra.core.text import tokenize
+
+_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
+_BOUNDARY = re.compile(r"[,;]|\band\b")
+
+
+@lru_cache(maxsize=4096)
+def _figures(sentence: str) -> tuple[Figure, ...]:
+    return tuple(figures(sentence))
+
+
+def setting(asked: Asked, m: Mention) -> float:
+    """The numbers the question states of another kind than the value ("at ET ∼ 15 GeV",
+    "at η around 1.2", "the 8 TeV data"): +1 each where the value's sentence states that one
+    for it (the nearest of its kind, within its clause first, or its partner in a "…,
+    respectively" list), −1 where it states only others of that kind."""
+    found = _figures(m.sentence)
+    score = 0.0
+    for wanted in asked.stated:
+        if _alike(wanted, m.unit, m.kind):
+            continue
+        settings = [f for f in found if _alike(f, wanted.unit, wanted.kind) and f.start != m.span[0]]
+        if not settings:
+            continue
+        values = [f.start for f in found if _alike(f, m.unit, m.kind) and f not in settings and not f.paren]
+        if _RESPECTIVELY.search(m.sentence) and len(values) == len(settings) > 1 and m.span[0] in values:
+            partner = settings[values.index(m.span[0])]
+        else:
+            partner = min(settings, key=lambda f: _apart(m.sentence, m.span, f))
+        if _same(partner, wanted):
+            score += 1.0
+        elif not any(_same(f, wanted) for f in settings):
+            score -= 1.0
+    return score
+
+
+_ITEM = r"[^\s,;()\d][^\s,;()]*(?:\s+[^\s,;()\d][^\s,;()]*){0,2}?"
+_LAST_ITEM = r"[^\s,;()\d][^\s,;()]*(?:\s+[^\s,;()\d][^\s,;()]*){0,2}"
+
+
+_PAIRED = re.compile(r"(?:\s+[^\s,;()]+){0,3}?,?\s*respectively\b", re.I)
+_LEADING = re.compile(r"^(?:(?:both|for|the|in|of|at|with|a|an|from|by)\s+)+", re.I)
+
+
+@lru_cache(maxsize=8)
+def _item_list(n: int) -> re.Pattern:
+    """A list of ``n`` short items: "A and B", "A, B and C", "A, B, and C"."""
+    return re.compile(rf"({_ITEM})" + rf",\s*({_ITEM})" * (n - 2) + rf",?\s+and\s+({_LAST_ITEM})")
+
+
+def respective(asked: Asked, m: Mention) -> float:
+    """"… 1256, 1252 and 1260 MeV for the isobar, K-matrix and QMI approaches,
+    respectively": +1 where the item of the list the question names most is the value's
+    own, −1 where it is another's."""
+    if not _RESPECTIVELY.search(m.sentence):
+        return 0.0
+    values = [f.start for f in _figures(m.sentence) if f.kind == m.kind and not (f.paren or f.spread)]
+    if m.span[0] not in values or len(values) < 2:
+        return 0.0
+    own = values.index(m.span[0])
+    for listed in _item_list(len(values)).finditer(m.sentence):
+        # The list "…, respectively" pairs: the one right before it, or the sentence's subject.
+        if not (_PAIRED.match(m.sentence, listed.end()) or len(m.sentence[:listed.start()].split()) <= 3):
+            continue
+        items = [_LEADING.sub("", item).split() for item in listed.groups()]
+        items[-1] = items[-1][:max(1, len(items[0]))]  # "isobar, K-matrix and QMI approaches": not the head noun
+        hits = [len(asked.content & set(tokenize(" ".join(item)))) for item in items]
+        best = max(hits)
+        if best and hits.count(best) == 1:
+            return 1.0 if hits[own] == best else -1.0
+    return 0.0
+
+
+def _apart(sentence: str, span: tuple[int, int], f: Figure) -> tuple[bool, int]:
+    """How far a setting stands from a value: first whether a clause boundary parts them
+    ("0.4% at 10 GeV, and 0.3% at 1 TeV"), then the characters between."""
+    between = sentence[span[1]:f.start] if f.start >= span[1] else sentence[f.end:span[0]]
+    return bool(_BOUNDARY.search(between)), len(between)
+
+
+def _alike(f: Figure, unit: str, kind: str) -> bool:
+    """Of one kind ("10 GeV" and "1 TeV"), or of one unit where neither names a kind."""
+    return f.kind == kind if f.kind or kind else f.unit == unit
+
+
+def _same(a: Figure, b: Figure) -> bool:
+    return base_value(a.value, a.unit) == base_value(b.value, b.unit) and a.power == b.power
