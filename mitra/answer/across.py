@@ -161,6 +161,9 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
     s = pipeline.settings
     start = time.perf_counter()
     locked = answerer.for_pipeline(pipeline)
+    # Each analysis's line waits for its choice's prompt to be read: fewer values, sooner lines.
+    locked.settings = locked.settings.model_copy(
+        update={"value_candidates": min(locked.settings.value_candidates, s.across_value_candidates)})
     routed = choose(pipeline.router.route(question, top_n=k or s.across_k).candidates, k or s.across_k,
                     s.across_score_share)
     if not routed:

@@ -214,3 +214,17 @@ def test_a_model_timing_out_across_still_shows_the_passages_naming_their_analyse
     titles = {a["analysis_id"]: a["title"] for a in ANALYSES}
     assert data["error"] and data["sources"]
     assert all(s["analysis_title"] == titles[s["analysis_id"]] for s in data["sources"])
+
+
+def test_each_analysis_s_choice_reads_fewer_values_than_a_locked_question(cli, ollama_stub, monkeypatch):
+    """Each across line waits for its choice's prompt to be read: it lists at most
+    ``across_value_candidates`` values (and "none")."""
+    monkeypatch.setenv("MITRA_ACROSS_VALUE_CANDIDATES", "2")
+    ollama_stub.reply = lambda r: '{"value": "none"}' if "format" in r else answer_from_passages(r)
+    ask(cli, "ask", "--across", "What is the observed signal strength?")
+    choices = [chat["format"]["properties"]["value"]["enum"] for chat in ollama_stub.chats if "format" in chat]
+    assert choices and all(len(enum) <= 3 for enum in choices)
+    monkeypatch.setenv("MITRA_ACROSS_VALUE_CANDIDATES", "6")
+    ollama_stub.chats.clear()
+    ask(cli, "ask", "--across", "What is the observed signal strength?")
+    assert max(len(chat["format"]["properties"]["value"]["enum"]) for chat in ollama_stub.chats if "format" in chat) > 3
