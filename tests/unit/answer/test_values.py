@@ -288,3 +288,13 @@ def test_respectively_pairs_each_value_with_its_item(question, value):
     text = ("The obtained f2(1270) masses, equal to 1256 +- 4 MeV, 1252 +- 4 MeV and 1260 +- 4 MeV for the isobar, "
             "K-matrix and QMI S-wave approaches, respectively, are consistent.")
     assert _ranked(question, text)[0] == value
+
+
+def test_a_number_the_question_states_is_not_its_answer():
+    """"… in the 90% signal window": a 90 the passage states is the window, not the yield."""
+    from mitra.answer.pairing import setting
+    from mitra.answer.quantities import mentions
+    asked = Asked.read("How many background events are expected in the 90% signal window?")
+    found = {m.written: m for m in mentions("The yields B90 are counted in a window holding 90 of the signal events: "
+                                            "128 774 background events are expected.")}
+    assert setting(asked, found["90"]) == -1.0 and setting(asked, found["128 774 events"]) >= 0
