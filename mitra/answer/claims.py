@@ -198,6 +198,7 @@ _QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
     ("significance", re.compile(r"\bsignifican|\bstandard deviations?\b|\bsigma\b|σ", re.I)),
     ("cross section", re.compile(r"\bcross[- ]sections?\b", re.I)),
     ("luminosity", re.compile(r"\bluminosit|\bhow much\s+(?:\w+\s+)?data\b", re.I)),
+    ("frequency", re.compile(r"\b(?:oscillation )?frequenc(?:y|ies)\b|\bdelta\s?m_?[sd]\b|Δ\s?m_?[sd]\b", re.I)),
     ("time", re.compile(r"\blifetimes?\b", re.I)),
     ("energy", re.compile(r"\bmass(?:es)?\b|\bwidths?\b|\benerg(?:y|ies)\b|\bexclud|\bresolution\b|\bGeV\b|\bTeV\b|"
                           r"\bmoment(?:um|a)\b|\bthresholds?\b|\bp_?T\b",

@@ -26,6 +26,7 @@ UNITS: list[tuple[str, str, str, Decimal]] = [  # unit, kind, pattern, factor to
     ("fb", "cross section", r"fb\b", Decimal(1)),
     ("pb", "cross section", r"pb\b", Decimal(1000)),
     ("nb", "cross section", r"nb\b", Decimal(1000000)),
+    ("ps-1", "frequency", r"ps\s?(?:\^\{?)?[-−–]\s?1\}?|ps\s?⁻¹|/ps\b|invps\b|inverse picoseconds?", Decimal(1)),
     ("ps", "time", r"ps\b", Decimal(1)),
     ("fs", "time", r"fs\b", Decimal("0.001")),
     ("ns", "time", r"ns\b", Decimal(1000)),
@@ -150,7 +151,7 @@ def figures(text: str) -> list[Figure]:
             continue  # "psi(2S)", "4e": part of a name
         power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
         raw = Figure(match.start("num"), match.end(), match.end("num"), value, power)
-        if not found and (closing := re.match(r"\s*\)", text[match.end():])):  # "5.8) σ"
+        if not found and (closing := re.match(r"\s*\)|\s*\([a-z.]+\)", text[match.end():])):  # "5.8) σ", "0.006 (syst) ps"
             found = unit_at(text, match.end() + closing.end())
         if found:
             raw.unit, raw.kind, raw.end = found

@@ -41,7 +41,7 @@ def shown(m: Mention) -> str:
     if follow and follow.end() > end:
         end = follow.end()
         unit = unit_at(s, end)
-        if unit and not m.unit:
+        if unit:
             end = unit[2]
     if s[start - 1:start] == "(" and ")" in s[m.span[1]:end]:
         start -= 1  # "(3.2 ± 0.5) × 10⁻⁹": the bracket the power of ten applies to

@@ -298,3 +298,13 @@ def test_a_number_the_question_states_is_not_its_answer():
     found = {m.written: m for m in mentions("The yields B90 are counted in a window holding 90 of the signal events: "
                                             "128 774 background events are expected.")}
     assert setting(asked, found["90"]) == -1.0 and setting(asked, found["128 774 events"]) >= 0
+
+
+def test_an_oscillation_frequency_is_no_lifetime():
+    """"17.69 ± 0.08 ps⁻¹" is a frequency, and the unit after "(syst)" is its chain's."""
+    from mitra.answer.figures import figures
+    assert Asked.read("What value of the Bs0 oscillation frequency Delta ms does LHCb measure?").kind == "frequency"
+    assert {(f.unit, f.kind) for f in figures("dms = 17.768 +- 0.023 (stat) +- 0.006 (syst) ps -1, and DGs = "
+                                              "0.106 +- 0.011invps")} == {("ps-1", "frequency")}
+    assert _ranked("What is the measured lifetime?", "The world average of dms is 17.69 +- 0.08 ps -1 and the "
+                   "lifetime is 1.519 +- 0.007 ps.")[0] == "1.519 ps"

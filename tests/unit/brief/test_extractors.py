@@ -24,7 +24,7 @@ def chunk(text: str, section: list[str], position: int = 0, page: int = 1, versi
 
 def test_headline_values_are_the_results_stated_not_settings_ranges_uncertainties_or_levels():
     written = [m.written for m in stated(ABSTRACT)]
-    assert written == ["5.0 σ", "5.8 σ", "125.3"]  # the mention; its unit follows its uncertainties (``shown``)
+    assert written == ["5.0 σ", "5.8 σ", "125.3 GeV"]  # its unit read from after its uncertainties
     assert not {"13 TeV", "139 fb-1", "2016", "2.5", "4.0", "95 %", "0.4", "0.5", "12"} & set(written)
 
 
