@@ -164,6 +164,7 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
     # Each analysis's line waits for its choice's prompt to be read: fewer values, sooner lines.
     locked.settings = locked.settings.model_copy(
         update={"value_candidates": min(locked.settings.value_candidates, s.across_value_candidates)})
+    locked.title_names_analysis = False
     routed = choose(pipeline.router.route(question, top_n=k or s.across_k).candidates, k or s.across_k,
                     s.across_score_share)
     if not routed:

@@ -98,6 +98,9 @@ class Answerer:
         self.chat_model = chat_model
         self.model_info = model_info
         self.settings = settings
+        # A locked question's words from the analysis's title say which analysis, not which
+        # quantity; a question put to several analyses (``across``) names no analysis.
+        self.title_names_analysis = True
 
     def for_pipeline(self, pipeline: Pipeline) -> "Answerer":
         """The same model answering from ``pipeline``'s retriever: one model per process,
@@ -229,8 +232,12 @@ class Answerer:
         written, usage = yield from self.write(prompt, timings, elapsed_ms, question, analysis.title)
         answer = self.checked(analysis, question, written, prompt, usage, coverage, len(result.hits), ranking,
                                timings, elapsed_ms)
-        if answer.withheld and numbered:
-            text, cited, note = values.listed_instead(numbered, prompt.sources, self.settings)
+        # Prose that cites a passage yet states no value (the question again) is no answer to a
+        # value question.
+        no_value = not answer.withheld and bool(answer.cited) and values.gives_no_value(asked, answer.text)
+        if numbered and (answer.withheld or no_value):
+            text, cited, note = values.listed_instead(numbered, prompt.sources, self.settings,
+                                                      "gave no value" if no_value else "was not supported by its passages")
             answer = answer.model_copy(update={"text": text, "cited": cited, "withheld": False,
                                                "remarks": [*answer.remarks, note]})
         yield answer.model_copy(update={"quote": quote, "candidates": len(numbered)})
@@ -250,7 +257,7 @@ class Answerer:
         floor, and for a value question the candidate values of the fused top
         ``value_passages`` (``values.rank``). Adds to the timings' retrieval and rerank."""
         mark = time.perf_counter()
-        asked = Asked.read(question, analysis.title)
+        asked = Asked.read(question, analysis.title, title_names_analysis=self.title_names_analysis)
         wide = self.settings.value_passages if self.settings.value_choice and asked.value else None
         result = self.retriever.search(analysis.id, question, k=max(wide, self.settings.final_k) if wide else None)
         rerank_ms = result.timings_ms.get("rerank", 0.0)

@@ -46,11 +46,14 @@ class Asked:
     stated: tuple[Figure, ...] = ()  # the numbers the question states ("at ET ∼ 15 GeV", "the 8 TeV data")
 
     @classmethod
-    def read(cls, question: str, title: str = "") -> "Asked":
+    def read(cls, question: str, title: str = "", title_names_analysis: bool = True) -> "Asked":
         text = math_to_words(question)
         words = tuple(tokenize(text))
-        # The title's words say which analysis, not which of its quantities ("… in the dark matter search").
-        other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])} | set(tokenize(title))
+        # The title's words say which analysis, not which of its quantities ("… in the dark matter
+        # search"), unless the question is put to several analyses.
+        other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
+        if title_names_analysis:
+            other |= set(tokenize(title))
         return cls(
             text=question, title=title, value=value_question(question), kind=asked_kind(_without_figures(text)),
             spread=bool(_SPREAD.search(text)), unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),

@@ -22,7 +22,9 @@ from typing import Sequence
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import UNIT_KINDS, Candidate, candidates, confident, siblings
 from mitra.answer.claims import Quote
+from mitra.answer.figures import figures
 from mitra.answer.notes import Note
+from mitra.answer.prompts import CITATION
 from mitra.core.settings import Settings
 from mitra.core.types import Hit
 
@@ -162,16 +164,24 @@ def uncertain(value: Quote, alternatives: Sequence[Quote]) -> str:
     return text + ". Check them in their passages below."
 
 
+def gives_no_value(asked: Asked, text: str) -> bool:
+    """Does an answer to a value question state no number beyond those the question states?
+    ("The mixing parameters y' and x'2 are measured from the ratio of … [1]": the question
+    again, with a citation.)"""
+    given = {(f.value, f.power) for f in figures(asked.text)}
+    return asked.value and all((f.value, f.power) in given for f in figures(CITATION.sub("", text)))
+
+
 def listed_instead(numbered: Sequence[tuple[int, Candidate]], sources: Sequence[Hit],
-                   settings: Settings) -> tuple[str, list[int], Note]:
-    """Where the model chose none of the candidates and its own answer was withheld: the
-    likeliest candidates, each labelled and cited, rather than "the passages do not say
-    this" while a shown passage may state the value. Its text, citations and note."""
+                   settings: Settings, why: str = "was not supported by its passages") -> tuple[str, list[int], Note]:
+    """Where the model chose none of the candidates and its own answer was withheld or gave
+    no value: the likeliest candidates, each labelled and cited, rather than "the passages
+    do not say this" while a shown passage may state the value. Its text, citations and note."""
     number = numbers(sources)
     likeliest = [quoted(c, number, sources) for _, c in numbered[:settings.value_alternatives + 1]]
     note = Note(kind="value uncertain",
-                text="The model chose none of the values the passages state, and its own answer was not supported "
-                     "by its passages: the likeliest values are listed instead, none given as the answer.")
+                text=f"The model chose none of the values the passages state, and its own answer {why}: the likeliest "
+                     "values are listed instead, none given as the answer.")
     return uncertain(likeliest[0], likeliest), list(dict.fromkeys(q.passage for q in likeliest)), note
 
 

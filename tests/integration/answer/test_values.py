@@ -190,3 +190,13 @@ def test_a_value_part_the_model_is_not_sure_of_goes_to_the_prose(answerer, demo_
                              f"{background} Up to what mass is the vector mediator excluded?")
     prose = ollama_stub.chats[-1]["messages"][-1]["content"]
     assert "Up to what mass" in prose and "2. 2.10 TeV (vector)" not in answer.text
+
+
+def test_prose_that_cites_a_passage_but_states_no_value_lists_the_likeliest_values(answerer, demo_pipeline,
+                                                                                    ollama_stub):
+    """"The vector mediator mass is excluded [1]." answers nothing: the likeliest values are
+    listed instead, under a warning."""
+    ollama_stub.reply = lambda r: '{"value": "none"}' if "format" in r else "The vector mediator mass is excluded [1]."
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
+    assert answer.text.startswith("Not sure which value is asked. The likeliest is ") and "2.10 TeV" in answer.text
+    assert any(n.kind == "value uncertain" and "gave no value" in n.text for n in answer.notes)

@@ -308,3 +308,12 @@ def test_an_oscillation_frequency_is_no_lifetime():
                                               "0.106 +- 0.011invps")} == {("ps-1", "frequency")}
     assert _ranked("What is the measured lifetime?", "The world average of dms is 17.69 +- 0.08 ps -1 and the "
                    "lifetime is 1.519 +- 0.007 ps.")[0] == "1.519 ps"
+
+
+def test_a_question_put_to_several_analyses_keeps_its_title_words_as_the_quantity():
+    """Locked, "the oscillation frequency" of "Measurement of the Bs oscillation frequency" says
+    which analysis; across, the question names none and those words are what it asks."""
+    title = "Precision measurement of the Bs oscillation frequency"
+    question = "What value of the Bs0 oscillation frequency does LHCb measure?"
+    assert "frequenc" not in Asked.read(question, title).quantity
+    assert {"oscil", "frequenc"} <= Asked.read(question, title, title_names_analysis=False).quantity
