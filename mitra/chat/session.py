@@ -350,7 +350,7 @@ class Session:
         self.phase, self.analysis = Phase.locked, last
         # The lock's history: the answered turns since the conversation was last elsewhere.
         run = list(takewhile(lambda t: t.analysis_id == last.id, reversed(in_lock)))[::-1]
-        self.history = [Exchange(t.question, t.answer) for t in run if t.error is None]
+        self.history = [Exchange(t.standalone or t.question, t.answer) for t in run if t.error is None]
         return list(self.transcript)
 
     # -------------------------------------------------------------- internals
@@ -455,7 +455,7 @@ class Session:
         def done(turn: AnswerTurn) -> None:
             self._save(saved_turn(turn), turn)
             self._served(turn)
-            if turn.answer is not None:
-                history.append(Exchange(turn.question, turn.answer.text))
+            if turn.answer is not None:  # as retrieval read it: the next follow-up may swap its qualifiers again
+                history.append(Exchange(turn.standalone or turn.question, turn.answer.text))
 
         return AnswerTurn(self.analysis, question, list(history), self.answerer, on_done=done, speed=self.speed)

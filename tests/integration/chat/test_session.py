@@ -101,7 +101,21 @@ def test_follow_up_is_condensed_and_stays_in_the_lock(session):
     answer(follow)
     assert follow.standalone  # rewritten by the answerer with the history
     assert {h.chunk.analysis_id for h in follow.passages} == {"HIG-24-001"}
-    assert [e.question for e in session.history] == [HIGGS_QUESTION, "And the largest systematic uncertainty?"]
+    assert [e.question for e in session.history] == [HIGGS_QUESTION, follow.standalone]  # as retrieval read it
+
+
+def test_a_chain_of_swapped_qualifiers_is_rewritten_in_code_at_each_step(session):
+    """Each follow-up swaps a qualifier of the question before as retrieval read it, so the
+    second swap is rewritten in code too, not by the model from "And in the ggH category?"."""
+    session.submit("What is the observed signal strength in the VBF category?")
+    _, first = session.confirm("HIG-24-001")
+    answer(first)
+    _, second = session.submit("And in the ggH category?")
+    answer(second)
+    assert second.standalone == "What is the observed signal strength in the ggH category?"
+    _, third = session.submit("And the expected one?")
+    answer(third)
+    assert third.standalone == "What is the expected signal strength in the ggH category?"
 
 
 def test_switch_drops_the_lock_and_history(session):
