@@ -176,6 +176,8 @@ def figures(text: str) -> list[Figure]:
         if before.unit:
             continue
         chained = (before.spread and _RESTATED.fullmatch(between)) or (after.spread and _TAGGED_PLUS_MINUS.fullmatch(between))
+        if after.paren and unit_at(text, after.num_end):
+            continue  # "0.0003 (3.6 standard deviations)": the bracket's own unit, unlike "5.0 (5.8) σ"
         if _SAME_UNIT.fullmatch(between) or (after.paren and re.fullmatch(r"\s*\(\s*", between)) or chained:
             before.unit, before.kind = after.unit, after.kind
     return raws

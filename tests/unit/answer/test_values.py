@@ -317,3 +317,12 @@ def test_a_question_put_to_several_analyses_keeps_its_title_words_as_the_quantit
     question = "What value of the Bs0 oscillation frequency does LHCb measure?"
     assert "frequenc" not in Asked.read(question, title).quantity
     assert {"oscil", "frequenc"} <= Asked.read(question, title, title_names_analysis=False).quantity
+
+
+def test_a_bracketed_number_with_its_own_unit_lends_it_to_none():
+    """"a p-value of 0.0003 (3.6 standard deviations)": the p-value is no significance."""
+    from mitra.answer.figures import figures
+    assert [f.unit for f in figures("excluded at a p-value of 0.0003 (3.6 standard deviations).")] == ["", "σ"]
+    assert [f.unit for f in figures("significances of 5.0 (5.8) standard deviations")] == ["σ", "σ"]
+    assert _ranked("With what significance is the no-signal hypothesis excluded?",
+                   "The no-signal hypothesis is excluded at a p-value of 0.0003 (3.6 standard deviations).")[0] == "3.6 σ"
