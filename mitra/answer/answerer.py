@@ -240,6 +240,8 @@ class Answerer:
                                                       "gave no value" if no_value else "was not supported by its passages")
             answer = answer.model_copy(update={"text": text, "cited": cited, "withheld": False,
                                                "remarks": [*answer.remarks, note]})
+        elif numbered and answer.cited:  # it chose none of the values, then stated one: not confirmed
+            answer = answer.model_copy(update={"remarks": [*answer.remarks, values.unchosen_note()]})
         yield answer.model_copy(update={"quote": quote, "candidates": len(numbered)})
 
     def quote(self, asked: Asked, prompt: Prompt) -> Quote | None:

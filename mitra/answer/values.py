@@ -185,6 +185,12 @@ def listed_instead(numbered: Sequence[tuple[int, Candidate]], sources: Sequence[
     return uncertain(likeliest[0], likeliest), list(dict.fromkeys(q.passage for q in likeliest)), note
 
 
+def unchosen_note() -> Note:
+    return Note(kind="value uncertain",
+                text="The model chose none of the values the passages state as the one asked, then stated a value in "
+                     "its own words: it is not confirmed as the value asked. Check it in its passage.")
+
+
 def uncertain_note(value: Quote, confidence: float | None, lead: Quote | None = None) -> Note:
     how = f" (probability {confidence:.0%})" if confidence is not None else ""
     led = (f" The answer leads with {lead.number} [{lead.passage}], the values' ranking's first, as the choice was "

@@ -200,3 +200,12 @@ def test_prose_that_cites_a_passage_but_states_no_value_lists_the_likeliest_valu
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
     assert answer.text.startswith("Not sure which value is asked. The likeliest is ") and "2.10 TeV" in answer.text
     assert any(n.kind == "value uncertain" and "gave no value" in n.text for n in answer.notes)
+
+
+def test_a_value_the_model_states_after_choosing_none_is_not_confirmed(answerer, demo_pipeline, ollama_stub):
+    """Its two replies disagree: none of the values answers, yet its prose states one."""
+    ollama_stub.reply = lambda r: '{"value": "none"}' if "format" in r else \
+        "The vector mediator is excluded up to 2.10 TeV [1]."
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
+    assert "2.10 TeV" in answer.text and not answer.withheld
+    assert any(n.kind == "value uncertain" and "not confirmed" in n.text for n in answer.notes)
