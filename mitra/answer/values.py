@@ -26,11 +26,14 @@ from mitra.answer.figures import figures
 from mitra.answer.notes import Note
 from mitra.answer.prompts import CITATION
 from mitra.core.settings import Settings
+from mitra.core.text import tokenize
 from mitra.core.types import Hit
 
 # Of the dev questions' candidates, the asked value's sentence held at least this share of the
 # question's quantity words for 81 %, the other candidates' for 52 %.
 MIN_SURE_SHARE = 0.3
+# An answer whose words are this share the question's says nothing the question did not.
+ECHO_SHARE = 0.8
 
 
 def rank(asked: Asked, trusted: Sequence[Hit], settings: Settings) -> list[Candidate]:
@@ -165,11 +168,16 @@ def uncertain(value: Quote, alternatives: Sequence[Quote]) -> str:
 
 
 def gives_no_value(asked: Asked, text: str) -> bool:
-    """Does an answer to a value question state no number beyond those the question states?
-    ("The mixing parameters y' and x'2 are measured from the ratio of … [1]": the question
-    again, with a citation.)"""
+    """Is an answer to a value question the question again, with a citation ("The mixing
+    parameters y' and x'2 are measured from the ratio of … [1]")? It states no number beyond
+    the question's own, and ``ECHO_SHARE`` of its words are the question's: an answer in
+    words ("The energy scale is calibrated with Z → ee events [2]") stands."""
+    plain = CITATION.sub("", text)
     given = {(f.value, f.power) for f in figures(asked.text)}
-    return asked.value and all((f.value, f.power) in given for f in figures(CITATION.sub("", text)))
+    if not asked.value or any((f.value, f.power) not in given for f in figures(plain)):
+        return False
+    words = set(tokenize(plain))
+    return bool(words) and len(words & asked.word_set) / len(words) >= ECHO_SHARE
 
 
 def listed_instead(numbered: Sequence[tuple[int, Candidate]], sources: Sequence[Hit],

@@ -326,3 +326,23 @@ def test_a_bracketed_number_with_its_own_unit_lends_it_to_none():
     assert [f.unit for f in figures("significances of 5.0 (5.8) standard deviations")] == ["σ", "σ"]
     assert _ranked("With what significance is the no-signal hypothesis excluded?",
                    "The no-signal hypothesis is excluded at a p-value of 0.0003 (3.6 standard deviations).")[0] == "3.6 σ"
+
+
+def test_an_answer_that_is_the_question_again_gives_no_value_but_one_in_words_stands():
+    from mitra.answer.values import gives_no_value
+    charm = Asked.read("What values of the charm mixing parameters y' and x'2 are measured from the ratio of "
+                       "D0 -> K+pi- to D0 -> K-pi+ decay rates?")
+    assert gives_no_value(charm, "The charm mixing parameters y' and x'2 are measured from the ratio of D0 -> K+pi- "
+                                 "to D0 -> K-pi+ decay rates [6].")
+    assert not gives_no_value(charm, "They are measured to be y' = (5.28 +- 0.52) x 10-3 [6].")
+    scale = Asked.read("What energy scale calibration is used?")
+    assert not gives_no_value(scale, "The energy scale is calibrated with Z to ee events [2].")
+
+
+@pytest.mark.parametrize("question", [
+    "Which SM cross section is assumed for vector-boson fusion at 13 TeV?",
+    "What decay time constant was measured for the scintillating fibres?",
+    "What primary-vertex mis-association level is expected in Upgrade II?",
+])
+def test_which_and_levels_and_constants_ask_for_values(question):
+    assert Asked.read(question).value
