@@ -236,8 +236,8 @@ class Answerer:
         # value question.
         no_value = not answer.withheld and bool(answer.cited) and values.gives_no_value(asked, answer.text)
         if numbered and (answer.withheld or no_value):
-            text, cited, note = values.listed_instead(numbered, prompt.sources, self.settings,
-                                                      "gave no value" if no_value else "was not supported by its passages")
+            why = "gave no value" if no_value else "was not supported by its passages"
+            text, cited, note = values.listed_instead(numbered, prompt.sources, self.settings, why)
             answer = answer.model_copy(update={"text": text, "cited": cited, "withheld": False,
                                                "remarks": [*answer.remarks, note]})
         elif numbered and answer.cited:  # it chose none of the values, then stated one: not confirmed

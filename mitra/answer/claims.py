@@ -211,7 +211,8 @@ VALUE_QUESTION = re.compile(
     r"\b(?:how (?:many|much|large|big|small|precise|precisely|heavy|long|high|low|significant|close|far|thick|"
     r"wide|strong|sensitive|stable|fast|frequent|often)|up to what|at what|"
     # "What H→μμ branching fraction …", "What does the global fit predict for the W boson mass?"
-    r"(?:what|which)\b(?:\s+\S+){0,12}?\s+(?:[\w-]+-)?(?:values?|levels?|constants?|probabilit(?:y|ies)|mass(?:es)?|widths?|significances?|limits?|thresholds?|"
+    r"(?:what|which)\b(?:\s+\S+){0,12}?\s+(?:[\w-]+-)?(?:values?|levels?|constants?|probabilit(?:y|ies)|mass(?:es)?|"
+    r"widths?|significances?|limits?|thresholds?|"
     r"luminosit(?:y|ies)|cross[- ]sections?|lifetimes?|uncertaint(?:y|ies)|yields?|efficienc(?:y|ies)|resolutions?|"
     r"fractions?|ratios?|asymmetr(?:y|ies)|precision|numbers?|energ(?:y|ies)|momentum|momenta|strength|purit(?:y|ies)|"
     r"lengths?|pitch|thickness|size|sensitivit(?:y|ies)|intervals?|bounds?|rates?|factors?|shifts?|scales?)\b)",

@@ -151,7 +151,8 @@ def figures(text: str) -> list[Figure]:
             continue  # "psi(2S)", "4e": part of a name
         power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
         raw = Figure(match.start("num"), match.end(), match.end("num"), value, power)
-        if not found and (closing := re.match(r"\s*\)|\s*\([a-z.]+\)", text[match.end():])):  # "5.8) σ", "0.006 (syst) ps"
+        # "5.8) σ", "0.006 (syst) ps": the unit after a bracket
+        if not found and (closing := re.match(r"\s*\)|\s*\([a-z.]+\)", text[match.end():])):
             found = unit_at(text, match.end() + closing.end())
         if found:
             raw.unit, raw.kind, raw.end = found
@@ -175,7 +176,8 @@ def figures(text: str) -> list[Figure]:
         between = text[before.end:after.start]
         if before.unit:
             continue
-        chained = (before.spread and _RESTATED.fullmatch(between)) or (after.spread and _TAGGED_PLUS_MINUS.fullmatch(between))
+        chained = ((before.spread and _RESTATED.fullmatch(between))
+                   or (after.spread and _TAGGED_PLUS_MINUS.fullmatch(between)))
         if after.paren and unit_at(text, after.num_end):
             continue  # "0.0003 (3.6 standard deviations)": the bracket's own unit, unlike "5.0 (5.8) σ"
         if _SAME_UNIT.fullmatch(between) or (after.paren and re.fullmatch(r"\s*\(\s*", between)) or chained:
