@@ -160,11 +160,7 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
     its ``LLMError`` carrying every passage retrieved, each naming its analysis."""
     s = pipeline.settings
     start = time.perf_counter()
-    locked = answerer.for_pipeline(pipeline)
-    # Each analysis's line waits for its choice's prompt to be read: fewer values, sooner lines.
-    locked.settings = locked.settings.model_copy(
-        update={"value_candidates": min(locked.settings.value_candidates, s.across_value_candidates)})
-    locked.title_names_analysis = False
+    locked = answerer.for_pipeline(pipeline, across=True)
     routed = choose(pipeline.router.route(question, top_n=k or s.across_k).candidates, k or s.across_k,
                     s.across_score_share)
     if not routed:

@@ -102,10 +102,19 @@ class Answerer:
         # quantity; a question put to several analyses (``across``) names no analysis.
         self.title_names_analysis = True
 
-    def for_pipeline(self, pipeline: Pipeline) -> "Answerer":
+    def for_pipeline(self, pipeline: Pipeline, across: bool = False) -> "Answerer":
         """The same model answering from ``pipeline``'s retriever: one model per process,
-        each session's answers read only what its principal may read."""
-        return Answerer(pipeline.retriever, self.chat_model, self.model_info, self.settings)
+        each session's answers read only what its principal may read. ``across``: for one
+        analysis's line of a question put to several, whose choice reads at most
+        ``across_value_candidates`` values (its line waits for that prompt to be read) and
+        whose title's words are the quantity asked, not which analysis."""
+        settings = self.settings
+        if across:
+            settings = settings.model_copy(
+                update={"value_candidates": min(settings.value_candidates, settings.across_value_candidates)})
+        answerer = Answerer(pipeline.retriever, self.chat_model, self.model_info, settings)
+        answerer.title_names_analysis = not across
+        return answerer
 
     def write(self, prompt: Prompt, timings: Timings, elapsed_ms: Callable[[], float],
               question: str = "", title: str = "") -> Generator[str, None, tuple[str, dict]]:

@@ -52,8 +52,9 @@ class PendingAnswerer:
     member's scoped view, where given); anything asked of it waits for that. ``loading`` is
     asked again each time until a load succeeds: a failed one is started again."""
 
-    def __init__(self, loading: "Callable[[], Future[AnswererLike]]", pipeline: "Pipeline | None" = None) -> None:
-        self.loading, self.pipeline = loading, pipeline
+    def __init__(self, loading: "Callable[[], Future[AnswererLike]]", pipeline: "Pipeline | None" = None,
+                 across: bool = False) -> None:
+        self.loading, self.pipeline, self.across = loading, pipeline, across
         self._ready: "AnswererLike | None" = None
 
     @property
@@ -63,11 +64,11 @@ class PendingAnswerer:
     def loaded(self) -> "AnswererLike":
         if self._ready is None:
             answerer = self.loading().result()
-            self._ready = answerer.for_pipeline(self.pipeline) if self.pipeline is not None else answerer
+            self._ready = answerer.for_pipeline(self.pipeline, self.across) if self.pipeline is not None else answerer
         return self._ready
 
-    def for_pipeline(self, pipeline: "Pipeline") -> "PendingAnswerer":
-        return PendingAnswerer(self.loading, pipeline)
+    def for_pipeline(self, pipeline: "Pipeline", across: bool = False) -> "PendingAnswerer":
+        return PendingAnswerer(self.loading, pipeline, across)
 
     def stream(self, analysis, question: str, history: "Sequence[Exchange]", on_prompt=None) -> Iterator:
         yield from self.loaded().stream(analysis, question, history, on_prompt=on_prompt)
@@ -77,6 +78,6 @@ class PendingAnswerer:
 
     def __getattr__(self, name: str):
         # what across answers read of an answerer (retriever, coverage, trusted, write, model_info)
-        if name in ("loading", "pipeline", "_ready"):
+        if name in ("loading", "pipeline", "across", "_ready"):
             raise AttributeError(name)
         return getattr(self.loaded(), name)

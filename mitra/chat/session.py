@@ -104,7 +104,7 @@ class RetrievalOnly:
     def condense(self, history: Sequence[Exchange], question: str) -> str:
         return question
 
-    def for_pipeline(self, pipeline: Pipeline) -> "RetrievalOnly":
+    def for_pipeline(self, pipeline: Pipeline, across: bool = False) -> "RetrievalOnly":
         return RetrievalOnly(pipeline, self.error)
 
     def stream(self, analysis: Analysis, question: str, history: Sequence[Exchange],
