@@ -43,7 +43,7 @@ _ORDINAL = re.compile(
     r".{0,40}?\bsecond (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<second>statistical|systematic|theoretical)?"
     r"(?:.{0,40}?\bthird (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<third>statistical|systematic|theoretical)?)?",
     re.I)
-_TAG_GAP = re.compile(r"\s*\(?\s*")
+_TAG_GAP = re.compile(r"\s*(?:(?:is|are)\s+)?\(?\s*")  # "0.2 (stat)", "±0.17 is statistical"
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _CONTENT = re.compile(r"[^\W\d_]{2,}")
 _LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")

@@ -346,3 +346,13 @@ def test_an_answer_that_is_the_question_again_gives_no_value_but_one_in_words_st
 ])
 def test_which_and_levels_and_constants_ask_for_values(question):
     assert Asked.read(question).value
+
+
+def test_a_qualifier_said_of_one_number_is_not_another_s():
+    """"of which ±0.17 is statistical, with an observed significance of 4.3": the
+    significance is not statistical."""
+    from mitra.answer.quantities import mentions
+    found = {m.written: m for m in mentions("The result is μ = 0.92 +0.26 −0.23, of which ±0.17 is statistical, with "
+                                            "an observed (expected) significance of 4.3 (4.6) standard deviations.")}
+    assert found["0.17"].qualifiers["uncertainty"] == {"statistical"}
+    assert "uncertainty" not in found["4.3 σ"].qualifiers and found["4.3 σ"].qualifiers["measure"] == {"observed"}
