@@ -93,14 +93,15 @@ class SearchesPassages(Protocol):
 
 
 class Answerer:
-    def __init__(self, retriever: SearchesPassages, chat_model: BaseChatModel, model_info: ModelInfo, settings: Settings):
+    def __init__(self, retriever: SearchesPassages, chat_model: BaseChatModel, model_info: ModelInfo, settings: Settings,
+                 title_names_analysis: bool = True):
         self.retriever = retriever
         self.chat_model = chat_model
         self.model_info = model_info
         self.settings = settings
         # A locked question's words from the analysis's title say which analysis, not which
         # quantity; a question put to several analyses (``across``) names no analysis.
-        self.title_names_analysis = True
+        self.title_names_analysis = title_names_analysis
 
     def for_pipeline(self, pipeline: Pipeline, across: bool = False) -> "Answerer":
         """The same model answering from ``pipeline``'s retriever: one model per process,
@@ -112,9 +113,7 @@ class Answerer:
         if across:
             settings = settings.model_copy(
                 update={"value_candidates": min(settings.value_candidates, settings.across_value_candidates)})
-        answerer = Answerer(pipeline.retriever, self.chat_model, self.model_info, settings)
-        answerer.title_names_analysis = not across
-        return answerer
+        return Answerer(pipeline.retriever, self.chat_model, self.model_info, settings, title_names_analysis=not across)
 
     def write(self, prompt: Prompt, timings: Timings, elapsed_ms: Callable[[], float],
               question: str = "", title: str = "") -> Generator[str, None, tuple[str, dict]]:

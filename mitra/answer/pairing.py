@@ -11,10 +11,9 @@ from functools import lru_cache
 
 from mitra.answer.asked import Asked
 from mitra.answer.figures import Figure, base_value, figures
-from mitra.answer.quantities import Mention
+from mitra.answer.quantities import RESPECTIVELY, Mention
 from mitra.core.text import tokenize
 
-_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _BOUNDARY = re.compile(r"[,;]|\band\b")
 
 
@@ -40,7 +39,7 @@ def setting(asked: Asked, m: Mention) -> float:
         if not settings:
             continue
         values = [f.start for f in found if _alike(f, m.unit, m.kind) and f not in settings and not f.paren]
-        if _RESPECTIVELY.search(m.sentence) and len(values) == len(settings) > 1 and m.span[0] in values:
+        if RESPECTIVELY.search(m.sentence) and len(values) == len(settings) > 1 and m.span[0] in values:
             partner = settings[values.index(m.span[0])]
         else:
             partner = min(settings, key=lambda f: _apart(m.sentence, m.span, f))
@@ -69,7 +68,7 @@ def respective(asked: Asked, m: Mention) -> float:
     """"… 1256, 1252 and 1260 MeV for the isobar, K-matrix and QMI approaches,
     respectively": +1 where the item of the list the question names most is the value's
     own, −1 where it is another's."""
-    if not _RESPECTIVELY.search(m.sentence):
+    if not RESPECTIVELY.search(m.sentence):
         return 0.0
     values = [f.start for f in _figures(m.sentence) if f.kind == m.kind and not (f.paren or f.spread)]
     if m.span[0] not in values or len(values) < 2:

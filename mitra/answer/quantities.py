@@ -44,7 +44,7 @@ _ORDINAL = re.compile(
     r"(?:.{0,40}?\bthird (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<third>statistical|systematic|theoretical)?)?",
     re.I)
 _TAG_GAP = re.compile(r"\s*(?:(?:is|are)\s+)?\(?\s*")  # "0.2 (stat)", "±0.17 is statistical"
-_RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
+RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _CONTENT = re.compile(r"[^\W\d_]{2,}")
 _LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")
 _UNCERTAINTY = frozenset(tokenize("uncertainty"))
@@ -252,7 +252,7 @@ def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
 
 def _respectively(text: str, raws: list[Figure], quals, bound: list[dict[str, set[str]]]) -> None:
     """"… for A and B … x and y, respectively": A is x's, B is y's."""
-    for mark in _RESPECTIVELY.finditer(text):
+    for mark in RESPECTIVELY.finditer(text):
         before = [i for i, r in enumerate(raws) if r.end <= mark.start() and not r.paren]
         by_class: dict[str, list[str]] = {}
         for cls, value, start, _ in quals:
