@@ -14,6 +14,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from mitra.core.hadrons import one_hadron_spelling, spell_macro_decays
+
 # Formatting commands whose arguments carry no words.
 _DROP_WITH_ARG = (
     "label|ref|eqref|cref|Cref|cite|citep|citet|citealt|vspace|hspace|includegraphics|epsfig|"
@@ -193,7 +195,7 @@ STOPWORDS = frozenset(
 )
 _TOKEN_RE = re.compile(r"[a-z0-9]+")
 # Bump when tokens change: BM25 indexes saved by another tokenizer are rebuilt on load.
-TOKENIZER = "physics-2"
+TOKENIZER = "physics-3"
 
 # One spelling for the notations physicists mix: Unicode Greek, LaTeX commands and
 # plain names all become the name (μ, \mu, mu -> mu); decorations and scripts are
@@ -223,11 +225,12 @@ _COMBINING = re.compile(r"[\u0300-\u036f]")
 
 def physics_text(text: str) -> str:
     """``text`` lower-cased with its notation in one spelling (see above), for tokenizing."""
+    text = spell_macro_decays(text)  # before lower-casing: a macro's capitals mark its symbols
     text = _TRANSVERSE_MOMENTUM.sub("pt", _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower())
     for _ in range(2):
         text = _DECORATION.sub(r"\1", text)
     text = _COMMAND.sub(r"\1", _ARROW_CMDS.sub(" ", _STYLE_SWITCH.sub("", text)))
-    return _glue_scripts(text.translate(_GREEK_TABLE))
+    return one_hadron_spelling(_glue_scripts(text.translate(_GREEK_TABLE)))
 
 
 @lru_cache(maxsize=1)

@@ -15,7 +15,15 @@ from mitra.core.text import clean_latex, tokenize
         ["B_s^0", r"B_{s}^{0}", "Bₛ⁰"],
         ["p_T", "pT", r"p_{\rm T}"],
         ["W → μν", r"W \to \mu\nu", "W to muon neutrino"],
-        ["Λb", r"\Lambda_b", "Lambda_b"],
+        ["Λb", r"\Lambda_b", "Lambda_b", "Λ0b", r"\Lambda_b^0", "Lb"],
+        # LHCb's decay macros as the text layer keeps them share every word with the notation
+        ["Bs0 -> K+K-", "B0s → K+K−", r"$B^0_s \to K^+K^-$", "BsToKK", r"\BsToKK"],
+        ["B0 → K+π−", "BdToKpi", r"B^0 \to K^+\pi^-"],
+        ["B0 → K*0 μ+μ−", r"$B^0\to K^{*0}\mu^+\mu^-$", "BdToKstmm"],
+        ["Bs0 -> J/psi pi+pi-", "BsToJpsipipi", r"B_s^0 \to J/\psi \pi^+\pi^-"],
+        ["Ω0c", "Omegac0", r"\Omega_c^0"],
+        ["K0S", "K_S^0", "KS"],
+        ["Delta ms", "Δms", r"\Delta m_s", r"\dms"],
     ],
 )
 def test_notations_of_one_thing_tokenize_alike(spellings):
@@ -34,3 +42,10 @@ def test_prose_is_not_glued_or_renamed():
 def test_clean_latex_glues_scripts_as_the_tokenizer_does():
     assert clean_latex(r"$B^0_s \to \mu^+\mu^-$ with $p_{T} > 5$") == "B0s -> mu+mu- with pT > 5"
     assert tokenize(clean_latex(r"$B^0_s$")) == tokenize("B^0_s")
+
+
+def test_a_macro_decay_keeps_its_quantity_and_only_parsed_words_change():
+    assert tokenize("tauBsToKK") == ["tau", "bs", "k", "k"]
+    assert tokenize("LbToLcpiTopKS") == ["lambdab", "lambdac", "pi", "p", "ks"]  # a chain: Lc -> p KS
+    # camel case that is no decay stays one word
+    assert tokenize("HowTo GoTo") == ["howto", "goto"]
