@@ -46,7 +46,15 @@ from mitra.answer.prompts import (
 )
 from mitra.answer.record import Answer, Timings, parse_citations, ranking_note
 from mitra.answer.refusals import abstention_text, off_topic_text, unsupported_text, wordless_answer_text
-from mitra.answer.multipart import SPLIT_PROMPT, PartAnswer, clause_split, faithful, looks_multipart, parse_parts
+from mitra.answer.multipart import (
+    SPLIT_PROMPT,
+    PartAnswer,
+    clause_split,
+    coordinated,
+    faithful,
+    looks_multipart,
+    parse_parts,
+)
 from mitra.answer.parts import stream_parts
 from mitra.answer import values
 from mitra.answer.asked import Asked
@@ -54,7 +62,7 @@ from mitra.answer.candidates import Candidate
 from mitra.answer.choose import choose
 from mitra.answer.followup import needs_history, substituted
 from mitra.answer.gate import gated
-from mitra.answer.claims import PassageText, Quote, quote
+from mitra.answer.claims import PassageText, Quote, quote, value_question
 from mitra.answer.grounding import (
     Entails,
     QuestionCoverage,
@@ -184,14 +192,14 @@ class Answerer:
                          abstain_reason="off-topic", coverage=coverage, timings=Timings(total_ms=elapsed_ms()))
             return
         timings = Timings()
-        if self.settings.multipart and looks_multipart(question):
+        parts = coordinated(question) if self.settings.multipart and value_question(question) else []
+        if not parts and self.settings.multipart and looks_multipart(question):
             mark = time.perf_counter()
             parts = self.split(question)
             timings.split_ms = (time.perf_counter() - mark) * 1000
-            if len(parts) > 1:
-                yield from self.stream_parts(analysis, question, parts, history, coverage, timings, elapsed_ms,
-                                             on_prompt)
-                return
+        if len(parts) > 1:
+            yield from self.stream_parts(analysis, question, parts, history, coverage, timings, elapsed_ms, on_prompt)
+            return
         asked, result, trusted, ranked = self.retrieve(analysis, question, timings)
         ranking = ranking_note(result.system, self.retriever.reranker is not None)
 

@@ -14,7 +14,7 @@ from functools import cached_property
 
 from mitra.answer.claims import asked_kind, value_question
 from mitra.answer.figures import Figure, figures, unit_at
-from mitra.answer.multipart import looks_multipart
+from mitra.answer.multipart import coordinated, looks_multipart
 from mitra.answer.qualifiers import qualifiers, qualifiers_of
 from mitra.core.text import math_to_words, tokenize
 
@@ -58,7 +58,7 @@ class Asked:
             text=question, title=title, value=value_question(question), kind=asked_kind(_without_figures(text)),
             spread=bool(_SPREAD.search(text)), unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),
             words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in other),
-            multipart=looks_multipart(question), stated=tuple(figures(text)))
+            multipart=looks_multipart(question) or len(coordinated(question)) > 1, stated=tuple(figures(text)))
 
     @cached_property
     def word_set(self) -> frozenset[str]:

@@ -108,6 +108,54 @@ def clause_split(question: str) -> list[str]:
     return [p[0].upper() + p[1:] + ("" if p.endswith("?") else "?") for p in (p.rstrip(".") for p in parts)]
 
 
+# "the values of y' and x'2", "the lifetimes of the Lambdac+, the Xic+ and the Xic0": a value
+# asked for each of several symbols is a part per symbol, cut in code (no model call). A
+# plural must ask it ("values", "are", "lifetimes"): "the γγ and ZZ fit" is one combination.
+_PLURAL = re.compile(r"\b(?:are|were|values|results|measurements|parameters|lifetimes|masses|widths|limits|"
+                     r"significances|fractions|yields|asymmetries|sections|ratios|efficiencies|phases|angles|"
+                     r"frequencies|constants|uncertainties)\b", re.I)
+_COMBINED = re.compile(r"\bcombin", re.I)
+_UNIT_WORD = re.compile(r"[kMGTP]?eV(?:/c2?)?|[afpn]b(?:-1)?|ps|fs|ns|mrad|rad", re.I)
+_NUMBER_WORD = re.compile(r"[\d.,]+")
+
+
+def _symbol(word: str) -> bool:
+    """A name written as a symbol (y', x'2, Xic0, B0s, γγ, RD), not a plain word, number or unit."""
+    if _NUMBER_WORD.fullmatch(word) or _UNIT_WORD.fullmatch(word):
+        return False
+    return (any(ch.isdigit() or ch in "'′+-−*^_" for ch in word) or any(ch.isupper() for ch in word[1:])
+            or any("\u0370" <= ch <= "\u03ff" for ch in word))
+
+
+def coordinated(question: str) -> list[str]:
+    """A value question asked of several symbols, as one question per symbol; [] when it asks
+    of one thing (or of a combination)."""
+    words = question.split()
+    for i, word in enumerate(words):
+        if word.lower() != "and" or i + 1 >= len(words):
+            continue
+        last = i + 2 if words[i + 1].lower() == "the" else i + 1
+        if last >= len(words):
+            return []
+        items = [(i + 1, last + 1)]  # (start of the item with its article, end) in ``words``
+        j = i - 1
+        while j >= 0:
+            start = j - 1 if j >= 1 and words[j - 1].lower() == "the" else j
+            items.insert(0, (start, j + 1))
+            if start == 0 or not words[start - 1].endswith(","):
+                break
+            j = start - 1
+        names = [words[end - 1].rstrip(",?") for _, end in items]
+        head, tail = words[:items[0][0]], words[items[-1][1]:]
+        if len(names) < 2 or not all(_symbol(n) for n in names) or not _PLURAL.search(" ".join(head)) \
+                or _COMBINED.search(question):
+            return []
+        ending = "?" if words[items[-1][1] - 1].endswith("?") else ""
+        the = "the " if any(words[start].lower() == "the" for start, _ in items) else ""
+        return [" ".join(head + [the + name + ending] + tail) for name in names]
+    return []
+
+
 Skipped = Literal["off-topic", "no-relevant-passage"]
 
 

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from mitra.answer.answerer import Answerer
-from mitra.answer.multipart import looks_multipart, parse_parts
+from mitra.answer.multipart import coordinated, looks_multipart, parse_parts
 from mitra.models.llm import load_chat_model
 from mitra.retrieval.retriever import RetrievalResult, Timer
 from tests.integration.answer.test_answer import BACKGROUND_HITS, DARK_MATTER, FixedKnowledge, hit
@@ -213,3 +213,36 @@ def test_a_split_that_changes_the_members_words_falls_back_to_the_clauses(parts_
     answer = answerer.answer(DARK_MATTER, "What is the dominant background, and how is it estimated?")
     assert answerer.retriever.queries == ["What is the dominant background?", "How is it estimated?"]
     assert [p.question for p in answer.parts] == answerer.retriever.queries
+
+
+@pytest.mark.parametrize("question, parts", [
+    ("What values of the charm mixing parameters y' and x'2 are measured?",
+     ["What values of the charm mixing parameters y' are measured?",
+      "What values of the charm mixing parameters x'2 are measured?"]),
+    ("What are the measured lifetimes of the Lambdac+, the Xic+ and the Xic0 charm baryons?",
+     ["What are the measured lifetimes of the Lambdac+ charm baryons?",
+      "What are the measured lifetimes of the Xic+ charm baryons?",
+      "What are the measured lifetimes of the Xic0 charm baryons?"]),
+])
+def test_a_value_asked_of_several_symbols_is_a_part_per_symbol(question, parts):
+    assert coordinated(question) == parts
+
+
+@pytest.mark.parametrize("question", [
+    "What are the observed and expected limits?",  # one quantity's siblings: side by side, not parts
+    "How large is the systematic uncertainty on the boson mass CMS gets from the γγ and ZZ fit?",  # one fit
+    "What cross sections does ATLAS get by combining the γγ and 4ℓ channels?",  # a combination
+    "What local significances are expected for the combined 7 and 8 TeV data?",
+    "What Higgs masses did CMS get from Run 1 and Run 2?",
+])
+def test_a_combination_or_siblings_stay_one_question(question):
+    assert coordinated(question) == []
+
+
+def test_values_of_several_symbols_are_parts_without_the_split_call(parts_answerer, ollama_stub):
+    answerer = parts_answerer()
+    answer = answerer.answer(DARK_MATTER, "What values of the luminosity L1 and L2 are measured?")
+    assert [p.question for p in answer.parts] == ["What values of the luminosity L1 are measured?",
+                                                  "What values of the luminosity L2 are measured?"]
+    assert not any("Split the user's question" in c["messages"][0]["content"] for c in ollama_stub.chats)
+    assert answerer.retriever.queries[-2:] == [p.question for p in answer.parts]
