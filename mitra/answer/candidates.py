@@ -91,7 +91,7 @@ class Candidate:
 
     def quote(self, passage: int) -> Quote:
         m = self.mention
-        return Quote(passage=passage, sentence=m.sentence, number=m.sentence[m.span[0]:m.span[1]], start=m.span[0],
+        return Quote(passage=passage, sentence=m.sentence, number=m.as_written, start=m.span[0],
                      end=m.span[1], label=self.label)
 
     def same(self, other: "Candidate") -> bool:

@@ -75,7 +75,7 @@ class Quote(BaseModel):
 
     passage: int  # [n]
     sentence: str
-    number: str  # as the passage writes it
+    number: str  # as the passage writes it, with the unit its list shares ("2.15 TeV" of "2.15 and 2.20 TeV")
     start: int  # of the number in ``sentence``
     end: int
     label: str = ""  # the qualifiers it is stated for, in words ("observed local"), where known
@@ -282,5 +282,5 @@ def quote(wanted: str, kind: str, passages: Sequence[PassageText], avoid: Mentio
     if best is None:
         return None
     _, n, m = best
-    return Quote(passage=n, sentence=m.sentence, number=m.sentence[m.span[0]:m.span[1]], start=m.span[0],
+    return Quote(passage=n, sentence=m.sentence, number=m.as_written, start=m.span[0],
                  end=m.span[1])

@@ -89,6 +89,7 @@ class Figure:
     power: int | None
     unit: str = ""
     kind: str = ""
+    unit_written: str = ""  # the unit as written ("standard deviations"), after it or after its list's last number
     paren: bool = False  # "5.8" in "5.0 (5.8) σ"
     central: bool = False  # "2.73" in "2.73 ± 0.06 ± 0.16": the value its uncertainties follow
     spread: bool = False  # "0.06" there, and "0.40", "0.39" in "1.19 +0.40 -0.39": an uncertainty
@@ -151,11 +152,14 @@ def figures(text: str) -> list[Figure]:
             continue  # "psi(2S)", "4e": part of a name
         power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
         raw = Figure(match.start("num"), match.end(), match.end("num"), value, power)
+        unit_from = match.end()
         # "5.8) σ", "0.006 (syst) ps": the unit after a bracket
         if not found and (closing := re.match(r"\s*\)|\s*\([a-z.]+\)", text[match.end():])):
-            found = unit_at(text, match.end() + closing.end())
+            unit_from = match.end() + closing.end()
+            found = unit_at(text, unit_from)
         if found:
             raw.unit, raw.kind, raw.end = found
+            raw.unit_written = text[unit_from:raw.end].strip()
         raws.append(raw)
     for before, after in zip(raws, raws[1:]):  # "5.0 (5.8) σ", "2.15 and 2.20 TeV", "5.0 ± 0.3 GeV": one unit
         between = text[before.end:after.start]
@@ -181,5 +185,5 @@ def figures(text: str) -> list[Figure]:
         if after.paren and unit_at(text, after.num_end):
             continue  # "0.0003 (3.6 standard deviations)": the bracket's own unit, unlike "5.0 (5.8) σ"
         if _SAME_UNIT.fullmatch(between) or (after.paren and re.fullmatch(r"\s*\(\s*", between)) or chained:
-            before.unit, before.kind = after.unit, after.kind
+            before.unit, before.kind, before.unit_written = after.unit, after.kind, after.unit_written
     return raws

@@ -16,6 +16,10 @@ Binding is by clause, not by the whole sentence:
 * "A (B) … x (y)" pairs the bracketed qualifier with the bracketed number;
 * "…, respectively" pairs a class's values with the numbers before it, in order;
 * "± 0.2 (stat)" binds the bracket to the number it follows, and only to it;
+* a measure word in a comparison's reference ("above the expected background", "relative to
+  the SM expectation") is not the value's, unless the value is the reference's own ("compared
+  with an expected significance of 5.8 σ"); one left with both observed and expected takes its
+  nearest measure word's, unless its sentence says both ("both the expected and observed");
 * a class the sentence leaves open is taken from the previous sentence when this one
   opens on "It", "This", "They" … (its subject: the first value there), else from the
   passage's section heading ("6.1 H → WW");
@@ -48,6 +52,20 @@ RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _CONTENT = re.compile(r"[^\W\d_]{2,}")
 _LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")
 _UNCERTAINTY = frozenset(tokenize("uncertainty"))
+# A comparison's reference ("above the expected background", "relative to the SM expectation",
+# "than expected from the background", "to the one expected in the SM"): a measure word up to
+# three words after a word that opens one names what a value is compared with, not the value …
+_COMPARED = re.compile(r"\b(?:above|over|below|beyond|than|against|versus|vs\.|to|with)\s+(?:[^\s,;:]+\s+){0,3}\Z",
+                       re.I)
+# … unless the value follows as the reference's own: "compared with expected exclusions of
+# 2.15", "with the SM prediction of τ = 1.390", "compared with the expected 5.8 σ", not
+# "above the expected background, with a local significance of 5.0 σ".
+_WORD = r"\s+(?!(?:with|where|which|is|are|was|were|and|or|but)\b)[^\s,;:()]+"
+_OWN = re.compile(rf"\s*|{_WORD}\s*|(?:{_WORD}){{0,3}}\s+of(?:\s+[^\s,;:()=]+\s?=)?"
+                  r"(?:\s+(?:about|around|approximately|only))?\s*", re.I)
+# "both the expected and observed limits are 2.1 TeV": one value stated for both.
+_BOTH = re.compile(r"\b(?:both (?:the )?)?(?P<first>expected|observed) and (?:expected|observed)\b", re.I)
+_MEASURES = {"observed", "expected"}
 
 
 @dataclass(frozen=True)
@@ -65,6 +83,14 @@ class Mention:
     words: frozenset[str] = frozenset()  # the stems of its clause, for what no class names
     condition: bool = False  # a setting others are stated at (√s = 13 TeV, a year), not a result
     spread: bool = False  # an uncertainty written after its value ("± 0.3", "+0.40 -0.39")
+    shared_unit: str = ""  # the unit written once after a list or bracket ("2.15 and 2.20 TeV"), outside ``span``
+
+    @property
+    def as_written(self) -> str:
+        """The number as its sentence writes it, with the unit its list shares: "2.15 TeV" of
+        "2.15 and 2.20 TeV", which alone would read as a bare 2.15."""
+        number = self.sentence[self.span[0]:self.span[1]]
+        return f"{number} {self.shared_unit}" if self.shared_unit else number
 
     @property
     def base(self) -> Decimal:
@@ -152,13 +178,16 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
                 continue
             if _tag_of_other(sentence, raws, i, start):
                 continue  # "0.2 (stat) ± 0.1 (syst)": "(stat)" is 0.2's only
+            if cls == "measure" and _compared_with(sentence, start, end, raw):
+                continue
             own.setdefault(cls, set()).add(value)
         bound.append(own)
     _bracketed(sentence, raws, quals, in_brackets, bound)
     _ordinal(sentence, raws, bound)
     _listed(sentence, raws, bound)
     _respectively(sentence, raws, quals, bound)
-    _shared(raws, quals, windows, bound)
+    _shared(sentence, raws, quals, windows, bound)
+    _one_measure(sentence, raws, quals, bound)
     inherited = _open_classes(previous, heading)
     clause_words = _clause_words(sentence, raws, windows)
     mentions = []
@@ -173,11 +202,12 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
             channels.add("combined")
         words = clause_words[i]
         written = sentence[raw.start:raw.num_end] + (f" {raw.unit}" if raw.unit else "")
+        end = raw.end if raw.unit and ")" not in sentence[raw.num_end:raw.end] else raw.num_end
         mentions.append(Mention(
             written=written, value=raw.value, power=raw.power, unit=raw.unit, kind=raw.kind, sentence=sentence,
-            span=(raw.start, raw.end if raw.unit and ")" not in sentence[raw.num_end:raw.end] else raw.num_end),
-            qualifiers={c: frozenset(v) for c, v in own.items() if v},
-            words=words, condition=_is_condition(raw, quals), spread=raw.spread))
+            span=(raw.start, end), qualifiers={c: frozenset(v) for c, v in own.items() if v},
+            words=words, condition=_is_condition(raw, quals), spread=raw.spread,
+            shared_unit=raw.unit_written if end <= raw.num_end else ""))
     return mentions
 
 
@@ -278,7 +308,7 @@ def _is_condition(raw: Figure, quals) -> bool:
     return any(q[0] in CONDITIONS and q[2] == raw.start for q in quals)
 
 
-def _shared(raws: list[Figure], quals, windows, bound: list[dict[str, set[str]]]) -> None:
+def _shared(text: str, raws: list[Figure], quals, windows, bound: list[dict[str, set[str]]]) -> None:
     """A qualifier outside every number's window ("The observed limits are 2.1 TeV for … and
     1.5 TeV for …") is shared by the numbers that name no value of its class."""
     named = [set(own) for own in bound]  # the classes each names itself, before any is shared
@@ -286,8 +316,43 @@ def _shared(raws: list[Figure], quals, windows, bound: list[dict[str, set[str]]]
         if cls == "setting" or any(left <= start < right for left, right in windows):
             continue
         for i, raw in enumerate(raws):
-            if cls not in named[i] and start < raw.start:
+            if cls not in named[i] and start < raw.start and not (
+                    cls == "measure" and _compared_with(text, start, end, raw)):
                 bound[i].setdefault(cls, set()).add(value)
+
+
+def _compared_with(text: str, start: int, end: int, raw: Figure) -> bool:
+    """Does the measure word at text[start:end] name a comparison's reference (``_COMPARED``)
+    that ``raw`` is not the value of: one before it that does not run into it (``_OWN``), one
+    after it opened after it ("3.2 σ over the expected background", not "compared with 5.8 σ
+    expected")?"""
+    opened = _COMPARED.search(text, 0, start)
+    if opened is None:
+        return False
+    if start >= raw.end:
+        return opened.start() >= raw.end
+    return not _OWN.fullmatch(text, end, raw.start)
+
+
+def _one_measure(text: str, raws: list[Figure], quals, bound: list[dict[str, set[str]]]) -> None:
+    """A number bound to both observed and expected is the one its nearest measure word names
+    (the last before it, else the first after it), unless the sentence says both of it ("both
+    the expected and observed limits are 2.1 TeV"); two such of one kind after "observed and
+    expected" are the pair, in that order."""
+    bothered = [i for i, own in enumerate(bound) if _MEASURES <= own.get("measure", set())]
+    coordinated = _BOTH.search(text)
+    if coordinated:
+        if len(bothered) == 2 and raws[bothered[0]].kind == raws[bothered[1]].kind:
+            first = coordinated.group("first").lower()
+            for i, value in zip(bothered, (first, *(_MEASURES - {first}))):
+                bound[i]["measure"] = {value}
+        return
+    for i in bothered:
+        found = [(start, value) for cls, value, start, end in quals
+                 if cls == "measure" and not _compared_with(text, start, end, raws[i])]
+        before = [value for start, value in found if start < raws[i].start]
+        after = [value for start, value in found if start >= raws[i].end]
+        bound[i]["measure"] = set(before[-1:] or after[:1])
 
 
 def _open_classes(previous: str, heading: str) -> dict[str, set[str]]:
@@ -301,6 +366,8 @@ def _open_classes(previous: str, heading: str) -> dict[str, set[str]]:
     for cls, value, _, _ in qualifiers(heading):
         if cls not in out:
             from_heading.setdefault(cls, set()).add(value)
+    if len(from_heading.get("measure", ())) > 1:
+        del from_heading["measure"]  # "Expected and observed limits": which one a value is, its sentence says
     return out | from_heading
 
 
@@ -359,7 +426,8 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                     written=m.written, value=m.value, power=m.power, unit=unit, kind=kind, sentence=line,
                     span=(start + m.span[0], start + m.span[1]),
                     qualifiers={c: frozenset(v) for c, v in bound.items() if v},
-                    words=frozenset(t for t in tokenize(label) if _CONTENT.fullmatch(t)), spread=m.spread))
+                    words=frozenset(t for t in tokenize(label) if _CONTENT.fullmatch(t)), spread=m.spread,
+                    shared_unit=m.shared_unit))
     return mentions
 
 

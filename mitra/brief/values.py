@@ -18,7 +18,7 @@ from mitra.answer.claims import narrowed, resolved
 from mitra.answer.figures import unit_at
 from mitra.answer.quantities import Mention, mentions
 from mitra.brief.headline import is_headline
-from mitra.brief.qualify import masked, qualified, shared_measure
+from mitra.brief.qualify import qualified, shared_measure
 from mitra.brief.record import Place, Value
 from mitra.core.text import math_to_words, normalise_space, split_sentences
 from mitra.core.types import Chunk
@@ -47,6 +47,8 @@ def shown(m: Mention) -> str:
         start -= 1  # "(3.2 ± 0.5) × 10⁻⁹": the bracket the power of ten applies to
     elif s[start - 1:start] == "(" and re.match(r"\s*\)\s*(?:×|x|\\times)\s*10", s[end:]):
         start, end = start - 1, _FOLLOWING.match(s, end + s[end:].index(")")).end()
+    elif end == m.span[1]:
+        return normalise_space(m.as_written)  # "2.15" of "2.15 and 2.20 TeV" with the list's unit
     return normalise_space(s[start:end])
 
 
@@ -63,11 +65,9 @@ def stated(text: str, heading: str = "") -> list[Mention]:
     """The headline values of ``text`` (LaTeX maths read as words), in order, with the qualifiers
     ``qualify`` adds."""
     plain = html.unescape(math_to_words(text))
-    blanked = masked(plain)
     by_sentence: dict[str, list[Mention]] = {}
-    for m in mentions(blanked, heading):
-        at = blanked.find(m.sentence)  # the same length, so the same place in the text as written
-        m = qualified(m, plain[at:at + len(m.sentence)] if at >= 0 else m.sentence)
+    for m in mentions(plain, heading):
+        m = qualified(m)
         by_sentence.setdefault(m.sentence, []).append(m)
     return [m for sentence in by_sentence.values() for m in shared_measure(sentence) if is_headline(m)]
 

@@ -109,6 +109,40 @@ def test_each_number_reads_its_own_clause(text, qualifiers):
     assert {m.written: {c: set(v) for c, v in m.qualifiers.items()} for m in mentions(text)} == qualifiers
 
 
+DISCOVERY = ("An excess of events is observed above the expected background, with a local significance of 5.0 σ, at a "
+             "mass near 125 GeV, signalling the production of a new particle.")
+
+
+@pytest.mark.parametrize("text, written, measure", [
+    # Reported: the demo labelled 5.0 σ "expected observed local"; "expected" is the background's.
+    (DISCOVERY, "5.0 σ", {"observed"}),
+    ("An excess over the expected SM yield has a significance of 3.1 σ.", "3.1 σ", set()),
+    ("The data show more events than expected from the background, with a significance of 3.1 σ.", "3.1 σ", set()),
+    ("The measured signal strength relative to the SM expectation is found to be 1.13.", "1.13", {"observed"}),
+    ("The ratio of the observed signal yield to the one expected in the SM is 1.2.", "1.2", {"observed"}),
+    ("A significance of 3.2 σ over the expected background is found.", "3.2 σ", set()),
+    # The reference's own value, and "expected" of the value itself, stay expected.
+    ("An excess is observed, with a significance of 4.9 σ compared with an expectation of 4.3 σ.", "4.3 σ",
+     {"expected"}),
+    ("The measured lifetime agrees with the Standard Model prediction of τ = 1.390 ps.", "1.390 ps", {"expected"}),
+    ("The observed significance is 5.0 σ, compared with 5.8 σ expected.", "5.8 σ", {"expected"}),
+    ("The expected background is 12 events.", "12 events", {"expected"}),
+])
+def test_an_expected_that_names_another_noun_is_not_the_values(text, written, measure):
+    (m,) = [m for m in mentions(text) if m.written == written]
+    assert m.qualifiers.get("measure", frozenset()) == measure
+
+
+@pytest.mark.parametrize("text, heading, measures", [
+    ("Both the expected and observed limits exclude masses below 2.1 TeV.", "", [{"expected", "observed"}]),
+    ("The observed and expected limits exclude masses below 2.1 TeV.", "", [{"expected", "observed"}]),
+    ("The observed and expected limits are 2.1 and 2.2 TeV.", "", [{"observed"}, {"expected"}]),
+    ("The limit is 2.1 TeV.", "5 Expected and observed limits", [set()]),  # which one, the heading does not say
+])
+def test_a_value_is_both_observed_and_expected_only_where_its_sentence_says_so(text, heading, measures):
+    assert [set(m.qualifiers.get("measure", ())) for m in mentions(text, heading)] == measures
+
+
 def test_value_questions():
     assert value_question(VECTOR) and value_question("How many signal events does the VBF category expect?")
     assert not value_question("How is the Drell-Yan background estimated?")

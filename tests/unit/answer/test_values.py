@@ -9,13 +9,14 @@ import math
 import pytest
 
 from mitra.answer.asked import Asked
-from mitra.answer.candidates import candidates, confident, siblings
+from mitra.answer.candidates import candidates, confident, label_of, siblings
+from mitra.answer.claims import PassageText
 from mitra.answer.choose import choice_messages, choice_schema, confidence, parse_choice, written
 from mitra.answer.prompts import question_sentences
 from mitra.answer.values import extra, first, numbered, pinned, quoted, stated
 from mitra.core.settings import Settings
 from mitra.core.types import Chunk, ChunkKind, Hit
-from tests.unit.answer.test_claims import HIGGS, MONOJET, SIGNIFICANCE, VECTOR
+from tests.unit.answer.test_claims import DISCOVERY, HIGGS, MONOJET, SIGNIFICANCE, VECTOR
 
 TITLE = "Observation of a new boson at a mass of 125 GeV"
 
@@ -133,6 +134,35 @@ def test_the_answer_states_the_value_as_its_passage_writes_it():
     text = stated(quote)
     assert text.startswith("5.0 standard deviations (observed local) [1], as the passage states: “The observed")
     assert text.endswith("Beside it: expected 5.8 σ [1].")
+
+
+def test_an_expected_background_does_not_label_the_significance_expected():
+    """Reported on the demo: "5.0 σ (expected observed local)" for the discovery's significance."""
+    sources = hits([PassageText(1, DISCOVERY, "Abstract")])
+    ranked = candidates(Asked.read("What is the observed local significance?", TITLE), sources)
+    assert ranked[0].mention.written == "5.0 σ" and ranked[0].label == "observed local"
+    assert stated(quoted(ranked[0], {"c1": 1}, sources)).startswith("5.0 σ (observed local) [1]")
+
+
+def test_no_label_says_both_observed_and_expected():
+    for question, passages in ((SIGNIFICANCE, HIGGS), (VECTOR, MONOJET), (SIGNIFICANCE, [PassageText(1, DISCOVERY)])):
+        ranked = candidates(Asked.read(question, TITLE), hits(passages))
+        assert ranked and all(not {"observed", "expected"} <= set(c.label.split()) for c in ranked)
+        assert all(not {"observed", "expected"} <= set(label_of(m.qualifiers).split())
+                   for p in passages for m in p.mentions)
+
+
+def test_a_sibling_from_a_list_shows_the_unit_the_list_writes_once():
+    """Reported on the demo: "2.10 TeV (vector) … Beside it: expected axial-vector 2.15", the
+    2.15 of "expected exclusions of 2.15 and 2.20 TeV" shown without its unit."""
+    sources = hits(MONOJET)
+    (chosen,) = [c for c in candidates(Asked.read(VECTOR, TITLE), sources) if c.mention.written == "2.10 TeV"]
+    quote = quoted(chosen, {"c1": 1, "c2": 2}, sources)
+    assert ("2.15 TeV", "expected axial-vector") in [(s.number, s.label) for s in quote.siblings]
+    assert "expected axial-vector 2.15 TeV [2]" in stated(quote)
+    expected = candidates(Asked.read("What is the expected exclusion for the axial-vector mediator?", TITLE), sources)
+    shown = quoted(expected[0], {"c1": 1, "c2": 2}, sources)
+    assert shown.number == "2.15 TeV" and shown.sentence[shown.start:shown.end] == "2.15"  # the digits highlighted
 
 
 def test_the_candidates_sentences_reach_the_model():

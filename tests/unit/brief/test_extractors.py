@@ -56,6 +56,13 @@ def test_a_value_is_shown_with_its_uncertainties_unit_and_power_of_ten():
         "(3.2 +1.5 -1.2) × 10^-9"]
 
 
+def test_a_listed_value_is_shown_with_the_unit_its_list_writes_once():
+    assert [shown(m) for m in stated("Masses are excluded below 2.05 and 2.10 TeV, compared with expected exclusions "
+                                     "of 2.15 and 2.20 TeV.")] == ["2.05 TeV", "2.10 TeV", "2.15 TeV", "2.20 TeV"]
+    assert [shown(m) for m in stated("The observed (expected) significance is 5.0 (5.8) standard deviations.")] == [
+        "5.0 standard deviations", "5.8 standard deviations"]
+
+
 def test_each_value_has_its_qualifiers_and_cites_the_passage_that_states_it():
     chunks = [chunk("Title page. " + ABSTRACT, ["Abstract"], 0, page=1),
               chunk("The observed significance is 5.0 standard deviations. A width of 4.1 MeV is measured.",
