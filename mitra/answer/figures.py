@@ -52,6 +52,8 @@ _TAGGED_PLUS_MINUS = re.compile(r"\s*\([a-z.]+\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
 _POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
 _TIMES = re.compile(r"(?:[x×*]|\\times)\s?\Z")
+# A power of ten written alone, its exponent flattened onto it: "10-2" (one digit: "10-20" is a range).
+_BARE_POWER = re.compile(r"10[-−](\d)(?!\.?\d)")
 # Numbers that name a thing, not a value: a figure, table, equation, section, reference, page
 # or run ("Fig. 10", "Figs. 3 and 4(b)", "Eq. (4)", "Section 5.1", "Ref. [12]", "p. 4", "Run 2"),
 # and a catalogue number ("SMP-24-002", "CMS-HIG-12-028", "arXiv:1207.7235").
@@ -93,6 +95,7 @@ class Figure:
     paren: bool = False  # "5.8" in "5.0 (5.8) σ"
     central: bool = False  # "2.73" in "2.73 ± 0.06 ± 0.16": the value its uncertainties follow
     spread: bool = False  # "0.06" there, and "0.40", "0.39" in "1.19 +0.40 -0.39": an uncertainty
+    sign: str = ""  # "−" of "phis = −0.019": outside ``start``, so gaps between numbers read as before
 
 
 def base_value(value: Decimal, unit: str) -> Decimal:
@@ -133,6 +136,16 @@ def is_year(text: str, start: int, end: int) -> bool:
     return not (PLUS_MINUS.match(text, end) or re.search(r"(?:±|\+-|\+/-|\\pm)\s*\(?\s*\Z", text[:start]))
 
 
+def _sign(text: str, match: re.Match) -> str:
+    """"−" where a minus belongs to the number ("= -1.04", "(-5.9", "of −0.6%"); not the dash of
+    a range or a difference ("2 - 3 GeV", "1.19 +0.40 -0.39" keeps its own, an uncertainty's)."""
+    sign = match.group("sign")
+    before = text[:match.start()].rstrip()
+    if not sign or re.search(r"[\d)\]%]\Z", before) or (sign != sign.strip() and not before.endswith("=")):
+        return ""
+    return "−"
+
+
 def figures(text: str) -> list[Figure]:
     """Every number of ``text``, in order; not the digits of a name (``names``)."""
     raws: list[Figure] = []
@@ -147,15 +160,20 @@ def figures(text: str) -> list[Figure]:
         if (power := _POWER_OF_TEN.match(text, match.start("num"))) and _TIMES.search(text, 0, match.start()):
             skip_to = power.end()
             continue
-        found = unit_at(text, match.end())
-        if not found and _NAME_AFTER.match(text, match.end()):
+        end, num_end = match.end(), match.end("num")
+        if not match.group("power") and (bare := _BARE_POWER.match(text, match.start("num"))):
+            end = num_end = bare.end()  # "at the level of 10-2": 10⁻², as LaTeX's 10^{-2} reads flattened
+            value, power = Decimal(1), -int(bare.group(1))
+        else:
+            power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
+        found = unit_at(text, end)
+        if not found and _NAME_AFTER.match(text, end):
             continue  # "psi(2S)", "4e": part of a name
-        power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
-        raw = Figure(match.start("num"), match.end(), match.end("num"), value, power)
-        unit_from = match.end()
+        raw = Figure(match.start("num"), end, num_end, value, power, sign=_sign(text, match))
+        unit_from = end
         # "5.8) σ", "0.006 (syst) ps": the unit after a bracket
-        if not found and (closing := re.match(r"\s*\)|\s*\([a-z.]+\)", text[match.end():])):
-            unit_from = match.end() + closing.end()
+        if not found and (closing := re.match(r"\s*\)|\s*\([a-z.]+\)", text[end:])):
+            unit_from = end + closing.end()
             found = unit_at(text, unit_from)
         if found:
             raw.unit, raw.kind, raw.end = found

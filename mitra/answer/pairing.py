@@ -1,7 +1,7 @@
 """Where a value's own sentence pairs it with what the question names: the numbers the
-question states ("at ET ∼ 1 TeV") and the item of a "…, respectively" list ("for the
-isobar, K-matrix and QMI approaches"). Two of the candidate ranking's signals
-(``candidates``).
+question states ("at ET ∼ 1 TeV"), the item of a "…, respectively" list ("for the
+isobar, K-matrix and QMI approaches") and the symbol an equation gives it ("agamma =").
+Three of the candidate ranking's signals (``candidates``).
 """
 
 from __future__ import annotations
@@ -101,3 +101,26 @@ def _alike(f: Figure, unit: str, kind: str) -> bool:
 
 def _same(a: Figure, b: Figure) -> bool:
     return base_value(a.value, a.unit) == base_value(b.value, b.unit) and a.power == b.power
+
+
+# "agamma = (−5.9 ± 5.9) × 10−3", "tau(Dz) = 410.2 fs", "-2betas = phis = (-2.35": the symbol an
+# equation gives the value to, read back from its "=" to the clause's start or another "=";
+# its arguments ("(Dz)") name what it is of, not what it is.
+_EQUATED = re.compile(r"([^=,;:]{1,40})=\s*\(?\s*[-−+]?\s*\Z")
+_ARGUMENTS = re.compile(r"\([^()]*\)")
+_SYMBOL_START = re.compile(r"[^\W\d_][^\s]*(?:\s+\d+)?\s*\Z")  # "agamma", "x' 2", "tauBsToKK"
+# A symbol's letter as the word a question uses for it.
+_SYMBOL_WORDS = {"tau": "lifetim", "m": "mass", "sigma": "section"}
+
+
+def equated(asked: Asked, m: Mention) -> float:
+    """1 where the value is written as an equation's right-hand side and the symbol it equals
+    is one the question names ("the value of AGamma": "agamma = −5.9"; "the lifetime":
+    "tauBsToKK = 1.407")."""
+    found = _EQUATED.search(m.sentence, 0, m.span[0])
+    symbol = _SYMBOL_START.search(_ARGUMENTS.sub(" ", found.group(1)).rstrip()) if found else None
+    if symbol is None:
+        return 0.0
+    head, *rest = tokenize(symbol.group()) or [""]
+    names = {_SYMBOL_WORDS.get(head, head)} | {t for t in rest[:1] if t.isdigit()}  # x' 2: x'², not x
+    return 1.0 if names & asked.quantity else 0.0

@@ -84,12 +84,13 @@ class Mention:
     condition: bool = False  # a setting others are stated at (√s = 13 TeV, a year), not a result
     spread: bool = False  # an uncertainty written after its value ("± 0.3", "+0.40 -0.39")
     shared_unit: str = ""  # the unit written once after a list or bracket ("2.15 and 2.20 TeV"), outside ``span``
+    sign: str = ""  # "−" of "phis = −0.019", outside ``span`` as ``value`` is the magnitude
 
     @property
     def as_written(self) -> str:
         """The number as its sentence writes it, with the unit its list shares: "2.15 TeV" of
         "2.15 and 2.20 TeV", which alone would read as a bare 2.15."""
-        number = self.sentence[self.span[0]:self.span[1]]
+        number = self.sign + self.sentence[self.span[0]:self.span[1]]
         return f"{number} {self.shared_unit}" if self.shared_unit else number
 
     @property
@@ -201,13 +202,13 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
         if len(channels - {"combined"}) >= 2:  # "γγ + ZZ": a combination of channels
             channels.add("combined")
         words = clause_words[i]
-        written = sentence[raw.start:raw.num_end] + (f" {raw.unit}" if raw.unit else "")
+        written = raw.sign + sentence[raw.start:raw.num_end] + (f" {raw.unit}" if raw.unit else "")
         end = raw.end if raw.unit and ")" not in sentence[raw.num_end:raw.end] else raw.num_end
         mentions.append(Mention(
             written=written, value=raw.value, power=raw.power, unit=raw.unit, kind=raw.kind, sentence=sentence,
             span=(raw.start, end), qualifiers={c: frozenset(v) for c, v in own.items() if v},
             words=words, condition=_is_condition(raw, quals), spread=raw.spread,
-            shared_unit=raw.unit_written if end <= raw.num_end else ""))
+            shared_unit=raw.unit_written if end <= raw.num_end else "", sign=raw.sign))
     return mentions
 
 
@@ -427,7 +428,7 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                     span=(start + m.span[0], start + m.span[1]),
                     qualifiers={c: frozenset(v) for c, v in bound.items() if v},
                     words=frozenset(t for t in tokenize(label) if _CONTENT.fullmatch(t)), spread=m.spread,
-                    shared_unit=m.shared_unit))
+                    shared_unit=m.shared_unit, sign=m.sign))
     return mentions
 
 

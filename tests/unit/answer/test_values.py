@@ -86,7 +86,7 @@ def test_an_uncertainty_is_not_offered_for_a_value_nor_the_value_for_an_uncertai
 
     shift = ranked("By how much does the global fit shift Re(C9) from its SM value?",
                    "The minimum corresponds to Re(C9) shifted by -1.04 +- 0.25 from the SM value of the coefficient.")
-    assert shift["1.04"] > shift["0.25"]
+    assert shift["−1.04"] > shift["0.25"]
     syst = ranked("How large is the systematic uncertainty on the signal strength?",
                   "The signal strength is 1.19 +0.40 -0.39 (stat) +0.15 -0.14 (syst).")
     assert "1.19" not in syst and max(syst, key=syst.get) in ("0.15", "0.14")
@@ -318,6 +318,25 @@ def test_respectively_pairs_each_value_with_its_item(question, value):
     text = ("The obtained f2(1270) masses, equal to 1256 +- 4 MeV, 1252 +- 4 MeV and 1260 +- 4 MeV for the isobar, "
             "K-matrix and QMI S-wave approaches, respectively, are consistent.")
     assert _ranked(question, text)[0] == value
+
+
+def test_the_value_an_equation_gives_the_asked_symbol_leads():
+    """LaTeX flattened (LHCb's 1112.4698): the result is "agamma = (-5.9 +- 5.9 stat) x 10-3",
+    and the sentence about agamma's level holds more of the question's words. Its "10-2" and
+    "10-4" are powers of ten, not the number 10."""
+    text = ("Despite this measurement being described in most literature as a determination of indirect CP "
+            "violation it is apparent that direct CP violation at the level of 10-2 can have a contribution to "
+            "agamma at the level of 10-4. After applying the mistag correction, the resulting value of agamma is "
+            "agamma = (-5.9 +- 5.9 stat +- 2.1 syst) x 10-3.")
+    assert _ranked("What value of the indirect CP violation parameter AGamma is measured in D0 decays to K+K-?",
+                   text) == ["−5.9", "10-2", "10-4", "2.1"]  # its minus sign shown with it
+
+
+def test_a_value_keeps_its_minus_sign_and_a_range_s_dash_is_none():
+    from mitra.answer.quantities import mentions
+    written = [m.as_written for m in mentions("phis = −0.019 ± 0.173 rad, a shift of -2.3%, masses of 2 - 3 GeV, "
+                                              "and mu = 1.19 +0.40 -0.39")]
+    assert written == ["−0.019", "0.173", "−2.3%", "2 GeV", "3 GeV", "1.19", "0.40", "0.39"]
 
 
 def test_a_number_the_question_states_is_not_its_answer():
