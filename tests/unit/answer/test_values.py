@@ -405,3 +405,10 @@ def test_a_qualifier_said_of_one_number_is_not_another_s():
                                             "an observed (expected) significance of 4.3 (4.6) standard deviations.")}
     assert found["0.17"].qualifiers["uncertainty"] == {"statistical"}
     assert "uncertainty" not in found["4.3 σ"].qualifiers and found["4.3 σ"].qualifiers["measure"] == {"observed"}
+
+
+def test_a_primed_symbol_s_script_is_no_value():
+    """"x' 2=(3.9 +- 2.7) x 10-5" (LaTeX's x'^2 flattened): the 2 names x'², it is not a value."""
+    from mitra.answer.quantities import mentions
+    assert [m.written for m in mentions("measured to be x' 2=(3.9 +- 2.7) x 10-5 and x'2 = 5.5")] == ["3.9", "2.7",
+                                                                                                      "5.5"]
