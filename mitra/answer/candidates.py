@@ -231,6 +231,12 @@ def confident(ranked: Sequence[Candidate], margin: float) -> bool:
     return len(ranked) == 1 or first.score - ranked[1].score >= margin
 
 
+def _named(m: Mention, cls: str) -> frozenset[str]:
+    """The qualifiers of ``cls`` a value is stated for; a value that names no measure is the
+    observed one ("2.10 TeV are excluded, … compared with expected exclusions of … 2.20 TeV")."""
+    return m.qualifiers.get(cls) or (DEFAULTS["measure"] if cls == "measure" else frozenset())
+
+
 def siblings(chosen: Candidate, hits: Sequence[Hit]) -> list[Candidate]:
     """The other values of the chosen one's sentence (or table row) of its kind, told apart
     from it by a class both name: shown beside it, each with its label."""
@@ -241,8 +247,8 @@ def siblings(chosen: Candidate, hits: Sequence[Hit]) -> list[Candidate]:
             continue
         if not m.compatible_kind(chosen.mention) or m.kind != chosen.mention.kind:
             continue
-        apart = [cls for cls in _LABEL_ORDER if m.qualifiers.get(cls) and chosen.mention.qualifiers.get(cls)
-                 and m.qualifiers[cls] != chosen.mention.qualifiers[cls]]
+        apart = [cls for cls in _LABEL_ORDER if m.qualifiers.get(cls) and _named(chosen.mention, cls)
+                 and m.qualifiers[cls] != _named(chosen.mention, cls)]
         if apart:
             out.append(Candidate(chosen.hit, chosen.rank, m))
     return out

@@ -160,6 +160,8 @@ def test_a_sibling_from_a_list_shows_the_unit_the_list_writes_once():
     quote = quoted(chosen, {"c1": 1, "c2": 2}, sources)
     assert ("2.15 TeV", "expected axial-vector") in [(s.number, s.label) for s in quote.siblings]
     assert "expected axial-vector 2.15 TeV [2]" in stated(quote)
+    # 2.10 names no measure: it is the observed limit, and the expected vector one stands beside it
+    assert ("2.20 TeV", "expected vector") in [(s.number, s.label) for s in quote.siblings]
     expected = candidates(Asked.read("What is the expected exclusion for the axial-vector mediator?", TITLE), sources)
     shown = quoted(expected[0], {"c1": 1, "c2": 2}, sources)
     assert shown.number == "2.15 TeV" and shown.sentence[shown.start:shown.end] == "2.15"  # the digits highlighted
