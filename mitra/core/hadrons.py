@@ -16,7 +16,7 @@ from functools import lru_cache
 
 # LHCb macro symbols (the collaboration's LaTeX template) -> the tokens standard notation gives.
 _SYMBOLS = {
-    "bs": "Bs Bsb Bsbar Bsz Bsbar",
+    "bs": "Bs Bsb Bsbar Bsz",
     "b0": "Bd Bdb Bdbar Bz Bzb Bzero B0",
     "b": "B Bu Bp Bm Bpm",
     "bc": "Bc Bcp Bcm",
@@ -73,11 +73,12 @@ _MACRO_DECAY = re.compile(r"\b([a-z]*)([A-Z][A-Za-z0-9]*?To[A-Z][A-Za-z0-9]*?)(D
 _TO = re.compile(r"To(?=[A-Za-z])")  # "LbToLcpiTopKS": Lc -> p KS
 # After lower-casing: one hadron's flavour, charge and star in any order.
 _HADRON = re.compile(
-    r"\b(?:(?:(b|k)0?s0?|b0?d0?|bz|(lambda|xi|omega|sigma)0?(b|cc|c)0?|lb|lc|dz|jpsi|kst(?:ar)?)(?![a-z0-9])"
+    r"\b(?:(?:(b|k)0?s0?|b0?d0?|bz|(lambda|xi|omega|sigma)0?(b|cc|c)0?|lb|lc|dzb?|jpsi|kst(?:ar)?)(?![a-z0-9])"
     r"|([kd])\s*\*\s*(?:\(\d{3,4}\))?\s*(?:0|\+|-|−|±)?"
     r"|(?:delta|d)(m|gamma|g)([sd])(?![a-z0-9]))"  # Δms, \dms, ΔΓs, \DGs: the mixing quantities
 )
-_FIXED = {"lb": "lambdab", "lc": "lambdac", "dz": "d0", "bz": "b0", "jpsi": "j psi", "kst": "kstar", "kstar": "kstar"}
+_FIXED = {"lb": "lambdab", "lc": "lambdac", "dz": "d0", "dzb": "d0", "bz": "b0", "jpsi": "j psi", "kst": "kstar",
+          "kstar": "kstar"}
 
 
 def spell_macro_decays(text: str) -> str:
