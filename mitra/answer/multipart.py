@@ -136,7 +136,7 @@ def coordinated(question: str) -> list[str]:
             continue
         last = i + 2 if words[i + 1].lower() == "the" else i + 1
         if last >= len(words):
-            return []
+            break
         items = [(i + 1, last + 1)]  # (start of the item with its article, end) in ``words``
         j = i - 1
         while j >= 0:
@@ -149,7 +149,7 @@ def coordinated(question: str) -> list[str]:
         head, tail = words[:items[0][0]], words[items[-1][1]:]
         if len(names) < 2 or not all(_symbol(n) for n in names) or not _PLURAL.search(" ".join(head)) \
                 or _COMBINED.search(question):
-            return []
+            continue  # not a list of symbols: a later "and" may start one
         ending = "?" if words[items[-1][1] - 1].endswith("?") else ""
         the = "the " if any(words[start].lower() == "the" for start, _ in items) else ""
         return [" ".join(head + [the + name + ending] + tail) for name in names]

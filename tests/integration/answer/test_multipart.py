@@ -223,6 +223,8 @@ def test_a_split_that_changes_the_members_words_falls_back_to_the_clauses(parts_
      ["What are the measured lifetimes of the Lambdac+ charm baryons?",
       "What are the measured lifetimes of the Xic+ charm baryons?",
       "What are the measured lifetimes of the Xic0 charm baryons?"]),
+    ("Which signal and background yields are found for B0 and Bs0?",  # the first "and" joins words
+     ["Which signal and background yields are found for B0?", "Which signal and background yields are found for Bs0?"]),
 ])
 def test_a_value_asked_of_several_symbols_is_a_part_per_symbol(question, parts):
     assert coordinated(question) == parts
