@@ -282,9 +282,10 @@ def main() -> None:
     report_context = context_recall(pipeline)
     print(f"context: {report_context}", file=sys.stderr)
     base = build_answerer(pipeline)
+    # Across answers each analysis in its lock as members get it, multi-part split on (the default).
     runs: dict[str, tuple[Callable, bool]] = {"single": (run_single, False), "multipart": (run_multipart, True),
                                               "multipart-off": (run_multipart, False),
-                                              "across": (run_across, False), "compare": (run_compare, False)}
+                                              "across": (run_across, True), "compare": (run_compare, False)}
     report: dict = {"benchmark": "answer_beyond", "model": gguf.name, "max_tokens": args.max_tokens,
                     "analyses": len(bench.records), "build_s": seconds, "context": report_context, "types": {}}
     for name in types:
