@@ -229,20 +229,21 @@ class Answerer:
                 candidate, value, confidence, usage = chosen
                 sure = values.sure(value, confidence, quote, self.settings) and values.about_it(asked, candidate)
                 number = values.numbers(prompt.sources)
-                others = [] if sure else [values.quoted(c, number, prompt.sources)
-                                          for _, c in numbered[:self.settings.value_alternatives + 1]]
-                lead = value if sure else values.leading(value, confidence, others[0], self.settings)
-                text = values.stated(value) if sure else values.uncertain(lead, others)
+                text, cited, remarks = values.stated(value), [value.passage], []
+                if not sure:
+                    others = [values.quoted(c, number, prompt.sources)
+                              for _, c in numbered[:self.settings.value_alternatives + 1]]
+                    text, cited, note = values.warned(value, confidence, others, self.settings)
+                    remarks = [note]
                 yield text
                 timings.total_ms = elapsed_ms()
-                cited = list(dict.fromkeys([lead.passage] + [q.passage for q in others]))
                 yield Answer(analysis_id=analysis.id, question=question, text=text, sources=prompt.sources,
                              cited=cited, coverage=coverage, retrieved=len(result.hits), ranking=ranking,
                              support=[SentenceSupport(text=text, cited=cited, supported=True)],
                              model=self.model_info, prompt_tokens=usage.get("input_tokens"),
                              completion_tokens=usage.get("output_tokens"), quote=quote, value=value if sure else None,
                              value_confidence=confidence, candidates=len(numbered), timings=timings,
-                             remarks=[] if sure else [values.uncertain_note(value, confidence, lead)])
+                             remarks=remarks)
                 return
 
         written, usage = yield from self.write(prompt, timings, elapsed_ms, question, analysis.title)

@@ -5,7 +5,9 @@ Each part is retrieved on its own, with its own off-topic check and relevance fl
 that asks for a value gets the value path of a single question: its candidate values are
 ranked in code and the model chooses one (``values``), which the answer states as its
 passage writes it, on the part's own numbered line, when the model is sure of it (its
-probability reaches ``value_confidence``); otherwise the part goes to the prose. The other parts go to the model in one
+probability reaches ``value_confidence``); a choice it is not sure of gives that line the
+warned likeliest values, as a single question's does; a part whose choice is "none" goes to
+the prose. The other parts go to the model in one
 prompt, each part's passages under its own heading (``multipart.build_parts_prompt``), the
 value parts' candidate sentences pinned; a part with no trusted passage is said to be
 unanswered, without the model.
@@ -73,6 +75,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     answers = [PartAnswer(question=q) for q in parts]
     found: list[tuple[int, str, list[Hit]]] = []
     chosen: dict[int, Candidate] = {}
+    unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate]]] = {}
     pinned: dict[str, list[str]] = {}
     retrieved, system, usage = 0, "hybrid", {}
     for n, part in enumerate(answers, start=1):
@@ -85,10 +88,11 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
             part.skipped = "no-relevant-passage"
             continue
         picked = answerer.pick(asked, ranked, hits, timings) if ranked else None
-        # A choice the model is not sure of goes to the prose with its candidates, never stated unwarned.
-        if (picked is not None and picked[1] is not None and picked[1] >= settings.value_confidence
-                and values.about_it(asked, picked[0])):
-            chosen[n], _, usage = picked
+        if picked is not None:
+            if picked[1] is not None and picked[1] >= settings.value_confidence and values.about_it(asked, picked[0]):
+                chosen[n], _, usage = picked
+            else:  # never stated unwarned: the likeliest values, as for a single question
+                unsure[n] = (picked[0], picked[1], ranked[:settings.value_alternatives + 1])
             continue
         found.append((n, part.question, hits + values.extra(ranked, hits)))
         for chunk_id, sentences in values.pinned(ranked).items():
@@ -96,7 +100,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     ranking = ranking_note(system, answerer.retriever.reranker is not None)
     said = "".join(f"\n\n{not_covered_text(analysis, n, p.question)}" for n, p in enumerate(answers, start=1)
                    if p.skipped)
-    if not found and not chosen:
+    if not found and not chosen and not unsure:
         text = abstention_text(analysis) + said
         yield text
         timings.total_ms = elapsed_ms()
@@ -107,36 +111,46 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     mark = time.perf_counter()
     prompt, numbers = build_parts_prompt(analysis, found, history, settings, pinned) if found else (
         Prompt.of([], [], [], 0, settings), {})
-    prompt = _with_passages(prompt, [c.hit for c in chosen.values()])
+    prompt = _with_passages(prompt, [c.hit for c in chosen.values()]
+                            + [c.hit for _, _, alternatives in unsure.values() for c in alternatives])
     for n, numbered in numbers.items():
         answers[n - 1].passages = numbered
     timings.prompt_ms = (time.perf_counter() - mark) * 1000
     if on_prompt is not None:
         on_prompt(prompt, answerer.model_info)
     number = values.numbers(prompt.sources)
-    lines, supports = [], []
-    for n, candidate in sorted(chosen.items()):
-        quote = values.quoted(candidate, number, prompt.sources)
-        line = f"{n}. {values.stated(quote)}"
+    lines, supports, notes = [], [], []
+    for n in sorted({*chosen, *unsure}):
+        if n in chosen:
+            quote = values.quoted(chosen[n], number, prompt.sources)
+            text, cited = values.stated(quote), [quote.passage]
+        else:
+            candidate, confidence, alternatives = unsure[n]
+            text, cited, note = values.warned(values.quoted(candidate, number, prompt.sources), confidence,
+                                              [values.quoted(c, number, prompt.sources) for c in alternatives],
+                                              settings)
+            notes.append(note)
+        line = f"{n}. {text}"
         lines.append(line)
-        supports.append(SentenceSupport(text=line, cited=[quote.passage], supported=True))
-        answers[n - 1].passages = answers[n - 1].cited = [quote.passage]
+        supports.append(SentenceSupport(text=line, cited=cited, supported=True))
+        answers[n - 1].passages = answers[n - 1].cited = cited
         answers[n - 1].supported_share = 1.0
     stated = "".join(f"\n\n{line}" for line in lines)
     if not found:
         yield stated.strip() + said
         timings.total_ms = elapsed_ms()
         yield Answer(analysis_id=analysis.id, question=question, text=stated.strip() + said, sources=prompt.sources,
-                     cited=sorted({s.cited[0] for s in supports}), coverage=coverage, support=supports,
+                     cited=sorted({c for s in supports for c in s.cited}), coverage=coverage, support=supports,
                      retrieved=retrieved, ranking=ranking, model=answerer.model_info,
-                     completion_tokens=usage.get("output_tokens"), parts=answers, timings=timings)
+                     completion_tokens=usage.get("output_tokens"), parts=answers, timings=timings, remarks=notes)
         return
     written, usage = yield from answerer.write(prompt, timings, elapsed_ms, question, analysis.title)
     if stated or said:
         yield stated + said
     answer = answerer.checked(analysis, question, written, prompt, usage, coverage, retrieved, ranking, timings,
-                              elapsed_ms, [a for n, a in enumerate(answers, start=1) if n not in chosen],
+                              elapsed_ms, [a for n, a in enumerate(answers, start=1) if n not in {*chosen, *unsure}],
                               stated + said)
     yield answer.model_copy(update={"support": answer.support + supports, "parts": answers,
+                                    "remarks": [*answer.remarks, *notes],
                                     "cited": answer.cited + [c for s in supports for c in s.cited
                                                              if c not in answer.cited]})

@@ -154,6 +154,15 @@ def leading(value: Quote, confidence: float | None, first_ranked: Quote, setting
     return value
 
 
+def warned(value: Quote, confidence: float | None, alternatives: Sequence[Quote],
+           settings: Settings) -> tuple[str, list[int], Note]:
+    """A choice that is not sure, on any path: the warned likeliest values, their citations,
+    and the note saying why none is given as the answer."""
+    lead = leading(value, confidence, alternatives[0], settings)
+    cited = list(dict.fromkeys([lead.passage] + [q.passage for q in alternatives]))
+    return uncertain(lead, alternatives), cited, uncertain_note(value, confidence, lead)
+
+
 def uncertain(value: Quote, alternatives: Sequence[Quote]) -> str:
     """The answer when no value is sure: the likeliest, then the others the passages state,
     each with what it is stated for and its citation; none stated as the answer, none bold."""

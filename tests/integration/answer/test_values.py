@@ -175,7 +175,9 @@ def test_a_choice_less_likely_than_value_lead_yields_the_lead_to_the_ranking(ans
     assert f"the model's choice, {other}" in note.text and f"leads with {written}" in note.text
 
 
-def test_a_value_part_the_model_is_not_sure_of_goes_to_the_prose(answerer, demo_pipeline, ollama_stub):
+def test_a_value_part_the_model_is_not_sure_of_gets_the_warned_values(answerer, demo_pipeline, ollama_stub):
+    """As a single question's: the part's line lists the likeliest values under the warning,
+    none stated as the answer; the prose never sees the part."""
     background = "What is the dominant background in the signal region?"
 
     def reply(request: dict) -> str:
@@ -189,7 +191,11 @@ def test_a_value_part_the_model_is_not_sure_of_goes_to_the_prose(answerer, demo_
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"),
                              f"{background} Up to what mass is the vector mediator excluded?")
     prose = ollama_stub.chats[-1]["messages"][-1]["content"]
-    assert "Up to what mass" in prose and "2. 2.10 TeV (vector)" not in answer.text
+    assert "Up to what mass" not in prose and "2. 2.10 TeV (vector) [" not in answer.text
+    assert "2. Not sure which value is asked. The likeliest is 2.10 TeV (vector) [" in answer.text
+    second = answer.parts[1]
+    assert second.answered and second.cited and "2.10 TeV" in answer.sources[second.cited[0] - 1].chunk.text
+    assert any(n.kind == "value uncertain" and "22%" in n.text for n in answer.notes)
 
 
 def test_prose_that_cites_a_passage_but_states_no_value_lists_the_likeliest_values(answerer, demo_pipeline,
