@@ -70,6 +70,8 @@ _REFERENCE = re.compile(  # "Figs. 3 and 4" lists labels; "Fig. 3 and 65% of eve
     rf"(?:\s?[-–]\s?{_ONE}|\s?(?:[-–,&]|and|to)\s?(?:{_BRACKETED}))*", re.I)
 _CODE = re.compile(r"\b[^\W\d_][\w.]*(?:[-:/][\w.]+)*[-:/]\d[\w.]*(?:[-:/][\w.]+)*")
 _PRIMED = re.compile(r"(?<=\w)['′]\s?\^?\{?\d")  # x'2, x' 2, x'^2: a primed symbol's script
+# A unit's power flattened onto it: "GeV 2 /c4" (GeV^2/c^4), "MeV/c 2".
+_UNIT_POWER = re.compile(r"(?:(?<=eV)\s?\^?[2-4](?=\s?/)|(?<=/c)\s?\^?[2-4](?![\d.]))")
 # A year written alone: a name or a date ("Planck 2018", "in 2016", "2015-2018"), not a value.
 _YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 
@@ -116,8 +118,9 @@ def unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
 def names(text: str) -> list[tuple[int, int]]:
     """The spans of ``text`` whose digits name a thing: a figure, table, equation, section,
     reference, page or run ("Fig. 10", "Eq. (4)", "Ref. [12]", "Run 2"), a catalogue number
-    ("SMP-24-002", "arXiv:1207.7235"), a primed symbol's script (the 2 of "x'2")."""
-    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED) for m in pattern.finditer(text)]
+    ("SMP-24-002", "arXiv:1207.7235"), a primed symbol's script (the 2 of "x'2"), a unit's power
+    ("GeV 2 /c4")."""
+    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED, _UNIT_POWER) for m in pattern.finditer(text)]
 
 
 def in_name(spans: list[tuple[int, int]], pos: int) -> bool:

@@ -414,3 +414,13 @@ def test_a_primed_symbol_s_script_is_no_value():
     from mitra.answer.quantities import mentions
     assert [m.written for m in mentions("measured to be x' 2=(3.9 +- 2.7) x 10-5 and x'2 = 5.5")] == ["3.9", "2.7",
                                                                                                       "5.5"]
+
+
+def test_a_unit_s_power_flattened_onto_it_is_no_value():
+    """"1.1 < qsq < 6.0 GeV 2 /c4 is 624 +- 30" (GeV²/c⁴ flattened): the demo model's value box
+    bolded that 2 for the signal yield."""
+    from mitra.answer.quantities import mentions
+    assert [m.written for m in mentions("The signal yield in the range 1.1 < qsq < 6.0 GeV 2 /c4 is 624 +- 30 .")] \
+        == ["1.1", "6.0 GeV", "624", "30"]
+    assert [m.written for m in mentions("a mass of 5279.6 MeV/c 2, and 2 events at 13 TeV")] == \
+        ["5279.6 MeV", "2 events", "13 TeV"]
