@@ -200,8 +200,8 @@ def figures(text: str) -> list[Figure]:
     # uncertainty chain its restatement's ("± 0.06 (syst.) = 125.11 ± 0.11 GeV").
     for before, after in zip(reversed(raws[:-1]), reversed(raws[1:])):
         between = text[before.end:after.start]
-        if before.unit:
-            continue
+        if before.unit or (before.power is None and is_year(text, before.start, before.num_end)):
+            continue  # "34.7 fb⁻¹ from 2022 and 27.2 fb⁻¹": the year takes no luminosity
         chained = ((before.spread and _RESTATED.fullmatch(between))
                    or (after.spread and _TAGGED_PLUS_MINUS.fullmatch(between)))
         if after.paren and unit_at(text, after.num_end):

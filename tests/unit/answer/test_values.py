@@ -424,3 +424,11 @@ def test_a_unit_s_power_flattened_onto_it_is_no_value():
         == ["1.1", "6.0 GeV", "624", "30"]
     assert [m.written for m in mentions("a mass of 5279.6 MeV/c 2, and 2 events at 13 TeV")] == \
         ["5279.6 MeV", "2 events", "13 TeV"]
+
+
+def test_a_year_in_a_list_takes_no_unit():
+    """The demo's "34.7 fb⁻¹ from 2022 and 27.2 fb⁻¹ from 2023" listed "2022 fb⁻¹" as a luminosity."""
+    from mitra.answer.quantities import mentions
+    found = mentions("a luminosity of 61.9 fb⁻¹, 34.7 fb⁻¹ from 2022 and 27.2 fb⁻¹ from 2023.")
+    assert [(m.as_written, m.condition) for m in found] == [("61.9 fb⁻¹", False), ("34.7 fb⁻¹", False),
+                                                            ("2022", True), ("27.2 fb⁻¹", False), ("2023", True)]
