@@ -21,8 +21,9 @@ doubt the answer is True, since a needless rewrite costs seconds and a missing o
 retrieves for the wrong thing.
 
 A follow-up that only swaps a qualifier of the question before ("And the axial-vector
-one?", "What about the expected one?", "And how many in the ggF category?") is rewritten in
-code (``substituted``): the earlier question with that qualifier swapped. The model's rewrite
+one?", "What about the expected one?", "And how many in the ggF category?"), or the
+question's one hadron for another of its family ("And for the B0?" after the Bs), is
+rewritten in code (``substituted``): the earlier question with that qualifier swapped. The model's rewrite
 took 2–10 s and, with the demo models, often took the wrong antecedent or copied the
 previous answer into the question (``benchmarks/value_timing.py``).
 """
@@ -33,6 +34,8 @@ import re
 from collections.abc import Sequence
 
 from mitra.answer.qualifiers import qualifiers
+from mitra.core.hadrons import family
+from mitra.core.text import tokenize
 
 _I = re.IGNORECASE
 _OPENER = re.compile(r"^\W*(?:and|also|plus|but|or|then|likewise|similarly|what about|how about|what if|as for"
@@ -136,8 +139,12 @@ _SWAP_WORDS = {"and", "also", "what", "about", "how", "for", "in", "the", "a", "
 def substituted(question: str, previous: str) -> str | None:
     """``previous`` with the qualifiers ``question`` names swapped in ("Up to what mass is the
     vector mediator excluded?" + "And the axial-vector one?" → "… the axial-vector mediator
-    …"), or None where the follow-up says more than qualifiers the earlier question also
-    names (a new quantity, a particle, a pronoun to resolve): the model rewrites those."""
+    …"), or its one hadron swapped for the one ``question`` names ("… for the Bs to mumu …" +
+    "And for the B0?"); None where the follow-up says more (a new quantity, a pronoun to
+    resolve): the model rewrites those."""
+    swapped = _hadron_swapped(question, previous)
+    if swapped is not None:
+        return swapped
     named = qualifiers(question)
     if not named:
         return None
@@ -157,3 +164,20 @@ def substituted(question: str, previous: str) -> str | None:
         if cls in swaps:
             out = out[:start] + swaps[cls] + out[end:]
     return out
+
+
+def _hadron(word: str) -> int | None:
+    tokens = tokenize(word)
+    return family(tokens[0]) if len(tokens) == 1 else None
+
+
+def _hadron_swapped(question: str, previous: str) -> str | None:
+    """``previous`` with its one hadron of the family ``question``'s only word names replaced."""
+    new = [m.group() for m in _WORD.finditer(question) if m.group().lower() not in _SWAP_WORDS]
+    kind = _hadron(new[0]) if len(new) == 1 else None
+    if kind is None:
+        return None
+    olds = [m for m in _WORD.finditer(previous) if _hadron(m.group()) == kind]
+    if len(olds) != 1:
+        return None
+    return previous[:olds[0].start()] + new[0] + previous[olds[0].end():]

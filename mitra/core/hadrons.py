@@ -128,3 +128,13 @@ def _hadron(match: re.Match) -> str:
     if word.startswith("b"):
         return "b0"
     return _FIXED[word]
+
+
+# Hadrons a follow-up may swap for one another ("… for the Bs to mumu …" + "And for the B0?").
+_FAMILIES = ({"b0", "bs", "b", "bc"}, {"d0", "d", "ds", "dstar"}, {"lambdab", "xib", "omegab", "sigmab"},
+             {"lambdac", "xic", "xicc", "omegac", "sigmac"}, {"k", "ks", "kl", "kstar"})
+
+
+def family(token: str) -> int | None:
+    """Which family of alike hadrons a token (as ``tokenize`` spells it) belongs to, if any."""
+    return next((i for i, members in enumerate(_FAMILIES) if token in members), None)

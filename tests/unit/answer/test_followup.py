@@ -125,6 +125,10 @@ SWAPS = [
      "What expected significance of the excess does the analysis find?"),
     ("How large is the statistical uncertainty on the W mass?", "What about the systematic uncertainty?",
      "How large is the systematic uncertainty on the W mass?"),
+    # a hadron for one of its family (value_timing.py: SmolLM2's rewrite was "The answer is 3.66.")
+    ("What does the standard model predict for the Bs to mumu branching fraction?", "And for the B0?",
+     "What does the standard model predict for the B0 to mumu branching fraction?"),
+    ("What is the Lambdab0 lifetime?", "What about the Xi_b?", "What is the Xi_b lifetime?"),
 ]
 
 
