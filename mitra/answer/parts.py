@@ -150,7 +150,8 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     answer = answerer.checked(analysis, question, written, prompt, usage, coverage, retrieved, ranking, timings,
                               elapsed_ms, [a for n, a in enumerate(answers, start=1) if n not in {*chosen, *unsure}],
                               stated + said)
+    # Prose withheld for its parts leaves the value parts' lines standing: the answer is not withheld whole.
     yield answer.model_copy(update={"support": answer.support + supports, "parts": answers,
-                                    "remarks": [*answer.remarks, *notes],
+                                    "remarks": [*answer.remarks, *notes], "withheld": answer.withheld and not supports,
                                     "cited": answer.cited + [c for s in supports for c in s.cited
                                                              if c not in answer.cited]})

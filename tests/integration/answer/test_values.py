@@ -143,6 +143,25 @@ def test_a_value_part_of_a_multi_part_question_is_chosen_not_written(answerer, d
     assert "2.10 TeV" in answer.sources[second.cited[0] - 1].chunk.text
 
 
+def test_prose_withheld_for_its_part_leaves_the_value_part_standing(answerer, demo_pipeline, ollama_stub):
+    """Across reads a withheld answer as nothing from its analysis: a value part's checked line
+    must not fall with the other part's unsupported prose."""
+    background = "What is the dominant background in the signal region?"
+
+    def reply(request: dict) -> str:
+        if "format" in request:
+            return choice_of(request, "2.10 TeV")
+        if request["messages"][0]["content"].startswith("Split the user's question"):
+            return f"{background}\nUp to what mass is the vector mediator excluded?"
+        return "1. The dominant background is top quark pair production with 99.9% purity [1]."
+
+    ollama_stub.reply = reply
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"),
+                             f"{background} Up to what mass is the vector mediator excluded?")
+    assert answer.draft is not None and "99.9%" not in answer.text  # the prose part is held back
+    assert not answer.withheld and "2. 2.10 TeV (vector) [" in answer.text and answer.cited
+
+
 def test_a_choice_the_model_is_not_sure_of_is_not_stated_as_the_answer(answerer, demo_pipeline, ollama_stub):
     """Below ``value_confidence`` the answer leads with the model's choice as the likeliest,
     lists the others, each labelled and cited, and the member is warned: no wrong value
