@@ -81,7 +81,7 @@ def test_observed_and_expected_stand_side_by_side_labelled(browser, demo_app):
     tab.source_cards()
     shown = value_box(tab)
     assert re.search(r"observed: “.*2\.7.*”", shown, re.S), shown
-    assert re.search(r"Beside it: expected 2\.1 \[\d\]", shown), shown
+    assert re.search(r"Beside it: expected 2\.1 standard deviations \[\d\]", shown), shown  # with its bracket's unit
     assert tab.texts("[data-testid=stChatMessage] [data-testid=stAlert] strong")[-1].startswith("2.7")
 
 
