@@ -71,7 +71,8 @@ class PromptSpeed:
         counted = count_tokens(prompt, model)
         tokens = counted if counted is not None else prompt.estimated_tokens
         speed = self.tokens_per_s
-        return Reading(passages=len(prompt.passages), tokens=tokens, counted=counted is not None,
+        # an across prompt lists the passages served before it without their text: not read now
+        return Reading(passages=sum(1 for p in prompt.passages if p.text), tokens=tokens, counted=counted is not None,
                        seconds=tokens / speed if speed else None)
 
 

@@ -127,14 +127,20 @@ def _across_json(answer) -> dict:
 
 def _across(p, answerer, question: str, k: int | None, as_json: bool) -> None:
     from mitra.answer.across import stream_across
+    from mitra.chat.labels import passage_label
     from mitra.chat.wait import PromptSpeed
     from mitra.models.llm import LLMError
 
     speed = PromptSpeed()
 
     def reading(prompt, model) -> None:
+        """Each analysis's own passages, numbered among all, under the line before it."""
         if not as_json:
-            print_reading(speed.reading(prompt, model), prompt.sources, with_analysis=True)
+            new = [p for p in prompt.passages if p.text]
+            typer.echo("\n" if new and new[0].number > 1 else "", nl=False)
+            for passage in new:
+                out.print(f"[{passage.number}] {escape(passage_label(passage.hit, True))}")
+            out.print(f"[dim]{escape(str(speed.reading(prompt, model)))}[/]")
 
     try:
         answer = _shown(stream_across(p, answerer, question, k, on_prompt=reading), as_json)

@@ -97,6 +97,10 @@ def test_across_answers_analysis_by_analysis_each_line_citing_its_own_passages(c
     text = cli("ask", "--across", BACKGROUND)
     assert text.exit_code == 0, text.output
     assert re.search(r"\[1\] (HIG|EXO|SMP)-24-00\d · AN-2024-00\d v1", text.stdout)
+    # each analysis lists its own passages once, on lines of their own, and counts only those
+    assert len(re.findall(r"(?m)^\[1\] ", text.stdout)) == 2  # read before the first line, then the sources
+    assert all(int(n) <= 5 for n in re.findall(r"The model is reading (\d+) passages", text.stdout))
+    assert not re.search(r"\.\[\d+\] ", text.stdout)  # no passage glued to the line before it
     assert answered[0]["line"] in " ".join(text.stdout.split())
 
 
