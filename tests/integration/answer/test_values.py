@@ -119,24 +119,29 @@ def test_the_real_llama_cpp_server_chooses_under_the_schema(demo_pipeline):
         assert answer.value.number in answer.sources[answer.value.passage - 1].chunk.text
 
 
+BACKGROUND_PART = "What is the dominant background in the signal region?"
+TWO_PARTS = f"{BACKGROUND_PART} Up to what mass is the vector mediator excluded?"
+
+
+def two_parts_reply(prose: str):
+    """The stub's replies to a background part and a vector-mediator value part: the split,
+    the choice of 2.10 TeV, then ``prose`` for the background."""
+    def reply(request: dict) -> str:
+        if "format" in request:
+            return choice_of(request, "2.10 TeV")
+        if request["messages"][0]["content"].startswith("Split the user's question"):
+            return f"{BACKGROUND_PART}\nUp to what mass is the vector mediator excluded?"
+        return prose
+    return reply
+
+
 def test_a_value_part_of_a_multi_part_question_is_chosen_not_written(answerer, demo_pipeline, ollama_stub):
     """The part asking for a value gets its chosen value on its own line; the other part is the
     model's prose, which never sees the value part."""
-    background = "What is the dominant background in the signal region?"
-
-    def reply(request: dict) -> str:
-        system = request["messages"][0]["content"]
-        if "format" in request:
-            return choice_of(request, "2.10 TeV")
-        if system.startswith("Split the user's question"):
-            return f"{background}\nUp to what mass is the vector mediator excluded?"
-        return "1. The dominant background is Z boson production with decays to neutrinos [1]."
-
-    ollama_stub.reply = reply
-    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"),
-                             f"{background} Up to what mass is the vector mediator excluded?")
+    ollama_stub.reply = two_parts_reply("1. The dominant background is Z boson production with decays to neutrinos [1].")
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), TWO_PARTS)
     prose = ollama_stub.chats[-1]["messages"][-1]["content"]
-    assert "format" not in ollama_stub.chats[-1] and background in prose and "Up to what mass" not in prose
+    assert "format" not in ollama_stub.chats[-1] and BACKGROUND_PART in prose and "Up to what mass" not in prose
     first, second = answer.parts
     assert second.answered and second.cited and "2. 2.10 TeV (vector) [" in answer.text
     assert answer.text.index("Z boson") < answer.text.index("2. 2.10 TeV")
@@ -146,18 +151,8 @@ def test_a_value_part_of_a_multi_part_question_is_chosen_not_written(answerer, d
 def test_prose_withheld_for_its_part_leaves_the_value_part_standing(answerer, demo_pipeline, ollama_stub):
     """Across reads a withheld answer as nothing from its analysis: a value part's checked line
     must not fall with the other part's unsupported prose."""
-    background = "What is the dominant background in the signal region?"
-
-    def reply(request: dict) -> str:
-        if "format" in request:
-            return choice_of(request, "2.10 TeV")
-        if request["messages"][0]["content"].startswith("Split the user's question"):
-            return f"{background}\nUp to what mass is the vector mediator excluded?"
-        return "1. The dominant background is top quark pair production with 99.9% purity [1]."
-
-    ollama_stub.reply = reply
-    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"),
-                             f"{background} Up to what mass is the vector mediator excluded?")
+    ollama_stub.reply = two_parts_reply("1. The dominant background is top quark pair production with 99.9% purity [1].")
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), TWO_PARTS)
     assert answer.draft is not None and "99.9%" not in answer.text  # the prose part is held back
     assert not answer.withheld and "2. 2.10 TeV (vector) [" in answer.text and answer.cited
 
@@ -197,18 +192,9 @@ def test_a_choice_less_likely_than_value_lead_yields_the_lead_to_the_ranking(ans
 def test_a_value_part_the_model_is_not_sure_of_gets_the_warned_values(answerer, demo_pipeline, ollama_stub):
     """As a single question's: the part's line lists the likeliest values under the warning,
     none stated as the answer; the prose never sees the part."""
-    background = "What is the dominant background in the signal region?"
-
-    def reply(request: dict) -> str:
-        if "format" in request:
-            return choice_of(request, "2.10 TeV")
-        if request["messages"][0]["content"].startswith("Split the user's question"):
-            return f"{background}\nUp to what mass is the vector mediator excluded?"
-        return "1. The dominant background is Z boson production with decays to neutrinos [1]."
-
-    ollama_stub.reply, ollama_stub.logprob = reply, -0.75  # the value's two pieces: probability 0.22
-    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"),
-                             f"{background} Up to what mass is the vector mediator excluded?")
+    ollama_stub.reply = two_parts_reply("1. The dominant background is Z boson production with decays to neutrinos [1].")
+    ollama_stub.logprob = -0.75  # the value's two pieces: probability 0.22
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), TWO_PARTS)
     prose = ollama_stub.chats[-1]["messages"][-1]["content"]
     assert "Up to what mass" not in prose and "2. 2.10 TeV (vector) [" not in answer.text
     assert "2. Not sure which value is asked. The likeliest is 2.10 TeV (vector) [" in answer.text
