@@ -36,6 +36,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from mitra.answer.figures import PLUS_MINUS, Figure, base_value, figures, unit_at
+from mitra.answer.measures import compared_with, one_measure
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
 from mitra.core.text import split_sentences, tokenize
 
@@ -52,20 +53,6 @@ RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _CONTENT = re.compile(r"[^\W\d_]{2,}")
 _LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")
 _UNCERTAINTY = frozenset(tokenize("uncertainty"))
-# A comparison's reference ("above the expected background", "relative to the SM expectation",
-# "than expected from the background", "to the one expected in the SM"): a measure word up to
-# three words after a word that opens one names what a value is compared with, not the value …
-_COMPARED = re.compile(r"\b(?:above|over|below|beyond|than|against|versus|vs\.|to|with)\s+(?:[^\s,;:]+\s+){0,3}\Z",
-                       re.I)
-# … unless the value follows as the reference's own: "compared with expected exclusions of
-# 2.15", "with the SM prediction of τ = 1.390", "compared with the expected 5.8 σ", not
-# "above the expected background, with a local significance of 5.0 σ".
-_WORD = r"\s+(?!(?:with|where|which|is|are|was|were|and|or|but)\b)[^\s,;:()]+"
-_OWN = re.compile(rf"\s*|{_WORD}\s*|(?:{_WORD}){{0,3}}\s+of(?:\s+[^\s,;:()=]+\s?=)?"
-                  r"(?:\s+(?:about|around|approximately|only))?\s*", re.I)
-# "both the expected and observed limits are 2.1 TeV": one value stated for both.
-_BOTH = re.compile(r"\b(?:both (?:the )?)?(?P<first>expected|observed) and (?:expected|observed)\b", re.I)
-_MEASURES = {"observed", "expected"}
 
 
 @dataclass(frozen=True)
@@ -179,7 +166,7 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
                 continue
             if _tag_of_other(sentence, raws, i, start):
                 continue  # "0.2 (stat) ± 0.1 (syst)": "(stat)" is 0.2's only
-            if cls == "measure" and _compared_with(sentence, start, end, raw):
+            if cls == "measure" and compared_with(sentence, start, end, raw):
                 continue
             own.setdefault(cls, set()).add(value)
         bound.append(own)
@@ -188,7 +175,7 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     _listed(sentence, raws, bound)
     _respectively(sentence, raws, quals, bound)
     _shared(sentence, raws, quals, windows, bound)
-    _one_measure(sentence, raws, quals, bound)
+    one_measure(sentence, raws, quals, bound)
     inherited = _open_classes(previous, heading)
     clause_words = _clause_words(sentence, raws, windows)
     mentions = []
@@ -318,42 +305,8 @@ def _shared(text: str, raws: list[Figure], quals, windows, bound: list[dict[str,
             continue
         for i, raw in enumerate(raws):
             if cls not in named[i] and start < raw.start and not (
-                    cls == "measure" and _compared_with(text, start, end, raw)):
+                    cls == "measure" and compared_with(text, start, end, raw)):
                 bound[i].setdefault(cls, set()).add(value)
-
-
-def _compared_with(text: str, start: int, end: int, raw: Figure) -> bool:
-    """Does the measure word at text[start:end] name a comparison's reference (``_COMPARED``)
-    that ``raw`` is not the value of: one before it that does not run into it (``_OWN``), one
-    after it opened after it ("3.2 σ over the expected background", not "compared with 5.8 σ
-    expected")?"""
-    opened = _COMPARED.search(text, 0, start)
-    if opened is None:
-        return False
-    if start >= raw.end:
-        return opened.start() >= raw.end
-    return not _OWN.fullmatch(text, end, raw.start)
-
-
-def _one_measure(text: str, raws: list[Figure], quals, bound: list[dict[str, set[str]]]) -> None:
-    """A number bound to both observed and expected is the one its nearest measure word names
-    (the last before it, else the first after it), unless the sentence says both of it ("both
-    the expected and observed limits are 2.1 TeV"); two such of one kind after "observed and
-    expected" are the pair, in that order."""
-    bothered = [i for i, own in enumerate(bound) if _MEASURES <= own.get("measure", set())]
-    coordinated = _BOTH.search(text)
-    if coordinated:
-        if len(bothered) == 2 and raws[bothered[0]].kind == raws[bothered[1]].kind:
-            first = coordinated.group("first").lower()
-            for i, value in zip(bothered, (first, *(_MEASURES - {first}))):
-                bound[i]["measure"] = {value}
-        return
-    for i in bothered:
-        found = [(start, value) for cls, value, start, end in quals
-                 if cls == "measure" and not _compared_with(text, start, end, raws[i])]
-        before = [value for start, value in found if start < raws[i].start]
-        after = [value for start, value in found if start >= raws[i].end]
-        bound[i]["measure"] = set(before[-1:] or after[:1])
 
 
 def _open_classes(previous: str, heading: str) -> dict[str, set[str]]:
