@@ -5,6 +5,7 @@ the CMS discovery paper (1207.7235) and the demo's notes."""
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 
 import pytest
 
@@ -109,6 +110,24 @@ def test_a_table_cell_under_a_bracketed_header_is_told_apart():
     assert [(s.number, s.label.split()[0]) for s in quote.siblings] == [("2.8", "observed")]
 
 
+
+
+def test_a_header_one_cell_short_names_the_last_columns_in_the_captions_unit():
+    """ATLAS H→bb (1808.08238) Table 12: "Exp. | Obs." over "VBF+ggF | 0.9 | 1.5", the caption
+    stating "(in standard deviations)"; and a decimal the text layer split ("1. 97+0.71")."""
+    table = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
+                            section=["Results"], text=(
+                                "Table 12: Expected and observed significance values (in standard deviations) for "
+                                "the H → bb channels fitted independently.\nSignificance\nChannel\nExp. | Obs.\n"
+                                "VBF+ggF | 0.9 | 1.5\nttH | 1.9 | 1.9\nVH | 5.1 | 4.9")))
+    ranked = candidates(Asked.read("What significance is observed for H→bb in the VBF+ggF channel?"), [table])
+    assert ranked[0].mention.written == "1.5" and ranked[0].mention.kind == "significance"
+    assert ranked[0].label.startswith("observed")
+    split = Hit(chunk=Chunk(id="s", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
+                            section=["Results"], text="Parameter | Best fit | Stat.\nμ WW∗ | 1. 97+0.71 −0.64 | "
+                                                      "+0.42 −0.41\nμ ZZ∗ | 0. 00+1.30 −0.00 | +1.28 −0.00"))
+    assert candidates(Asked.read("What best-fit signal strength does the WW channel give?"), [split])[0] \
+        .mention.value == Decimal("1.97")
 def test_siblings_stand_beside_the_value_each_labelled():
     ranked = candidates(Asked.read(SIGNIFICANCE, TITLE), hits(HIGGS))
     (sibling,) = siblings(ranked[0], hits(HIGGS))
