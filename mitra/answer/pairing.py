@@ -1,7 +1,8 @@
 """Where a value's own sentence pairs it with what the question names: the numbers the
 question states ("at ET ∼ 1 TeV"), the item of a "…, respectively" list ("for the
-isobar, K-matrix and QMI approaches") and the symbol an equation gives it ("agamma =").
-Three of the candidate ranking's signals (``candidates``).
+isobar, K-matrix and QMI approaches") and the symbol an equation gives it ("agamma ="); and
+where it only bounds a selection ("110 < mH < 200 GeV"). Four of the candidate ranking's
+signals (``candidates``).
 """
 
 from __future__ import annotations
@@ -124,3 +125,20 @@ def equated(asked: Asked, m: Mention) -> float:
     head, *rest = tokenize(symbol.group()) or [""]
     names = {_SYMBOL_WORDS.get(head, head)} | {t for t in rest[:1] if t.isdigit()}  # x' 2: x'², not x
     return 1.0 if names & asked.quantity else 0.0
+
+
+# "110 < mH < 200 GeV", "pT > 30 GeV", "|η| < 2.4": a bound of a selection, not a result,
+# unless the question asks for a bound ("the upper limit on B", "the pT threshold").
+_BOUND_BEFORE = re.compile(r"[<>≤≥]\s*[-−]?\s*\Z")
+_BOUND_AFTER = re.compile(r"\s*(?:[^\W\d_]{1,4}\s?/\s?c\s?2?\s*)?[<>≤≥]")
+_ASKS_BOUND = re.compile(r"\blimit|\bbound|threshold|\bcuts?\b|requir|window|\branges?\b|\bmin|\bmax|\bat (?:least|most)"
+                         r"|\babove\b|\bbelow\b|exceed|\b(?:less|more|greater|smaller|lower|higher) than", re.I)
+
+
+def bound(asked: Asked, m: Mention) -> float:
+    """1 where the value bounds a selection ("110 < mH < 200 GeV") and the question asks for
+    no bound."""
+    if _ASKS_BOUND.search(asked.text):
+        return 0.0
+    before = _BOUND_BEFORE.search(m.sentence, max(0, m.span[0] - 6), m.span[0])
+    return 1.0 if before or _BOUND_AFTER.match(m.sentence, m.span[1]) else 0.0

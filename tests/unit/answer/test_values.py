@@ -451,3 +451,16 @@ def test_a_year_in_a_list_takes_no_unit():
     found = mentions("a luminosity of 61.9 fb⁻¹, 34.7 fb⁻¹ from 2022 and 27.2 fb⁻¹ from 2023.")
     assert [(m.as_written, m.condition) for m in found] == [("61.9 fb⁻¹", False), ("34.7 fb⁻¹", False),
                                                             ("2022", True), ("27.2 fb⁻¹", False), ("2023", True)]
+
+
+def test_a_bound_of_a_selection_is_not_the_value_asked():
+    """ATLAS H→4ℓ (2004.03447): the signal region's "115 < m4ℓ < 130 GeV" is no signal
+    strength; a question asking for a bound still gets one."""
+    passages = [Hit(chunk=Chunk(id=f"p{n}", analysis_id="A", doc_id="D", version="1", position=n, section=["Results"],
+                                text=text), scores={"hybrid": 1.0 / (n + 1)}) for n, text in enumerate([
+        "The global signal strength is fitted to the four-lepton events with 115 < m4ℓ < 130 GeV.",
+        "The four-lepton data are interpreted in terms of the global signal strength, yielding μ = 1.01 ± 0.11."])]
+    assert candidates(Asked.read("What global signal strength does the four-lepton analysis find?"),
+                      passages)[0].mention.written == "1.01"
+    window = candidates(Asked.read("Which four-lepton mass window is the signal region?"), passages)
+    assert {c.mention.written for c in window} >= {"115", "130 GeV"} and not any(c.signals["bound"] for c in window)
