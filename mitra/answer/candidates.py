@@ -62,7 +62,8 @@ W_RESPECTIVE = 2.0
 W_EQUATED = 2.0
 W_BOUND = 2.0
 # The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
-_LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "run", "split")
+_LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "region", "run",
+                "split")
 _REFERENCE = re.compile(r"\[[\d\s,;–-]*\d?\Z")
 _REFERENCE_END = re.compile(r"[\d\s,;–-]*\]")
 _CL = re.compile(r"\s*(?:CL|C\.\s?L\.|CLs|confidence|credib)", re.I)

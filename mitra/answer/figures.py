@@ -52,8 +52,9 @@ _TAGGED_PLUS_MINUS = re.compile(r"\s*\([a-z.]+\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
 _POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
 _TIMES = re.compile(r"(?:[x×*]|\\times)\s?\Z")
-# A power of ten written alone, its exponent flattened onto it: "10-2" (one digit: "10-20" is a range).
-_BARE_POWER = re.compile(r"10[-−](\d)(?!\.?\d)")
+# A power of ten written alone: "10^5", "10^{-3}", or its exponent flattened onto it: "10-2"
+# (one digit: "10-20" is a range).
+_BARE_POWER = re.compile(r"10[-−](\d)(?!\.?\d)|10\s?(?:\^|\*\*)\s?\{?\s?([-−–+]?\d+)\}?")
 # Numbers that name a thing, not a value: a figure, table, equation, section, reference, page
 # or run ("Fig. 10", "Figs. 3 and 4(b)", "Eq. (4)", "Section 5.1", "Ref. [12]", "p. 4", "Run 2"),
 # and a catalogue number ("SMP-24-002", "CMS-HIG-12-028", "arXiv:1207.7235").
@@ -70,6 +71,7 @@ _REFERENCE = re.compile(  # "Figs. 3 and 4" lists labels; "Fig. 3 and 65% of eve
     rf"(?:\s?[-–]\s?{_ONE}|\s?(?:[-–,&]|and|to)\s?(?:{_BRACKETED}))*", re.I)
 _CODE = re.compile(r"\b[^\W\d_][\w.]*(?:[-:/][\w.]+)*[-:/]\d[\w.]*(?:[-:/][\w.]+)*")
 _PRIMED = re.compile(r"(?<=\w)['′]\s?\^?\{?\d")  # x'2, x' 2, x'^2: a primed symbol's script
+_SCRIPT = re.compile(r"(?<=[^\W\d_])\s?\^\s?\{?\d")  # q^2, q^{2}, p_T^2: a symbol's power
 # A unit's power flattened onto it: "GeV 2 /c4" (GeV^2/c^4), "MeV/c 2".
 _UNIT_POWER = re.compile(r"(?:(?<=eV)\s?\^?[2-4](?=\s?/)|(?<=/c)\s?\^?[2-4](?![\d.]))")
 # A year written alone: a name or a date ("Planck 2018", "in 2016", "2015-2018"), not a value.
@@ -120,7 +122,7 @@ def names(text: str) -> list[tuple[int, int]]:
     reference, page or run ("Fig. 10", "Eq. (4)", "Ref. [12]", "Run 2"), a catalogue number
     ("SMP-24-002", "arXiv:1207.7235"), a primed symbol's script (the 2 of "x'2"), a unit's power
     ("GeV 2 /c4")."""
-    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED, _UNIT_POWER) for m in pattern.finditer(text)]
+    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED, _SCRIPT, _UNIT_POWER) for m in pattern.finditer(text)]
 
 
 def in_name(spans: list[tuple[int, int]], pos: int) -> bool:
@@ -167,7 +169,8 @@ def figures(text: str) -> list[Figure]:
         end, num_end = match.end(), match.end("num")
         if not match.group("power") and (bare := _BARE_POWER.match(text, match.start("num"))):
             end = num_end = bare.end()  # "at the level of 10-2": 10⁻², as LaTeX's 10^{-2} reads flattened
-            value, power = Decimal(1), -int(bare.group(1))
+            value = Decimal(1)
+            power = -int(bare.group(1)) if bare.group(1) else int(re.sub("[−–]", "-", bare.group(2)))
         else:
             power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
         found = unit_at(text, end)

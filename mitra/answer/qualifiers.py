@@ -1,6 +1,6 @@
 """The qualifiers that tell sibling values apart, in closed classes a physicist reads:
 observed / expected, statistical / systematic, local / global, the decay channel, the
-production category, the mediator, upper / lower, the data split, and the numbers that
+production category, the mediator, upper / lower, the detector region, the data split, and the numbers that
 say which data (a beam energy, a year) or at which point (for mH = 125 GeV)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from mitra.answer.figures import Figure, figures
 
+_BOUND_NOUN = r"(?=(?:\s+[\w%.-]+){0,3}?\s+(?:limits?|bounds?|ends?|edges?|constraints?|values?)\b)"
 # class -> [(value, pattern)]; a value named first wins where two patterns overlap.
 _CLASSES: dict[str, list[tuple[str, str]]] = {
     "measure": [
@@ -56,7 +57,9 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("vector", r"(?<![-\w])vector(?![- ]?boson)(?:[- ]like)?\b"),
         ("scalar", r"(?<![-\w])scalar\b"),
     ],
-    "limit": [("upper", r"\bupper\b"), ("lower", r"\blower\b")],
+    # "upper limit", "the lower end of the interval"; not "photons with lower energy"
+    "limit": [("upper", r"\bupper\b" + _BOUND_NOUN), ("lower", r"\blower\b" + _BOUND_NOUN)],
+    "region": [("barrel", r"\bbarrel\b"), ("endcap", r"\bend-?caps?\b")],
     "run": [
         ("Run 1", r"\bRun[- ]?(?:1|I)\b"),
         ("Run 2", r"\bRun[- ]?(?:2|II)\b"),
@@ -76,7 +79,7 @@ DEFAULTS = {"measure": frozenset({"observed"}), "channel": frozenset({"combined"
 STRICT = frozenset({"channel", "category"})
 # How a qualifier reads in a sentence for the member.
 NOUNS = {"measure": "", "uncertainty": "uncertainty", "significance": "significance", "channel": "channel",
-         "category": "category", "mediator": "mediator", "limit": "limit", "energy": "data",
+         "category": "category", "mediator": "mediator", "limit": "limit", "region": "region", "energy": "data",
          "year": "data", "run": "data", "split": "set"}
 
 _PATTERNS = {cls: [(v, re.compile(p, re.I)) for v, p in values] for cls, values in _CLASSES.items()}

@@ -464,3 +464,25 @@ def test_a_bound_of_a_selection_is_not_the_value_asked():
                       passages)[0].mention.written == "1.01"
     window = candidates(Asked.read("Which four-lepton mass window is the signal region?"), passages)
     assert {c.mention.written for c in window} >= {"115", "130 GeV"} and not any(c.signals["bound"] for c in window)
+
+
+def test_a_symbol_s_power_is_no_value_and_a_power_of_ten_alone_is_one():
+    """"the q^2 region 0.98<q2<1.10" (LHCb 1512.04442): the 2 names q²; "10^5 events" is 10⁵."""
+    from mitra.answer.quantities import mentions
+    assert [m.written for m in mentions("excluding the q^2 region 0.98<q2<1.10 GeV, and q^{2} bins")] == \
+        ["0.98", "1.10 GeV"]
+    (power,) = mentions("about 10^5 events were kept")
+    assert (power.value, power.power, power.written) == (1, 5, "10^5 events")
+
+
+def test_upper_and_lower_name_a_limit_only_beside_one_and_barrel_and_endcap_tell_values_apart():
+    """ATLAS photon calibration (2309.05471): "for photons with lower energy … 0.18% in the
+    barrel and 0.08%–0.67% in the endcaps"; the question asks for the barrel's."""
+    from mitra.answer.qualifiers import qualifiers_of
+    assert "limit" not in qualifiers_of("photons with lower energy")
+    assert qualifiers_of("the observed upper limit on μ")["limit"] == {"upper"}
+    assert qualifiers_of("the lower end of the interval")["limit"] == {"lower"}
+    text = ("For photons with lower energy the uncertainty increases significantly: for ET = 15 GeV, it amounts to "
+            "0.08% in the endcaps and 0.18% in the barrel for unconverted photons.")
+    assert _ranked("For unconverted photons of 15 GeV in the barrel, how large is the energy scale uncertainty?",
+                   text)[0] == "0.18 %"
