@@ -36,7 +36,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Callable, Generator, Iterator, Protocol, Sequence
 
 
-from mitra.models.llm import ModelInfo, as_llm_error, load_chat_model
+from mitra.models.llm import ModelInfo, as_llm_error, capped, load_chat_model
 from mitra.answer.prompts import (
     CITATION,
     PastExchange,
@@ -372,9 +372,27 @@ class Answerer:
             return swapped
         recent = list(history)[-self.settings.llm_history_turns :]
         with self.llm_errors():
-            reply = self.chat_model.invoke(build_condense_prompt(recent, question), stop=["\n"])
+            reply = capped(self.chat_model, CONDENSE_TOKENS).invoke(build_condense_prompt(recent, question),
+                                                                    stop=["\n"])
         rewritten = str(reply.content).strip().removeprefix("Standalone question:").strip().strip('"')
-        return rewritten or question
+        return rewritten if _a_question(rewritten, question, history[-1].question) else f"{history[-1].question} {question}"
+
+
+# A standalone question is short: the rewrite stops here, and a longer one is an answer.
+CONDENSE_TOKENS = 64
+
+
+def _a_question(rewritten: str, question: str, previous: str) -> bool:
+    """Is the model's rewrite a question, not an answer ("The answer to this question is 1.2.",
+    its previous answer copied in with its citations)?
+    Otherwise the follow-up is retrieved after the question before it, both as asked."""
+    asks = rewritten.endswith("?") or bool(_ASKING.match(rewritten))
+    return asks and not CITATION.search(rewritten) and \
+        len(rewritten.split()) <= len(question.split()) + len(previous.split()) + 8
+
+
+_ASKING = re.compile(r"(?:what|which|who|whom|whose|why|how|where|when|is|are|was|were|do|does|did|can|could|"
+                     r"would|should|has|have|list|name|give|describe|explain|compare)\b", re.I)
 
 
 def build_answerer(pipeline: Pipeline, settings: Settings | None = None) -> Answerer:

@@ -401,5 +401,13 @@ def build_answer_prompt(
 
 
 def build_condense_prompt(history: Sequence[PastExchange], question: str) -> list[BaseMessage]:
-    transcript = "\n".join(f"User: {past.question}\nAssistant: {past.answer}" for past in history)
+    """Each earlier answer enters as its first sentence, its citations dropped: what a
+    pronoun points back to is there, and the small models copied whole answers into the
+    rewrite (27.8 s for "How precise is it?")."""
+    transcript = "\n".join(f"User: {past.question}\nAssistant: {_gist(past.answer)}" for past in history)
     return CONDENSE_PROMPT.format_messages(history=transcript, question=question)
+
+
+def _gist(answer: str, words: int = 40) -> str:
+    first = next(iter(split_sentences(CITATION.sub("", answer))), "")
+    return " ".join(first.split()[:words])

@@ -326,6 +326,15 @@ def load_chat_model(settings: Settings) -> tuple[BaseChatModel, ModelInfo]:
     return _embedded_model(settings)
 
 
+def capped(model: BaseChatModel, tokens: int) -> BaseChatModel:
+    """The same model writing at most ``tokens`` tokens, on any backend (ChatOpenAI's
+    ``max_tokens``, ChatOllama's ``num_predict``)."""
+    field = "max_tokens" if "max_tokens" in type(model).model_fields else "num_predict"
+    if field not in type(model).model_fields:
+        return model  # a test double: it writes what it writes
+    return model.model_copy(update={field: tokens})
+
+
 def as_llm_error(error: BaseException, info: ModelInfo, settings: Settings) -> LLMError | None:
     """A transport failure of any backend as the matching LLMError; None for anything else."""
     import ollama

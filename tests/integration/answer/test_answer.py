@@ -328,8 +328,23 @@ def test_condense_rewrites_a_follow_up_with_the_history(stub_answerer, ollama_st
     history = [Exchange("What is the dominant background?", "Z(nunu)+jets [1].")]
     assert answerer.condense(history, "And the second?") == "What is the second largest background in the monojet search?"
     (request,) = ollama_stub.chats
-    assert "User: What is the dominant background?\nAssistant: Z(nunu)+jets [1]." in request["messages"][1]["content"]
+    assert "User: What is the dominant background?\nAssistant: Z(nunu)+jets." in request["messages"][1]["content"]
     assert "Follow-up question: And the second?" in request["messages"][1]["content"]
+    assert request["options"]["num_predict"] == 64  # a question is short; the answer's 512 tokens are not its cap
+
+
+def test_a_rewrite_that_copies_an_answer_is_not_retrieved(stub_answerer, ollama_stub):
+    """SmolLM2 rewrote "How precise is it?" as its previous answer, citations and all (27.8 s):
+    the follow-up is then retrieved after the question before it, both as asked."""
+    ollama_stub.reply = lambda request: ("The likeliest values are 3.66 [2] and 3.7 [4]; the paper quotes the mass "
+                                         "with its statistical and systematic uncertainties in Table 3 [2].")
+    answerer = stub_answerer(BACKGROUND_HITS)
+    history = [Exchange("What is the mass of the new state?", "The likeliest values are 3.66 [2] and 3.7 [4].")]
+    assert answerer.condense(history, "How precise is it?") == "What is the mass of the new state? How precise is it?"
+    ollama_stub.reply = lambda request: "The answer to this question is 1.2."
+    assert answerer.condense(history, "How precise is it?") == "What is the mass of the new state? How precise is it?"
+    ollama_stub.reply = lambda request: "How precise is the mass of the new state?"
+    assert answerer.condense(history, "How precise is it?") == "How precise is the mass of the new state?"
 
 
 def test_condense_on_the_embedded_model_returns_a_query(embedded_answerer):
