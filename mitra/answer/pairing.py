@@ -132,7 +132,8 @@ def equated(asked: Asked, m: Mention) -> float:
 _BOUND_BEFORE = re.compile(r"[<>≤≥]\s*[-−]?\s*\Z")
 _BOUND_AFTER = re.compile(r"\s*(?:[^\W\d_]{1,4}\s?/\s?c\s?2?\s*)?[<>≤≥]")
 _ASKS_BOUND = re.compile(r"\blimit|\bbound|threshold|\bcuts?\b|requir|window|\branges?\b|\bmin|\bmax|\bat (?:least|most)"
-                         r"|\babove\b|\bbelow\b|exceed|\b(?:less|more|greater|smaller|lower|higher) than", re.I)
+                         r"|\babove\b|\bbelow\b|exceed|\b(?:less|more|greater|smaller|lower|higher) than"
+                         r"|\bmust\b|\bneed|trigger|\bselect|\baccept|\ballow|criteri|\bpass", re.I)
 
 
 def bound(asked: Asked, m: Mention) -> float:

@@ -329,7 +329,6 @@ def _open_classes(previous: str, heading: str) -> dict[str, set[str]]:
 _CELL = re.compile(r"\s*\|\s*")
 # A decimal a PDF's text layer splits after its point: "1. 97+0.71 −0.64" in a cell.
 _SPLIT_DECIMAL = re.compile(r"(?<![\d.])(\d{1,3})\. (\d+)(?=\s?[-−+±(]|\s*\Z)")
-_TABLE_CAPTION = re.compile(r"\s*(?:Table|Tab\.)\s?[A-Z]?\d+", re.I)
 
 
 def _blocks(text: str) -> list[tuple[bool, list[str]]]:
@@ -344,16 +343,16 @@ def _blocks(text: str) -> list[tuple[bool, list[str]]]:
     return [(cells and len(lines) >= 2, lines) for cells, lines in runs]
 
 
-def _read_table(lines: list[str], caption: str, previous: str, heading: str) -> list[Mention]:
+def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
     """Each cell's numbers, bound to its row's label and its column's header (the first row
     without a number), under the qualifiers of the heading and the sentence before it."""
     rows = [[_SPLIT_DECIMAL.sub(r"\1.\2", c) for c in _CELL.split(line.strip().strip("|"))] for line in lines]
     header = next((r for r in rows if not any(figures(c) for c in r[1:])), None)
-    context = _open_classes("", f"{heading} {previous}")
-    # The unit a caption states for the cells ("significance values (in standard deviations)")
-    # is the unit of cells that write none. Its words and classes reach no cell: measured on
-    # the dev half of the value questions, they lifted table cells over the prose that answers.
-    in_unit = _unit_in(caption, stated=True)
+    # Only the classes of the caption's last sentence reach the cells: its words, its other
+    # classes and the unit it states ("significance values (in standard deviations)") lifted
+    # table cells over the prose that answers, and a caption's unit is rarely every column's
+    # (ATLAS's Table 11 under that caption states signal strengths and p-values too).
+    context = _open_classes("", f"{heading} {caption}")
     mentions: list[Mention] = []
     for row in rows:
         if row is header:
@@ -381,7 +380,7 @@ def _read_table(lines: list[str], caption: str, previous: str, heading: str) -> 
                     bound[cls] = set(values)
                 if len(bound.get("channel", set()) - {"combined"}) >= 2:
                     bound["channel"].add("combined")
-                unit = m.unit or (found[0] if (found := _unit_in(column) or in_unit) else "")
+                unit = m.unit or (found[0] if (found := _unit_in(column)) else "")
                 kind = m.kind or (found[1] if found else "")
                 mentions.append(Mention(
                     written=m.written, value=m.value, power=m.power, unit=unit, kind=kind, sentence=line,
@@ -414,10 +413,9 @@ def _bracketed_header(column: str) -> tuple[str, str, str] | None:
     return None
 
 
-def _unit_in(text: str, stated: bool = False) -> tuple[str, str] | None:
-    """The unit a header writes in brackets ("Mass (GeV)"); ``stated``: only one a caption
-    states for its values ("(in standard deviations)")."""
-    match = re.search(r"\(\s*in\s+([^()]{1,25})\s*\)" if stated else r"\(\s*([^()]{1,20})\s*\)", text)
+def _unit_in(text: str) -> tuple[str, str] | None:
+    """The unit a header writes in brackets ("Mass (GeV)")."""
+    match = re.search(r"\(\s*([^()]{1,20})\s*\)", text)
     found = unit_at(match.group(1), 0) if match else None
     return (found[0], found[1]) if found else None
 
@@ -430,27 +428,16 @@ def mentions(text: str, heading: str = "") -> tuple[Mention, ...]:
     if not any(ch.isdigit() for ch in text):
         return ()
     out: list[Mention] = []
-    previous = caption = ""
+    previous = ""
     for table, lines in _blocks(text):
         if table:  # its caption is the prose just before it ("Table 6: The expected and observed …")
-            out.extend(_read_table(lines, caption, previous, heading))
+            out.extend(_read_table(lines, previous, heading))
             continue
-        caption = _caption(lines)
         for sentence in split_sentences(" ".join(lines)):
             anaphoric = previous if _ANAPHOR.match(sentence) else ""
             out.extend(_read(sentence, anaphoric, heading))
             previous = sentence
     return tuple(out)
-
-
-def _caption(lines: list[str]) -> str:
-    """What a table just below these lines is captioned: from the last line that opens
-    "Table N" on (with the header lines under it), else the last sentence."""
-    start = max((k for k, line in enumerate(lines) if _TABLE_CAPTION.match(line)), default=None)
-    if start is not None:
-        return " ".join(lines[start:])
-    sentences = split_sentences(" ".join(lines))
-    return sentences[-1] if sentences else ""
 
 
 def states_for_earlier(sentence: str) -> bool:
