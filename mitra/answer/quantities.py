@@ -158,7 +158,9 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
         left, right = windows[i]
         own: dict[str, set[str]] = {}
         for k, (cls, value, start, end) in enumerate(quals if raw.start not in settings else ()):
-            if cls == "setting" or start >= right or end <= left or (start >= raw.start and end <= raw.end):
+            # Not a word inside the number itself; a tag inside its unit's span is its own:
+            # "0.04 (syst) ps -1" spans its chain's unit, and "(syst)" is 0.04's.
+            if cls == "setting" or start >= right or end <= left or (start >= raw.start and end <= raw.num_end):
                 continue
             if k in in_brackets and not raw.paren and any(q[0] == cls for q in quals[:k]):
                 continue  # "observed (expected) … 5.0 (5.8)": the bracketed one is the bracketed number's
