@@ -144,7 +144,10 @@ def ask(pipeline: Pipeline, answerer, item: SiblingItem) -> dict:
     answer = turn.answer
     if answer is None:
         return {**row, "error": turn.error}
-    wrong_supported = [s.text for s in answer.support if s.supported and verdict(s.text, item) == "wrong"]
+    # A warned answer ("Not sure which value is asked. The likeliest is …", with its note) shows
+    # no value as supported: any note counts as a warning, as in answer_values.py.
+    wrong_supported = [] if answer.notes else [s.text for s in answer.support
+                                               if s.supported and verdict(s.text, item) == "wrong"]
     quotes = [s.quote for s in answer.support if s.wrong_figure and s.quote is not None]
     shown = answer.text
     for q in quotes:  # a quoted passage sentence: its marked number is what it answers
