@@ -227,12 +227,12 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
 def confident(ranked: Sequence[Candidate], margin: float) -> bool:
     """Is the first candidate clear enough to show before any model reads it: its sentence
     holds enough of the question's quantity words, it leaves out nothing the shown passages
-    tell apart, and the next value trails it by ``margin``?"""
+    tell apart, it bounds no selection, and the next value trails it by ``margin``?"""
     if not ranked:
         return False
     first = ranked[0]
-    if first.signals["sentence"] < MIN_SENTENCE_SHARE or first.signals["left out"]:
-        return False
+    if first.signals["sentence"] < MIN_SENTENCE_SHARE or first.signals["left out"] or first.signals["bound"]:
+        return False  # a selection's bound ("0.98 < q2 < 1.10") is not bolded as the value
     return len(ranked) == 1 or first.score - ranked[1].score >= margin
 
 

@@ -500,3 +500,13 @@ def test_a_tag_inside_its_chains_unit_span_is_still_its_own():
     found = {m.written: m.qualifiers.get("uncertainty") for m in
              mentions("Delta ms = 17.63 +- 0.11 (stat) +- 0.04 (syst) ps -1 as illustrated in figure .")}
     assert found == {"17.63 ps-1": {"central value"}, "0.11 ps-1": {"statistical"}, "0.04 ps-1": {"systematic"}}
+
+
+def test_a_selections_bound_is_never_shown_first():
+    """LHCb 1512.04442: for "How many … decays are found between 1.1 and 6.0 GeV² in q²?" the
+    value box bolded 0.98 of "excluding the q^2 region 0.98<q2<1.10", before the demo model
+    chose 624."""
+    text = "Decays are removed by excluding the q^2 region 0.98<q2<1.10 GeV, which lies between 1.1 and 6.0 GeV."
+    ranked = candidates(Asked.read("How many decays are found between 1.1 and 6.0 GeV² in q²?"), [Hit(chunk=Chunk(
+        id="q", analysis_id="A", doc_id="D", version="1", position=0, section=["Signal yield"], text=text))])
+    assert ranked[0].signals["bound"] and not confident(ranked[:1], 0.0)
