@@ -227,12 +227,15 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
 def confident(ranked: Sequence[Candidate], margin: float) -> bool:
     """Is the first candidate clear enough to show before any model reads it: its sentence
     holds enough of the question's quantity words, it leaves out nothing the shown passages
-    tell apart, it bounds no selection, and the next value trails it by ``margin``?"""
+    tell apart, it is no selection's bound, bare small number or number the question states,
+    and the next value trails it by ``margin``?"""
     if not ranked:
         return False
     first = ranked[0]
-    if first.signals["sentence"] < MIN_SENTENCE_SHARE or first.signals["left out"] or first.signals["bound"]:
-        return False  # a selection's bound ("0.98 < q2 < 1.10") is not bolded as the value
+    if first.signals["sentence"] < MIN_SENTENCE_SHARE or first.signals["left out"]:
+        return False
+    if first.signals["bound"] or first.signals["bare"] or first.signals["setting"] < 0:
+        return False  # a selection's bound ("0.98<q2<1.10"), a bare "7" of "7+8 TeV", the question's own "90%"
     return len(ranked) == 1 or first.score - ranked[1].score >= margin
 
 

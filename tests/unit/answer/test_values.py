@@ -510,3 +510,20 @@ def test_a_selections_bound_is_never_shown_first():
     ranked = candidates(Asked.read("How many decays are found between 1.1 and 6.0 GeV² in q²?"), [Hit(chunk=Chunk(
         id="q", analysis_id="A", doc_id="D", version="1", position=0, section=["Signal yield"], text=text))])
     assert ranked[0].signals["bound"] and not confident(ranked[:1], 0.0)
+
+
+def test_a_bare_number_or_the_questions_own_is_never_shown_first():
+    """SmolLM2's value box bolded the "7" of "7+8 TeV" for CMS's combined ttH signal strength,
+    and the "90" of "σ90" for the background in "the 90% signal window"."""
+    bare = candidates(Asked.read("What combined signal strength does CMS measure?"), [Hit(chunk=Chunk(
+        id="b", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
+        text="Best fit values of the signal strength modifier μttH, for the five individual decay channels "
+             "considered, the combined result for 7+8 TeV alone and for 13 TeV alone, and the overall combined "
+             "result."))])
+    assert bare[0].mention.written == "7" and bare[0].signals["bare"] and not confident(bare, 0.0)
+    own = candidates(Asked.read("How many background events are expected in the 90% signal window?"), [Hit(chunk=Chunk(
+        id="o", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
+        text="Table 1: The expected signal ( S90 ) and background ( B90 ) yields in a diphoton invariant mass "
+             "window whose half-width σ 90 γγ is chosen as the narrowest interval containing 90% of signal "
+             "events."))])
+    assert own[0].mention.written == "90" and own[0].signals["setting"] < 0 and not confident(own, 0.0)
