@@ -375,11 +375,15 @@ class Answerer:
             reply = capped(self.chat_model, CONDENSE_TOKENS).invoke(build_condense_prompt(recent, question),
                                                                     stop=["\n"])
         rewritten = str(reply.content).strip().removeprefix("Standalone question:").strip().strip('"')
-        return rewritten if _a_question(rewritten, question, history[-1].question) else f"{history[-1].question} {question}"
+        previous = history[-1].question
+        return rewritten if _a_question(rewritten, question, previous) else f"{previous} {question}"
 
 
 # A standalone question is short: the rewrite stops here, and a longer one is an answer.
 CONDENSE_TOKENS = 64
+# How a question opens, when its rewrite drops the question mark.
+_ASKING = re.compile(r"(?:what|which|who|whom|whose|why|how|where|when|is|are|was|were|do|does|did|can|could|"
+                     r"would|should|has|have|list|name|give|describe|explain|compare)\b", re.I)
 
 
 def _a_question(rewritten: str, question: str, previous: str) -> bool:
@@ -389,10 +393,6 @@ def _a_question(rewritten: str, question: str, previous: str) -> bool:
     asks = rewritten.endswith("?") or bool(_ASKING.match(rewritten))
     return asks and not CITATION.search(rewritten) and \
         len(rewritten.split()) <= len(question.split()) + len(previous.split()) + 8
-
-
-_ASKING = re.compile(r"(?:what|which|who|whom|whose|why|how|where|when|is|are|was|were|do|does|did|can|could|"
-                     r"would|should|has|have|list|name|give|describe|explain|compare)\b", re.I)
 
 
 def build_answerer(pipeline: Pipeline, settings: Settings | None = None) -> Answerer:
