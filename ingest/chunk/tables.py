@@ -21,6 +21,7 @@ _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
 _MARKUP = re.compile(r"<[^<>]*>|&(?:#\d+|#x[\da-f]+|[a-z]+\d*);", re.I)  # tags, character references
 CELL_SEPARATOR = " | "
+_NUMBER_FIRST = re.compile(r"\s*[$(]?\s*[-+−±~<>]?\s*\.?\d")
 
 
 def pipe_rows(markdown: str) -> str:
@@ -99,20 +100,33 @@ def html_markup(table: str) -> list[str]:
 
 
 def split_rows(paragraph, max_chars: int, hard_wrap) -> list:
-    """A table paragraph longer than ``max_chars`` as parts of whole rows, each opening
-    with the table's first row (unless that row is long); a row longer than a chunk is
-    cut between cells (``hard_wrap`` within a cell longer than that)."""
+    """A table paragraph longer than ``max_chars`` as parts of whole rows, each part after
+    the first opening with the lines above the table's first row of values (its caption's
+    last lines and its column names: a row is read by them), as many of them as fit in a
+    third of a chunk; a row longer than a chunk is cut between cells (``hard_wrap`` within a
+    cell longer than that)."""
     rows = paragraph.text.split("\n")
-    head = rows[0] if len(rows) > 1 and len(rows[0]) <= max_chars // 3 else ""
+    lead = next((i for i, row in enumerate(rows) if _states_values(row)), None)
+    lead = (1 if len(rows) > 1 else 0) if lead is None else lead  # no row of values: its first line heads it
+    heads = rows[:lead]
+    while heads and len("\n".join(heads)) > max_chars // 3:
+        heads = heads[1:]
+    head = "\n".join(heads)
     room = max_chars - len(head) - 1 if head else max_chars
     parts: list[str] = []
-    for row in rows[1:] if head else rows:
+    for i, row in enumerate(rows):
         for piece in _row_pieces(row, room, hard_wrap):
-            if parts and len(parts[-1]) + 1 + len(piece) <= room:
+            if parts and len(parts[-1]) + 1 + len(piece) <= max_chars:
                 parts[-1] += "\n" + piece
             else:
-                parts.append(piece)
-    return [replace(paragraph, text=f"{head}\n{part}" if head else part) for part in parts]
+                parts.append(f"{head}\n{piece}" if head and parts and i >= lead else piece)
+    return [replace(paragraph, text=part) for part in parts]
+
+
+def _states_values(row: str) -> bool:
+    """Do most of the row's cells after its first open on a number ("125.0", "−0.42", "$0.022")?"""
+    cells = row.split(CELL_SEPARATOR)[1:]
+    return bool(cells) and 2 * sum(bool(_NUMBER_FIRST.match(c)) for c in cells) >= len(cells)
 
 
 def has_rows(text: str) -> bool:

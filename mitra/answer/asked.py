@@ -20,6 +20,8 @@ from mitra.core.text import math_to_words, tokenize
 
 # "in GeV", "in %", "(in fb)": the unit the member wants the value in.
 _IN_UNIT = re.compile(r"\bin\s+(?=\S)", re.I)
+_WORD = re.compile(r"[^\W\d_]+")
+_SMALL = frozenset("at of the in on for and to a an by with".split())
 _SPREAD = re.compile(r"\buncertaint|\berrors?\b|\bprecis", re.I)
 # Words about the asking or about numbers in general: they name no quantity.
 _ASKING = frozenset(tokenize(
@@ -44,6 +46,9 @@ class Asked:
     quantity: frozenset[str] = frozenset()  # the tokens naming the quantity: no asking, qualifier or title words
     multipart: bool = False
     stated: tuple[Figure, ...] = ()  # the numbers the question states ("at ET ∼ 15 GeV", "the 8 TeV data")
+    # The acronyms its words may be written as, with the words: "hwhm" for "half-width at
+    # half-maximum", "jes" for "jet energy scale" (a table row names them so).
+    acronyms: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def read(cls, question: str, title: str = "", title_names_analysis: bool = True) -> "Asked":
@@ -58,7 +63,8 @@ class Asked:
             text=question, title=title, value=value_question(question), kind=asked_kind(_without_figures(text)),
             spread=bool(_SPREAD.search(text)), unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),
             words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in other),
-            multipart=looks_multipart(question) or len(coordinated(question)) > 1, stated=tuple(figures(text)))
+            multipart=looks_multipart(question) or len(coordinated(question)) > 1, stated=tuple(figures(text)),
+            acronyms=_acronyms(text))
 
     @cached_property
     def word_set(self) -> frozenset[str]:
@@ -76,6 +82,28 @@ def _without_figures(text: str) -> str:
     for figure in reversed(figures(text)):
         text = text[:figure.start] + text[figure.end:]
     return text
+
+
+def _acronyms(text: str) -> dict[str, frozenset[str]]:
+    """The initials of each run of three to six of the question's words that could be an
+    acronym: small words such as "at" and "of" left out, words about the asking ("how
+    large", "measured") ending the run."""
+    runs: list[list[str]] = [[]]
+    for word in _WORD.findall(text):
+        if word.lower() in _SMALL:
+            continue
+        tokens = set(tokenize(word))
+        if not tokens or tokens & _ASKING or not word.isascii():
+            runs.append([])
+        else:
+            runs[-1].append(word)
+    out: dict[str, frozenset[str]] = {}
+    for words in runs:
+        for i in range(len(words)):
+            for n in range(3, min(6, len(words) - i) + 1):
+                run = words[i:i + n]
+                out["".join(w[0] for w in run).lower()] = frozenset(tokenize(" ".join(run)))
+    return out
 
 
 def _unit(text: str) -> str:

@@ -111,7 +111,10 @@ def _idf(sentences: Sequence[set[str]], words: frozenset[str]) -> dict[str, floa
     return {w: math.log(1 + count / (1 + sum(w in s for s in sentences))) for w in words}
 
 
-def _share(words: set[str], weights: dict[str, float]) -> float:
+def _share(words: set[str], weights: dict[str, float], acronyms: dict[str, frozenset[str]]) -> float:
+    """The weighted share of the question's quantity words among ``words``, an acronym of
+    the question's words ("HWHM") counting as the words."""
+    words = words.union(*(acronyms[w] for w in words & acronyms.keys()))
     total = sum(weights.values())
     return sum(v for w, v in weights.items() if w in words) / total if total else 0.0
 
@@ -196,9 +199,9 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                 continue
             problem = problem_of(asked.context, stated, m, everything)
             named = sum(1 for cls, values in asked.qualifiers.items() if stated.get(cls, frozenset()) & values)
-            signals = {"named": named, "clause": _share(set(m.words), weights),
-                       "sentence": _share(set(tokenize(m.sentence)) | heading | m.words, weights),
-                       "passage": _share(texts[rank], weights),
+            signals = {"named": named, "clause": _share(set(m.words), weights, asked.acronyms),
+                       "sentence": _share(set(tokenize(m.sentence)) | heading | m.words, weights, asked.acronyms),
+                       "passage": _share(texts[rank], weights, asked.acronyms),
                        "kind": 1.0 if fits else 0.0, "rank": 1 / (1 + rank),
                        "left out": 1.0 if problem is not None or not answers_asked(asked.context, stated) else 0.0,
                        "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,

@@ -200,11 +200,12 @@ _QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
     ("luminosity", re.compile(r"\bluminosit|\bhow much\s+(?:\w+\s+)?data\b", re.I)),
     ("frequency", re.compile(r"\b(?:oscillation )?frequenc(?:y|ies)\b|\bdelta\s?m_?[sd]\b|Δ\s?m_?[sd]\b", re.I)),
     ("time", re.compile(r"\blifetimes?\b", re.I)),
+    # before a mass or width: "How many events fall within the signal half-width?" asks a count
+    ("count", re.compile(r"\bhow many\b|\bnumbers? of (?:signal |background )?(?:events|candidates)\b|\byields?\b",
+                         re.I)),
     ("energy", re.compile(r"\bmass(?:es)?\b|\bwidths?\b|\benerg(?:y|ies)\b|\bexclud|\bresolution\b|\bGeV\b|\bTeV\b|"
                           r"\bmoment(?:um|a)\b|\bthresholds?\b|\bp_?T\b",
                           re.I)),
-    ("count", re.compile(r"\bhow many\b|\bnumbers? of (?:signal |background )?(?:events|candidates)\b|\byields?\b",
-                         re.I)),
     ("percent", re.compile(r"\bper\s?cent|\bpercentage\b|%|\befficienc", re.I)),
 ]
 VALUE_QUESTION = re.compile(

@@ -27,14 +27,19 @@ def setting(asked: Asked, m: Mention) -> float:
     """The numbers the question states of another kind than the value ("at ET ∼ 15 GeV",
     "at η around 1.2", "the 8 TeV data"): +1 each where the value's sentence states that one
     for it (the nearest of its kind, within its clause first, or its partner in a "…,
-    respectively" list), −1 where it states only others of that kind; −1 for a value the
-    question itself states ("in the 90% signal window"): a setting, not what it asks."""
+    respectively" list, or its table row's label: "1-lepton"), −1 where it states only others
+    of that kind; −1 for a value the question itself states ("in the 90% signal window"): a
+    setting, not what it asks."""
     found = _figures(m.sentence)
     if any(_same(m_figure, wanted) for m_figure in found if m_figure.start == m.span[0] for wanted in asked.stated):
         return -1.0  # the question states it: a setting of what it asks ("in the 90% window"), not the answer
     score = 0.0
+    label = _figures(m.sentence.split(" | ", 1)[0]) if " | " in m.sentence else ()
+    for f in label:  # a table row's label names its row ("1-lepton", "7 TeV"), whatever kind its cells are
+        if alike := [wanted for wanted in asked.stated if _alike(f, wanted.unit, wanted.kind)]:
+            score += 1.0 if any(_same(f, wanted) for wanted in alike) else -1.0
     for wanted in asked.stated:
-        if _alike(wanted, m.unit, m.kind):
+        if _alike(wanted, m.unit, m.kind) or any(_alike(f, wanted.unit, wanted.kind) for f in label):
             continue
         settings = [f for f in found if _alike(f, wanted.unit, wanted.kind) and f.start != m.span[0]]
         if not settings:

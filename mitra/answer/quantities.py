@@ -38,6 +38,7 @@ from functools import lru_cache
 from mitra.answer.figures import PLUS_MINUS, Figure, base_value, figures, unit_at
 from mitra.answer.measures import compared_with, one_measure
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
+from mitra.answer.table_layout import Layout, blocks
 from mitra.core.text import split_sentences, tokenize
 
 _CLAUSE_END = re.compile(r"[,;:]|\s(?:and|while|whereas|but|or|compared)\s|\)\s*[,;]", re.I)
@@ -328,46 +329,25 @@ def _open_classes(previous: str, heading: str) -> dict[str, set[str]]:
 
 
 # -------------------------------------------------------------------- tables
-_CELL = re.compile(r"\s*\|\s*")
-# A decimal a PDF's text layer splits after its point: "1. 97+0.71 −0.64" in a cell.
-_SPLIT_DECIMAL = re.compile(r"(?<![\d.])(\d{1,3})\. (\d+)(?=\s?[-−+±(]|\s*\Z)")
-
-
-def _blocks(text: str) -> list[tuple[bool, list[str]]]:
-    """The text's runs of lines: (True, rows) for two or more lines of cells, else (False, lines)."""
-    runs: list[tuple[bool, list[str]]] = []
-    for line in (line for line in text.split("\n") if line.strip()):
-        cells = "|" in line
-        if runs and runs[-1][0] == cells:
-            runs[-1][1].append(line)
-        else:
-            runs.append((cells, [line]))
-    return [(cells and len(lines) >= 2, lines) for cells, lines in runs]
-
-
 def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
-    """Each cell's numbers, bound to its row's label and its column's header (the first row
-    without a number), under the qualifiers of the heading and the sentence before it."""
-    rows = [[_SPLIT_DECIMAL.sub(r"\1.\2", c) for c in _CELL.split(line.strip().strip("|"))] for line in lines]
-    header = next((r for r in rows if not any(figures(c) for c in r[1:])), None)
+    """Each cell's numbers, bound to its row's label, its group's and its column's header
+    (``table_layout``), under the qualifiers of the heading and the sentence before it."""
+    layout = Layout.of(lines)
     # Only the classes of the caption's last sentence reach the cells: its words, its other
     # classes and the unit it states ("significance values (in standard deviations)") lifted
     # table cells over the prose that answers, and a caption's unit is rarely every column's
     # (ATLAS's Table 11 under that caption states signal strengths and p-values too).
     context = _open_classes("", f"{heading} {caption}")
     mentions: list[Mention] = []
-    for row in rows:
-        if row is header:
-            continue
+    for row, group in layout.data():
         line = " | ".join(row)
         offset = 0
-        for j, cell in enumerate(row):
+        for j, (cell, column) in enumerate(zip(row, layout.columns(row))):
             start = line.find(cell, offset)
             offset = start + len(cell)
             if j == 0:
                 continue
-            column = _column(header, row, j)
-            label = f"{row[0]} {column}"
+            label = f"{group} {row[0]} {column}"
             pair = _bracketed_header(column)
             bracketed = {raw.start for raw in figures(cell) if raw.paren}
             for m in _read(cell, "", ""):
@@ -388,21 +368,10 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                     written=m.written, value=m.value, power=m.power, unit=unit, kind=kind, sentence=line,
                     span=(start + m.span[0], start + m.span[1]),
                     qualifiers={c: frozenset(v) for c, v in bound.items() if v},
+                    # a label's numbers name it ("1-lepton", the group "2017"), unlike a sentence's
                     words=frozenset(t for t in tokenize(label) if _CONTENT.fullmatch(t)), spread=m.spread,
                     shared_unit=m.shared_unit, sign=m.sign))
     return mentions
-
-
-def _column(header: list[str] | None, row: list[str], j: int) -> str:
-    """Cell ``j``'s column header. A header one cell short leaves the row labels' column
-    unnamed ("Exp. | Obs." over "VBF+ggF | 0.9 | 1.5"): it names the last columns."""
-    if header is None:
-        return ""
-    if len(header) == len(row):
-        return header[j]
-    if len(header) == len(row) - 1:
-        return header[j - 1]
-    return ""
 
 
 def _bracketed_header(column: str) -> tuple[str, str, str] | None:
@@ -431,7 +400,7 @@ def mentions(text: str, heading: str = "") -> tuple[Mention, ...]:
         return ()
     out: list[Mention] = []
     previous = ""
-    for table, lines in _blocks(text):
+    for table, lines in blocks(text):
         if table:  # its caption is the prose just before it ("Table 6: The expected and observed …")
             out.extend(_read_table(lines, previous, heading))
             continue

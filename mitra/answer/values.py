@@ -25,6 +25,7 @@ from mitra.answer.claims import Quote
 from mitra.answer.figures import figures
 from mitra.answer.notes import Note
 from mitra.answer.prompts import CITATION
+from mitra.answer.table_layout import header_of
 from mitra.core.settings import Settings
 from mitra.core.text import tokenize
 from mitra.core.types import Hit
@@ -74,25 +75,13 @@ def numbered(ranked: Sequence[Candidate], sources: Sequence[Hit]) -> list[tuple[
     return [(number[c.hit.chunk.id], c) for c in ranked if c.hit.chunk.id in number]
 
 
-def table_header(hit: Hit, row: str) -> str:
-    """The header line of the table ``row`` sits in ("Decay mode | Expected (σ) | Observed (σ)"),
-    "" for a sentence of prose."""
-    if "|" not in row:
-        return ""
-    lines = [line.strip() for line in hit.chunk.text.split("\n") if "|" in line]
-    for line in lines:
-        if not any(ch.isdigit() for ch in line.replace(" ", "").split("|", 1)[-1]):
-            return " | ".join(cell.strip() for cell in line.strip("|").split("|"))
-    return ""
-
-
 def quoted(candidate: Candidate, numbers: dict[str, int], sources: Sequence[Hit]) -> Quote:
     """The candidate as the member reads it, with its siblings side by side: those of its own
     sentence, else of another shown sentence stating the same value ("An excess with an
     observed significance of 2.7 σ" has none; "The observed (expected) significance is 2.7
     (2.1)" has the expected one)."""
     out = candidate.quote(numbers[candidate.hit.chunk.id])
-    out.header = table_header(candidate.hit, out.sentence)
+    out.header = header_of(candidate.hit.chunk.text, out.sentence)
     for statement in [candidate, *candidate.also]:
         n = numbers.get(statement.hit.chunk.id)
         found = siblings(statement, sources) if n is not None else []

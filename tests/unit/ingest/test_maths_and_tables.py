@@ -10,6 +10,7 @@ from collections import Counter
 
 from ingest.chunk.coverage import coverage_by_kind, word_counts
 from ingest.chunk.from_text import chunk_text
+from ingest.chunk.paragraphs import Paragraph, pack_paragraphs
 from ingest.chunk.tables import html_rows, pipe_rows
 from mitra.core.text import math_to_words, tokenize
 from mitra.core.types import ChunkKind, Document
@@ -82,3 +83,22 @@ def test_coverage_by_kind_names_the_kind_that_lost_words():
     assert "other" not in kinds
     unread = coverage_by_kind(source, Counter(), body_only, [], [("body", PROSE)])
     assert unread["other"]["coverage"] < 0.5
+
+
+def test_a_split_pdf_table_repeats_its_column_names_and_its_captions_end_and_loses_no_line():
+    """ATLAS's Table 7 (1207.7214) as the text layer gives it: a long caption, whose last line
+    the layout cut at "√s", over the column names, then rows. Cut in two, the second part's
+    rows were read under no header; now each part opens with the column names."""
+    caption = ("Table 7: Characterisation of the excess in the H → ZZ → 4ℓ, H→ γγ and H→ WW → ℓνℓν channels. "
+               * 6).strip() + "\nalso given, for the combined | s = 7 TeV and | s = 8 TeV data."
+    header = ("Search channel | Dataset | mmax [GeV] | Zl [σ] | E(Zl) [σ] | μˆ(mH = 126 GeV) | "
+              "Expected exclusion [GeV] | Observed exclusion [GeV]")
+    rows = [f"H→ WW row{i} | 8 TeV | 12{i}.0 | 3.{i} | 1.0 | 1.9 ± 0.{i}" for i in range(30)]
+    text = "\n".join([caption, header, *rows])
+    parts = pack_paragraphs([Paragraph(text=text, kind=ChunkKind.table)], 200, 1200)
+    assert len(parts) >= 2 and parts[0].text.startswith("Table 7: Characterisation")
+    for part in parts[1:]:
+        assert part.text.split("\n")[:2] == ["also given, for the combined | s = 7 TeV and | s = 8 TeV data.", header]
+        assert len(part.text) <= 1200
+    lines = [line for part in parts for line in part.text.split("\n")]
+    assert all(lines.count(row) == 1 for row in rows) and caption.split("\n")[0] in lines

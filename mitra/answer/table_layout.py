@@ -1,0 +1,132 @@
+"""A table's layout as a PDF's text layer leaves it: which lines are its rows, and which
+column header names each cell.
+
+Rows arrive one a line, cells apart by " | " (``ingest.chunk.tables``), but the layout of
+the page is lost in ways that follow a few patterns, each read here:
+
+* a header over two lines ("Event | Total | …" over "category | signal | …") names each
+  column by both;
+* a header cell holding several columns' names ("ggH VBF Other HWHM", "Expected Observed
+  Signal strength") when its row is short of the data rows' cells by just as many: split
+  at its words, or at its capitalised words, where exactly one such split fits;
+* a header one cell short leaves the row labels' column unnamed ("Exp. | Obs." over
+  "VBF+ggF | 0.9 | 1.5");
+* a row short of the header whose first cell is a number ("7 TeV | 125.0 | 2.5 …" under
+  "Search channel | Dataset | …") had its label spanned from a row above: it starts at the
+  header's second column;
+* a short line without cells between rows ("2017", "Combined") labels the rows after it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mitra.answer.figures import figures
+
+_CELL = re.compile(r"\s*\|\s*")
+# A decimal a PDF's text layer splits after its point: "1. 97+0.71 −0.64" in a cell.
+_SPLIT_DECIMAL = re.compile(r"(?<![\d.])(\d{1,3})\. (\d+)(?=\s?[-−+±(]|\s*\Z)")
+# A line between rows that labels a group of them: a few words, no sentence.
+_GROUP_WORDS = 4
+_CAPITALISED = re.compile(r"\s+(?=[A-Z])")
+_NUMBER_FIRST = re.compile(r"\s*[$(]?\s*[-+−±~<>]?\s*\.?\d")
+
+
+def blocks(text: str) -> list[tuple[bool, list[str]]]:
+    """The text's runs of lines: (True, rows) for two or more lines of cells, else (False,
+    lines). A short line without cells between two lines of cells is one of the rows."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    runs: list[tuple[bool, list[str]]] = []
+    for i, line in enumerate(lines):
+        cells = "|" in line or (0 < i < len(lines) - 1 and _group_line(line) and "|" in lines[i - 1]
+                                and "|" in lines[i + 1])
+        if runs and runs[-1][0] == cells:
+            runs[-1][1].append(line)
+        else:
+            runs.append((cells, [line]))
+    return [(cells and len(lines) >= 2, lines) for cells, lines in runs]
+
+
+def _group_line(line: str) -> bool:
+    return len(line.split()) <= _GROUP_WORDS and not line.rstrip().endswith(".")
+
+
+def split_cells(line: str) -> list[str]:
+    return [_SPLIT_DECIMAL.sub(r"\1.\2", c) for c in _CELL.split(line.strip().strip("|"))]
+
+
+def _states_values(row: list[str]) -> bool:
+    """Do most of the row's cells after its label open on a number? A header's cells may hold
+    one ("μˆ(mH = 126 GeV)"), but do not open on it."""
+    return 2 * sum(bool(_NUMBER_FIRST.match(c)) for c in row[1:]) >= len(row) - 1
+
+
+@dataclass
+class Layout:
+    """A table's rows, its header rows, and the group label each row sits under."""
+
+    rows: list[list[str]]
+    headers: list[list[str]]
+    groups: list[str]  # per row: the label of the group line above it, or ""
+
+    @classmethod
+    def of(cls, lines: list[str]) -> "Layout":
+        rows = [split_cells(line) for line in lines]
+        first = next((i for i, r in enumerate(rows) if len(r) >= 2 and _states_values(r)), len(rows))
+        # the rows of cells above the first row of values: its column names, over one line or more
+        headers = [r for r in rows[:first] if len(r) >= 2] if first < len(rows) else []
+        groups, group = [], ""
+        for row in rows:
+            if len(row) == 1:
+                group = row[0]
+            groups.append(group)
+        return cls(rows, headers, groups)
+
+    def data(self) -> list[tuple[list[str], str]]:
+        """The rows that state values, each with its group's label."""
+        return [(row, group) for row, group in zip(self.rows, self.groups)
+                if len(row) >= 2 and not any(row is h for h in self.headers)]
+
+    def columns(self, row: list[str]) -> list[str]:
+        """The header naming each of ``row``'s cells ("" where none does)."""
+        named = [_fit(header, row) for header in self.headers]
+        return [" ".join(n[j] for n in named if n is not None and n[j]) for j in range(len(row))]
+
+
+def _fit(header: list[str], row: list[str]) -> list[str] | None:
+    """``header`` laid over ``row``'s cells, or None where it cannot be."""
+    n = len(row)
+    if len(header) == n:
+        return header
+    if len(header) > n:  # the row is short: its label spanned from above, or its last cells empty
+        start = 1 if figures(row[0]) else 0
+        return header[start:start + n] if start + n <= len(header) else None
+    splits = []
+    for split in (str.split, _CAPITALISED.split):
+        for k, cell in enumerate(header):
+            parts = [p for p in split(cell) if p]
+            widened = header[:k] + parts + header[k + 1:]
+            if len(parts) > 1 and len(widened) in (n, n - 1) and widened not in splits:
+                splits.append(widened)
+    exact = [s for s in splits if len(s) == n]
+    if exact:  # several splits that fit: better no header than a wrong one
+        return exact[0] if len(exact) == 1 else None
+    if len(header) == n - 1:
+        return ["", *header]
+    short = [s for s in splits if len(s) == n - 1]
+    return ["", *short[0]] if len(short) == 1 else None
+
+
+def header_of(text: str, row: str) -> str:
+    """The column names over the table ``row`` (as a value's sentence gives it) of ``text``,
+    one per cell ("Event category | Total signal | … | HWHM (GeV) | …"); "" for prose."""
+    for table, lines in blocks(text):
+        if not table:
+            continue
+        layout = Layout.of(lines)
+        for cells, _ in layout.data():
+            if " | ".join(cells) == row:
+                names = layout.columns(cells)
+                return " | ".join(names) if any(names[1:]) else ""
+    return ""

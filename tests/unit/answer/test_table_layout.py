@@ -1,0 +1,86 @@
+"""Table layouts a PDF's text layer leaves, read so each cell has its column's header
+(issue 46: table cells were the weakest values). On tables of CMS H→μμ (2009.04363), ATLAS
+VH(bb) 2017 (1808.08242) and ATLAS's discovery paper (1207.7214)."""
+
+from __future__ import annotations
+
+from mitra.answer.asked import Asked
+from mitra.answer.candidates import candidates
+from mitra.answer.quantities import mentions
+from mitra.answer.table_layout import Layout, blocks, header_of
+from mitra.core.types import Chunk, ChunkKind, Hit
+
+CMS_TABLE_4 = (
+    "Table 4: The total expected number of signal events, the HWHM of the signal peak, and the observation in data "
+    "within ± HWHM, for each of the optimized ggH event categories.\n"
+    "Event | Total | ggH VBF Other HWHM | Bkg. | Data | S/(S+B) (%) | S/ √ B\n"
+    "category | signal | (%) | (%) | (%) | (GeV) | @HWHM @HWHM | @HWHM | @HWHM\n"
+    "ggH-cat1 | 268 | 93.7 | 2.9 | 3.4 | 2.12 | 86 360 | 86 632 | 0.20 | 0.60\n"
+    "ggH-cat4 | 126 | 91.5 | 5.5 | 3.0 | 1.47 | 8260 | 8377 | 1.03 | 0.96")
+VH_2017 = (
+    "Table 2: Expected and observed significances, in σ, and observed signal strengths for the VH production "
+    "process with H → bb.\nSignificance (σ)\nData set | Expected Observed Signal strength\n2017\n"
+    "0-lepton | 1.9 | 1.3 | 0.73 ± 0.65\n1-lepton | 1.8 | 2.6 | 1.32 ± 0.55\nCombined\nRun 2 | 4.2 | 4.4 | 1.06 ± 0.26")
+ATLAS_TABLE_7 = (
+    "Search channel | Dataset | mmax [GeV] | Zl [σ] | E(Zl) [σ] | μˆ(mH = 126 GeV) | Expected exclusion [GeV] | "
+    "Observed exclusion [GeV]\n"
+    "7 TeV | 125.0 | 2.5 | 1.6 | 1.4 ± 1.1\n"
+    "H → ZZ → 4ℓ | 8 TeV | 125.5 | 2.6 | 2.1 | 1.1 ± 0.8")
+
+
+def _table(text: str) -> Layout:
+    (lines,) = [lines for table, lines in blocks(text) if table]
+    return Layout.of(lines)
+
+
+def _column_of(layout: Layout, label: str, cell: str) -> str:
+    row = next(row for row, _ in layout.data() if row[0] == label)
+    return layout.columns(row)[row.index(cell)]
+
+
+def test_a_header_over_two_lines_with_a_cell_holding_four_columns_names_each_column():
+    layout = _table(CMS_TABLE_4)
+    assert _column_of(layout, "ggH-cat4", "1.47") == "HWHM (GeV)"
+    assert _column_of(layout, "ggH-cat1", "86 632") == "Data @HWHM"
+    assert _column_of(layout, "ggH-cat1", "2.9") == "VBF (%)"
+    (cell,) = [m for m in mentions(CMS_TABLE_4) if m.written.startswith("1.47")]
+    assert cell.unit == "GeV" and "hwhm" in cell.words
+
+
+def test_a_header_cell_of_capitalised_names_splits_and_a_line_between_rows_labels_a_group():
+    layout = _table(VH_2017)
+    assert _column_of(layout, "1-lepton", "2.6") == "Observed"
+    assert _column_of(layout, "1-lepton", "1.32 ± 0.55") == "Signal strength"
+    assert dict((row[0], group) for row, group in layout.data()) == {
+        "0-lepton": "2017", "1-lepton": "2017", "Run 2": "Combined"}
+
+
+def test_a_row_whose_label_spans_from_above_starts_at_the_headers_second_column():
+    layout = _table(ATLAS_TABLE_7)
+    assert _column_of(layout, "7 TeV", "1.6") == "E(Zl) [σ]"
+    assert _column_of(layout, "H → ZZ → 4ℓ", "2.1") == "E(Zl) [σ]"
+
+
+def test_a_header_cell_that_splits_two_ways_names_no_column():
+    layout = _table("Channel | Exp sig | Obs sig\nVH | 5.1 | 4.9 | 0.2\nttH | 1.9 | 1.9 | 0.1")
+    assert layout.columns(["VH", "5.1", "4.9", "0.2"]) == ["", "", "", ""]
+
+
+def test_the_observed_significance_of_a_channel_is_read_from_its_column():
+    hit = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
+                          section=["Results"], text=VH_2017), scores={"hybrid": 1.0})
+    ranked = candidates(Asked.read("What significance is observed in the 1-lepton channel in 2017?"), [hit])
+    assert ranked[0].mention.written == "2.6"
+
+
+def test_how_many_events_within_a_width_asks_a_count_and_an_acronym_stands_for_its_words():
+    asked = Asked.read("How many data events fall within the signal half-width at half-maximum in ggH-cat1?")
+    assert asked.kind == "count" and asked.acronyms["hwhm"] == {"half", "width", "maximum"}
+    assert "wih" not in Asked.read("What is the jet energy scale uncertainty?").acronyms
+
+
+def test_the_header_shown_over_a_quoted_row_names_its_cells_one_by_one():
+    row = "ggH-cat4 | 126 | 91.5 | 5.5 | 3.0 | 1.47 | 8260 | 8377 | 1.03 | 0.96"
+    assert header_of(CMS_TABLE_4, row) == ("Event category | Total signal | ggH (%) | VBF (%) | Other (%) | "
+                                           "HWHM (GeV) | Bkg. @HWHM | Data @HWHM | S/(S+B) (%) @HWHM | S/ √ B @HWHM")
+    assert header_of("An excess of 5.0 σ is seen.", "An excess of 5.0 σ is seen.") == ""
