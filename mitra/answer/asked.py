@@ -59,9 +59,13 @@ class Asked:
         other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
         if title_names_analysis:
             other |= set(tokenize(title))
+        own = qualifiers_of(text)
         return cls(
             text=question, title=title, value=value_question(question), kind=asked_kind(_without_figures(text)),
-            spread=bool(_SPREAD.search(text)), unit=_unit(text), qualifiers=qualifiers_of(text), context=qualifiers_of(f"{text} {title}"),
+            spread=bool(_SPREAD.search(text)), unit=_unit(text), qualifiers=own,
+            # the title fills only the classes the question leaves open: "combining Run 1 and Run 2" under
+            # a title naming the γγ and 4ℓ channels asks for the combination, not for a channel of it
+            context={**qualifiers_of(title), **own},
             words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in other),
             multipart=looks_multipart(question) or len(coordinated(question)) > 1, stated=tuple(figures(text)),
             acronyms=_acronyms(text))

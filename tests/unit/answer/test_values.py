@@ -527,3 +527,17 @@ def test_a_bare_number_or_the_questions_own_is_never_shown_first():
              "window whose half-width σ 90 γγ is chosen as the narrowest interval containing 90% of signal "
              "events."))])
     assert own[0].mention.written == "90" and own[0].signals["setting"] < 0 and not confident(own, 0.0)
+
+
+def test_the_title_fills_only_the_classes_the_question_leaves_open():
+    """ATLAS's Higgs mass combination (2308.04775): its title names the γγ and 4ℓ channels, and
+    "combining Run 1 and Run 2" asks for the combination, which names neither channel."""
+    title = "Combined measurement of the Higgs boson mass from the H → γγ and H → ZZ∗ → 4ℓ decay channels"
+    asked = Asked.read("What Higgs boson mass does ATLAS obtain combining Run 1 and Run 2?", title)
+    assert asked.context["channel"] == {"combined"}
+    assert Asked.read("What Higgs boson mass does ATLAS measure?", title).context["channel"] >= {"γγ", "ZZ"}
+    combined = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
+                               text="Combining the Run 2 result with the mH measurements performed in Run 1 at 7 and "
+                                    "8 TeV, the combined result is: mH = 125.11 ± 0.09 (stat.) ± 0.06 (syst.) = "
+                                    "125.11 ± 0.11 GeV."), scores={"hybrid": 1.0})
+    assert not candidates(asked, [combined])[0].signals["left out"]
