@@ -233,7 +233,7 @@ class Answerer:
                 if not sure:
                     others = [values.quoted(c, number, prompt.sources)
                               for _, c in numbered[:self.settings.value_alternatives + 1]]
-                    text, cited, note = values.warned(value, confidence, others, self.settings)
+                    text, cited, note = values.warned(value, confidence, others, self.settings, quote)
                     remarks = [note]
                 yield text
                 timings.total_ms = elapsed_ms()

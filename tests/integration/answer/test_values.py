@@ -189,6 +189,21 @@ def test_a_choice_less_likely_than_value_lead_yields_the_lead_to_the_ranking(ans
     assert f"the model's choice, {other}" in note.text and f"leads with {written}" in note.text
 
 
+def test_an_unsure_choice_does_not_displace_the_value_shown_first(answerer, demo_pipeline, ollama_stub):
+    """The demo model's run: the value box showed the VBF expectation (37.6 signal events),
+    then the model chose 566 at 55 % and the warned answer led with 566. The member already
+    has 37.6 on screen, right 5 of 5 times it showed with that model: it keeps the lead."""
+    ollama_stub.reply = lambda r: choice_of(r, "566")
+    ollama_stub.logprob = -0.6  # under value_confidence, over value_lead
+    items = list(answerer.stream(demo_pipeline.kb.get_analysis("HIG-24-001"), VBF))
+    answer = items[-1]
+    assert answer.quote is not None and answer.quote.number.startswith("37.6")
+    assert answer.value is None and 0.25 <= answer.value_confidence < 0.7
+    assert answer.text.startswith("Not sure which value is asked. The likeliest is 37.6")
+    (note,) = answer.notes
+    assert "the model's choice, 566" in note.text and "leads with 37.6" in note.text and "shown first" in note.text
+
+
 def test_a_value_part_the_model_is_not_sure_of_gets_the_warned_values(answerer, demo_pipeline, ollama_stub):
     """As a single question's: the part's line lists the likeliest values under the warning,
     none stated as the answer; the prose never sees the part."""
