@@ -123,6 +123,8 @@ def equated(asked: Asked, m: Mention) -> float:
     """1 where the value is written as an equation's right-hand side and the symbol it equals
     is one the question names ("the value of AGamma": "agamma = −5.9"; "the lifetime":
     "tauBsToKK = 1.407")."""
+    if asked.kind and asked.kind != m.kind:
+        return 0.0  # "the significance of the Re(C9) shift": not "Delta Re(C9) = −1.04", the shift itself
     found = _EQUATED.search(m.sentence, 0, m.span[0])
     symbol = _SYMBOL_START.search(_ARGUMENTS.sub(" ", found.group(1)).rstrip()) if found else None
     if symbol is None:

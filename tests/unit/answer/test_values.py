@@ -353,6 +353,15 @@ def test_the_value_an_equation_gives_the_asked_symbol_leads():
                    text) == ["−5.9", "10-2", "10-4", "2.1"]  # its minus sign shown with it
 
 
+def test_an_equation_of_the_symbol_does_not_answer_for_another_kind():
+    """LHCb's B0 → K*0μμ angular analysis (1512.04442): "the significance of the Re(C9) shift"
+    asks for 3.4 standard deviations, not the shift the equation gives Re(C9)."""
+    text = ("The minimum chisq corresponds to a value of Re(C9) shifted by Delta Re(C9) = -1.04 +- 0.25 from the SM "
+            "central value of Re(C9) = 4.27. Using the difference in chisq between the SM point and this best-fit "
+            "point, the significance of this shift corresponds to 3.4 standard deviations.")
+    assert _ranked("What is the significance of the Re(C9) shift away from the SM?", text)[0] == "3.4 σ"
+
+
 def test_a_value_keeps_its_minus_sign_and_a_range_s_dash_is_none():
     from mitra.answer.quantities import mentions
     written = [m.as_written for m in mentions("phis = −0.019 ± 0.173 rad, a shift of -2.3%, masses of 2 - 3 GeV, "
