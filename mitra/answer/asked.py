@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from mitra.answer.claims import asked_kind, value_question
+from mitra.answer.claims import QUANTITY_KINDS, asked_kind, value_question
 from mitra.answer.figures import Figure, figures, unit_at
 from mitra.answer.multipart import coordinated, looks_multipart
 from mitra.answer.qualifiers import qualifiers, qualifiers_of
@@ -20,6 +20,7 @@ from mitra.core.text import math_to_words, tokenize
 
 # "in GeV", "in %", "(in fb)": the unit the member wants the value in.
 _IN_UNIT = re.compile(r"\bin\s+(?=\S)", re.I)
+_LAST_WORDS = re.compile(r"(?:\S+\s+){1,3}\Z")  # the three words before a number
 _WORD = re.compile(r"[^\W\d_]+")
 _SMALL = frozenset("at of the in on for and to a an by with".split())
 _SPREAD = re.compile(r"\buncertaint|\berrors?\b|\bprecis", re.I)
@@ -81,10 +82,18 @@ class Asked:
 
 
 def _without_figures(text: str) -> str:
-    """The question without the numbers it states: "How much 13 TeV data …" names the data
-    set's energy, not an energy asked for."""
+    """The question without the numbers it states, each with the words just before it that
+    name its kind: "How much 13 TeV data …" names the data set's energy, and "… for
+    electrons with a transverse energy around 1 TeV" the electrons', not an energy asked for."""
     for figure in reversed(figures(text)):
-        text = text[:figure.start] + text[figure.end:]
+        start = figure.start
+        before = text[:figure.start]
+        words = _LAST_WORDS.search(before)
+        if figure.kind and words:
+            named = [m for kind, pattern in QUANTITY_KINDS if kind == figure.kind
+                     for m in pattern.finditer(before, words.start())]
+            start = min((m.start() for m in named), default=start)
+        text = text[:start] + text[figure.end:]
     return text
 
 

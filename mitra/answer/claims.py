@@ -194,7 +194,7 @@ def bind(claim: str, context: str, cited: Sequence[PassageText], shown: Sequence
 
 
 # ------------------------------------------------------------------ the passage's own sentence
-_QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
+QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
     ("significance", re.compile(r"\bsignifican|\bstandard deviations?\b|\bsigma\b|σ", re.I)),
     ("cross section", re.compile(r"\bcross[- ]sections?\b", re.I)),
     ("luminosity", re.compile(r"\bluminosit|\bhow much\s+(?:\w+\s+)?data\b", re.I)),
@@ -239,7 +239,7 @@ def value_question(question: str) -> bool:
 
 def asked_kind(question: str) -> str:
     """The kind of number a question asks for ("" when it names none)."""
-    return next((kind for kind, pattern in _QUANTITY_KINDS if pattern.search(question)), "")
+    return next((kind for kind, pattern in QUANTITY_KINDS if pattern.search(question)), "")
 
 
 # A quoted sentence (with its heading) holds at least this share of the question's words:

@@ -550,3 +550,12 @@ def test_the_title_fills_only_the_classes_the_question_leaves_open():
                                     "8 TeV, the combined result is: mH = 125.11 ± 0.09 (stat.) ± 0.06 (syst.) = "
                                     "125.11 ± 0.11 GeV."), scores={"hybrid": 1.0})
     assert not candidates(asked, [combined])[0].signals["left out"]
+
+
+def test_a_kind_the_question_names_for_a_number_it_states_is_not_the_kind_asked():
+    """ATLAS's electron and photon calibration (2309.05471): "with a transverse energy around 1
+    TeV" names the electrons' energy; the calibration uncertainty asked is 0.3 %."""
+    assert Asked.read("What is the calibration uncertainty for electrons with a transverse energy around 1 TeV?"
+                      ).kind == ""
+    assert Asked.read("What upper limit on the cross section at 13 TeV is set?").kind == "cross section"
+    assert Asked.read("How much 13 TeV data goes into the CMS ttH combination?").kind == "luminosity"
