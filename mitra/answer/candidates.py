@@ -28,6 +28,9 @@ question (``Asked``) by four signals, each measured in docs/benchmarks.md:
   list's other values against;
 * **an equation**: a value written as the right-hand side of a symbol the question names
   ("the value of AGamma": "agamma = (−5.9 ± 5.9) × 10⁻³") counts for;
+* **an interval's end**: where the question asks for the upper or lower end (edge, bound) of
+  an interval, the value at that end of one its sentence states ("[0.0061, 2.0]", "7.7 ×
+  10⁻²³ < τH < 1.3 × 10⁻²¹ s") counts for, the other end against;
 * **a selection's bound**: a value that bounds a selection ("110 < mH < 200 GeV", "pT > 30
   GeV") counts against it where the question asks for no bound, limit or threshold;
 * **rank**: the retrieval rank of its passage, a tie-break.
@@ -45,7 +48,7 @@ from typing import Sequence
 
 from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
-from mitra.answer.pairing import bound, equated, respective, setting
+from mitra.answer.pairing import bound, equated, interval_end, respective, setting
 from mitra.answer.qualifiers import DEFAULTS, STRICT
 from mitra.answer.quantities import Mention
 from mitra.core.text import tokenize
@@ -61,6 +64,7 @@ W_SETTING = 1.0
 W_RESPECTIVE = 2.0
 W_EQUATED = 2.0
 W_BOUND = 2.0
+W_END = 2.0  # as W_RESPECTIVE: another pairing in the value's own sentence; not tuned
 # The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
 _LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "region", "run",
                 "split")
@@ -208,13 +212,15 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "default": 1.0 if _by_default(asked.context, stated) else 0.0,
                        "bare": 1.0 if _bare(asked, m) else 0.0, "spread": 1.0 if _other_side(asked, m) else 0.0,
                        "setting": setting(asked, m), "respective": respective(asked, m),
-                       "equated": equated(asked, m), "bound": bound(asked, m)}
+                       "equated": equated(asked, m), "bound": bound(asked, m),
+                       "end": interval_end(asked, m)}
             score = (W_NAMED * signals["named"] + W_CLAUSE * signals["clause"] + W_SENTENCE * signals["sentence"]
                      + W_PASSAGE * signals["passage"]
                      + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"]
                      - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"]
                      - W_BARE * signals["bare"] - W_SPREAD * signals["spread"] + W_SETTING * signals["setting"]
-                     + W_RESPECTIVE * signals["respective"] + W_EQUATED * signals["equated"] - W_BOUND * signals["bound"])
+                     + W_RESPECTIVE * signals["respective"] + W_EQUATED * signals["equated"] - W_BOUND * signals["bound"]
+                     + W_END * signals["end"])
             found.append(Candidate(hit, rank, m, round(score, 4), signals))
     found.sort(key=lambda c: (-c.score, c.rank))
     best: list[Candidate] = []

@@ -150,3 +150,31 @@ def bound(asked: Asked, m: Mention) -> float:
         return 0.0
     before = _BOUND_BEFORE.search(m.sentence, max(0, m.span[0] - 6), m.span[0])
     return 1.0 if before or _BOUND_AFTER.match(m.sentence, m.span[1]) else 0.0
+
+
+# "the upper end of the 95% CL interval", "the lower edge", "the upper bound on τH": one end asked.
+_ASKS_END = re.compile(r"\b(upper|lower)\s+(?:end|edge|bound|boundary)\b", re.I)
+# Between an interval's two ends: "[0.0061, 2.0]", "124–164", "1 GeV to 3 TeV", "7.7 × 10-23 < τH < 1.3".
+_BETWEEN_ENDS = re.compile(r"\s*(?:[^\W\d_]{1,4}(?:\s?/\s?c\s?2?)?\s*)?(?:,|–|−|-|to|<[^<>\d]{1,15}<)\s*\Z")
+
+
+def interval_end(asked: Asked, m: Mention) -> float:
+    """Where the question asks for one end of an interval: +1 for the value at that end of
+    the interval its sentence states, −1 for the value at the other end."""
+    wanted = _ASKS_END.search(asked.text)
+    found = _figures(m.sentence)
+    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    if wanted is None or at is None:
+        return 0.0
+
+    def joined(a: Figure, b: Figure) -> bool:
+        gap = m.sentence[a.end:b.start]
+        bracketed = not gap.strip().startswith(",") or (
+            "[" in m.sentence[max(0, a.start - 2):a.start + 1] and "]" in m.sentence[b.end:b.end + 2])
+        return bool(_BETWEEN_ENDS.match(gap)) and bracketed
+
+    lower = at + 1 < len(found) and joined(found[at], found[at + 1])
+    upper = at > 0 and joined(found[at - 1], found[at])
+    if lower == upper:
+        return 0.0
+    return 1.0 if (wanted.group(1).lower() == "upper") == upper else -1.0

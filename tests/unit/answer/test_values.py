@@ -559,3 +559,20 @@ def test_a_kind_the_question_names_for_a_number_it_states_is_not_the_kind_asked(
                       ).kind == ""
     assert Asked.read("What upper limit on the cross section at 13 TeV is set?").kind == "cross section"
     assert Asked.read("How much 13 TeV data goes into the CMS ttH combination?").kind == "luminosity"
+
+
+def test_the_end_of_an_interval_the_question_asks_for_leads():
+    """CMS's off-shell width paper (2202.06923): "the upper end of the 95% CL interval" is 2.0 of
+    "[0.0061, 2.0]"; the upper bound on the lifetime is 1.3 × 10⁻²¹ s of "7.7 × 10-23 < τH < 1.3 ×
+    10-21 s"; a list ("5.0, 6.1 and 7.2 σ") is no interval."""
+    text = ("The off-shell rate is constrained, relative to its standard model expectation, to the interval "
+            "[0.0061, 2.0] at 95% confidence level.")
+    assert _ranked("What is the upper end of the 95% CL interval on the off-shell Higgs rate relative to the SM?",
+                   text)[0] == "2.0"
+    assert _ranked("What is the lower end of the 95% CL interval on the off-shell Higgs rate?", text)[0] == "0.0061"
+    from mitra.answer.pairing import interval_end
+    from mitra.answer.quantities import mentions
+    asked = Asked.read("What upper bound on the Higgs boson lifetime follows from the CMS width constraint?")
+    lifetime = "This corresponds to 7.7 × 10-23 < τ H < 1.3 × 10-21 s in H boson lifetime."
+    assert [interval_end(asked, m) for m in mentions(lifetime)] == [-1.0, 1.0]
+    assert {interval_end(asked, m) for m in mentions("significances of 5.0, 6.1 and 7.2 σ")} == {0.0}
