@@ -195,7 +195,8 @@ def bind(claim: str, context: str, cited: Sequence[PassageText], shown: Sequence
 
 # ------------------------------------------------------------------ the passage's own sentence
 QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
-    ("significance", re.compile(r"\bsignifican|\bstandard deviations?\b|\bsigma\b|σ", re.I)),
+    # "σeff", "σ90", "σ_m": a resolution's symbol, not standard deviations
+    ("significance", re.compile(r"\bsignifican|\bstandard deviations?\b|\bsigma\b|σ(?![\w{_])", re.I)),
     ("cross section", re.compile(r"\bcross[- ]sections?\b", re.I)),
     ("luminosity", re.compile(r"\bluminosit|\bhow much\s+(?:\w+\s+)?data\b", re.I)),
     ("frequency", re.compile(r"\b(?:oscillation )?frequenc(?:y|ies)\b|\bdelta\s?m_?[sd]\b|Δ\s?m_?[sd]\b", re.I)),

@@ -559,6 +559,10 @@ def test_a_kind_the_question_names_for_a_number_it_states_is_not_the_kind_asked(
                       ).kind == ""
     assert Asked.read("What upper limit on the cross section at 13 TeV is set?").kind == "cross section"
     assert Asked.read("How much 13 TeV data goes into the CMS ttH combination?").kind == "luminosity"
+    # a resolution's symbol (CMS 1207.7235's "σeff") asks no significance; "how many σ" does
+    assert Asked.read("What is the effective diphoton mass resolution σeff in the best 8 TeV BDT category?"
+                      ).kind == "energy"
+    assert Asked.read("How many σ does the excess reach?").kind == "significance"
 
 
 def test_the_end_of_an_interval_the_question_asks_for_leads():
