@@ -21,6 +21,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import Candidate
 from mitra.answer.prompts import PASSAGES_ARE_DATA, sanitise
+from mitra.answer.table_layout import column_of
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -66,6 +67,15 @@ def _marked(candidate: Candidate) -> str:
     return sanitise(f"{left}⟦{m.sentence[start:end]}⟧{right}").replace("\n", " ")
 
 
+def _named(candidate: Candidate) -> str:
+    """What the value is stated for, after its line: its label, and a table cell's column
+    name, which its row alone does not say ("ggH-cat4 | 126 | … | ⟦1.47⟧ | …": HWHM (GeV))."""
+    m = candidate.mention
+    column = column_of(candidate.hit.chunk.text, m.sentence, m.span[0]) if " | " in m.sentence else ""
+    said = "; ".join(part for part in (candidate.label, f"column: {sanitise(column)}" if column else "") if part)
+    return f" ({said})" if said else ""
+
+
 def written(candidate: Candidate) -> str:
     """The value as its passage writes it: what the model copies."""
     start, end = candidate.mention.span
@@ -77,7 +87,7 @@ def choice_messages(asked: Asked, ranked: Sequence[Candidate]) -> list[BaseMessa
     last most closely. The system message is the same for every question, so llama.cpp
     reuses it from its prompt cache (the analysis's title follows it): the demo model's
     choice 12.3 → 9.8 s p50 on 2 idle cores, SmolLM2's 3.5–3.8 → 2.7–3.3 s."""
-    lines = [f"- {_marked(c)}" + (f" ({c.label})" if c.label else "") for c in ranked]
+    lines = [f"- {_marked(c)}" + _named(c) for c in ranked]
     return [SystemMessage(CHOICE_SYSTEM),
             HumanMessage(f"Analysis: \"{sanitise(asked.title)}\"\nValues:\n" + "\n".join(lines)
                          + f"\n\nQuestion: {asked.text}")]

@@ -130,3 +130,10 @@ def header_of(text: str, row: str) -> str:
                 names = layout.columns(cells)
                 return " | ".join(names) if any(names[1:]) else ""
     return ""
+
+
+def column_of(text: str, row: str, at: int) -> str:
+    """The column name over the cell of table ``row`` (of ``text``) that holds position ``at``."""
+    names = header_of(text, row).split(" | ")
+    cell = row[:at].count(" | ")
+    return names[cell] if cell < len(names) else ""

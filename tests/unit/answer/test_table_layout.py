@@ -84,3 +84,16 @@ def test_the_header_shown_over_a_quoted_row_names_its_cells_one_by_one():
     assert header_of(CMS_TABLE_4, row) == ("Event category | Total signal | ggH (%) | VBF (%) | Other (%) | "
                                            "HWHM (GeV) | Bkg. @HWHM | Data @HWHM | S/(S+B) (%) @HWHM | S/ √ B @HWHM")
     assert header_of("An excess of 5.0 σ is seen.", "An excess of 5.0 σ is seen.") == ""
+
+
+def test_the_model_reads_each_table_cell_with_its_column_name():
+    """A row alone does not say what its cells are: the choice prompt names each cell's column."""
+    from mitra.answer.choose import choice_messages
+
+    hit = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
+                          section=["7 The ggH production category"], text=CMS_TABLE_4), scores={"hybrid": 1.0})
+    asked = Asked.read("What is the half-width at half-maximum of the signal peak in ggH category 4?")
+    ranked = candidates(asked, [hit])
+    content = choice_messages(asked, ranked)[1].content
+    line = next(line for line in content.split("\n") if "⟦1.47⟧" in line)
+    assert line.endswith("column: HWHM (GeV))")
