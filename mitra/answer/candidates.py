@@ -7,7 +7,10 @@ column's header), is read with the quantity and qualifiers it is stated for
 question (``Asked``) by four signals, each measured in docs/benchmarks.md:
 
 * **qualifiers**: one the question names and the value's clause contradicts (observed
-  for an expected limit, the vector for the axial-vector mediator) rules the value out;
+  for an expected limit, the vector for the axial-vector mediator) rules the value out; a
+  value that leaves out one the question itself names counts against it (one only the
+  title names, every value of the analysis shares: "the dijet-mass cross-check" of the
+  H → bb observation need not say "H → bb");
   each one it names that the value is bound to counts for it; a qualifier the shown
   passages tell values apart by and the question leaves out counts against it, a specific
   channel or category twice; a clause that names no measure where the question asks for
@@ -207,9 +210,9 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "sentence": _share(set(tokenize(m.sentence)) | heading | m.words, weights, asked.acronyms),
                        "passage": _share(texts[rank], weights, asked.acronyms),
                        "kind": 1.0 if fits else 0.0, "rank": 1 / (1 + rank),
-                       "left out": 1.0 if problem is not None or not answers_asked(asked.context, stated) else 0.0,
+                       "left out": 1.0 if problem is not None or not answers_asked(asked.qualifiers, stated) else 0.0,
                        "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,
-                       "default": 1.0 if _by_default(asked.context, stated) else 0.0,
+                       "default": 1.0 if _by_default(asked.qualifiers, stated) else 0.0,
                        "bare": 1.0 if _bare(asked, m) else 0.0, "spread": 1.0 if _other_side(asked, m) else 0.0,
                        "setting": setting(asked, m), "respective": respective(asked, m),
                        "equated": equated(asked, m), "bound": bound(asked, m),

@@ -580,3 +580,19 @@ def test_the_end_of_an_interval_the_question_asks_for_leads():
     lifetime = "This corresponds to 7.7 × 10-23 < τ H < 1.3 × 10-21 s in H boson lifetime."
     assert [interval_end(asked, m) for m in mentions(lifetime)] == [-1.0, 1.0]
     assert {interval_end(asked, m) for m in mentions("significances of 5.0, 6.1 and 7.2 σ")} == {0.0}
+
+
+def test_a_value_need_not_restate_what_only_the_title_names():
+    """ATLAS's H → bb observation (1808.08238): the dijet-mass cross-check states its 3.6 σ
+    without naming H → bb, which the title names; the main result's 5.4 σ names it."""
+    title = "Observation of H → bb decays and VH production with the ATLAS detector"
+    main = Hit(chunk=Chunk(id="m", analysis_id="A", doc_id="D", version="1", position=0, section=["7 Results"],
+                           text="If the VH production cross-sections are those predicted by the SM, the observed "
+                                "significance for the H → bb decay is 5.4 standard deviations, to be compared with "
+                                "an expectation of 5.5 standard deviations."), scores={"hybrid": 1.0})
+    check = Hit(chunk=Chunk(id="d", analysis_id="A", doc_id="D", version="1", position=1,
+                            section=["6 Statistical analysis", "6.2 Dijet-mass analysis"],
+                            text="The observed excess has a significance of 3.6 standard deviations, compared to "
+                                 "an expectation of 3.5 standard deviations."), scores={"hybrid": 0.5})
+    asked = Asked.read("What significance does the dijet-mass cross-check analysis find?", title)
+    assert candidates(asked, [main, check])[0].mention.value == Decimal("3.6")
