@@ -130,14 +130,19 @@ def _share(words: set[str], weights: dict[str, float], acronyms: dict[str, froze
 # which a percentage can state relatively: "the luminosity uncertainty is 3.6%", "the energy
 # response is stable to 0.05%", "a mass resolution of 1.2%".
 UNIT_KINDS = frozenset({"energy", "luminosity", "cross section", "time"})
+# Quantities that are ratios, written without a unit.
+_RATIO = re.compile(r"\bbranching (?:fraction|ratio)s?\b|\bsignal strengths?\b|\basymmetr|\bcoupling modifiers?\b"
+                    r"|\bratios?\b|\bfractions?\b|\bprobabilit|\bpurit|\befficienc", re.I)
 
 
 def _kind_fits(asked: Asked, m: Mention) -> bool | None:
     """True: the kind asked; None: either says none (a table cell under "Obs. (exp.)
     significance" has no unit), or a percentage of a kind stated relatively; False: another
     kind (ruled out)."""
-    if m.kind == "luminosity" and asked.kind != "luminosity":
-        return False  # "9 fb⁻¹": the data a result is stated on, not the result
+    if m.kind == "luminosity" and (asked.kind != "luminosity" or (asked.spread and not m.spread)):
+        return False  # "9 fb⁻¹": the data a result is stated on, not the result, nor its luminosity's uncertainty
+    if not asked.kind and m.kind in UNIT_KINDS and _RATIO.search(asked.text):
+        return False  # a branching fraction, a signal strength, an asymmetry has no unit: not "125 GeV"
     if not asked.kind or not m.kind or (m.kind == "percent" and asked.kind in UNIT_KINDS):
         return None
     return asked.kind == m.kind

@@ -596,3 +596,18 @@ def test_a_value_need_not_restate_what_only_the_title_names():
                                  "an expectation of 3.5 standard deviations."), scores={"hybrid": 0.5})
     asked = Asked.read("What significance does the dijet-mass cross-check analysis find?", title)
     assert candidates(asked, [main, check])[0].mention.value == Decimal("3.6")
+
+
+def test_a_ratio_has_no_unit_and_a_data_sets_size_is_no_uncertainty():
+    """CMS H→μμ (2009.04363): the branching fraction the SM predicts is 2.18 × 10⁻⁴, not the
+    125 GeV of the same sentence. ATLAS (1207.7214): the luminosity uncertainty on the 8 TeV
+    data is 3.6 %, not the 5.8 fb⁻¹ the data set holds."""
+    text = ("The expected branching fraction for the decay of the Higgs boson with mass of 125 GeV to a pair of "
+            "muons is B(H → μ+μ−) = 2.18 × 10-4 [22].")
+    assert _ranked("What H→μμ branching fraction does the standard model predict?", text) == ["2.18"]
+    text = ("The data correspond to integrated luminosities of approximately 4.8 fb-1 collected at √s = 7 TeV in "
+            "2011 and 5.8 fb-1 at √s = 8 TeV in 2012. The uncertainty is ±3.6% for the 8 TeV data.")
+    assert _ranked("How large is the luminosity uncertainty on the 8 TeV ATLAS data?", text) == ["3.6 %"]
+    # a luminosity's own uncertainty in fb⁻¹ stays a candidate
+    assert "0.8 fb-1" in _ranked("How precisely is the integrated luminosity known?",
+                                 "The integrated luminosity is 36.1 ± 0.8 fb-1.")
