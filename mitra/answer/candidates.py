@@ -10,7 +10,8 @@ question (``Asked``) by four signals, each measured in docs/benchmarks.md:
   for an expected limit, the vector for the axial-vector mediator) rules the value out; a
   value that leaves out one the question itself names counts against it (one only the
   title names, every value of the analysis shares: "the dijet-mass cross-check" of the
-  H → bb observation need not say "H → bb");
+  H → bb observation need not say "H → bb"); a value stated for a part of the data the
+  question names, or for more (Run 2 alone for "Run 1 and Run 2 combined"), counts against;
   each one it names that the value is bound to counts for it; a qualifier the shown
   passages tell values apart by and the question leaves out counts against it, a specific
   channel or category twice; a clause that names no measure where the question asks for
@@ -52,7 +53,7 @@ from typing import Sequence
 from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
 from mitra.answer.pairing import bound, equated, interval_end, respective, setting
-from mitra.answer.qualifiers import DEFAULTS, STRICT
+from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT
 from mitra.answer.quantities import Mention
 from mitra.core.text import tokenize
 from mitra.core.types import Hit
@@ -68,6 +69,7 @@ W_RESPECTIVE = 2.0
 W_EQUATED = 2.0
 W_BOUND = 2.0
 W_END = 2.0  # as W_RESPECTIVE: another pairing in the value's own sentence; not tuned
+W_PART = 1.5  # as W_LEFT_OUT
 # The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
 _LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "region", "run",
                 "split")
@@ -160,6 +162,13 @@ def _contradicted(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[
     return False
 
 
+def _part(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> float:
+    """1 where the value is stated for a part of the data the question names, or for more
+    (Run 2 alone for "Run 1 and Run 2 combined", 7 and 8 TeV together for "the 8 TeV data")."""
+    return 1.0 if any(asked.get(cls) and stated.get(cls) and asked[cls] & stated[cls] and asked[cls] != stated[cls]
+                      for cls in DATA) else 0.0
+
+
 def _by_default(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> bool:
     """The question names a value of a class whose unnamed value is another (an expected
     limit), and the value's clause names none: read as the default (observed)."""
@@ -221,14 +230,14 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "bare": 1.0 if _bare(asked, m) else 0.0, "spread": 1.0 if _other_side(asked, m) else 0.0,
                        "setting": setting(asked, m), "respective": respective(asked, m),
                        "equated": equated(asked, m), "bound": bound(asked, m),
-                       "end": interval_end(asked, m)}
+                       "end": interval_end(asked, m), "part": _part(asked.qualifiers, stated)}
             score = (W_NAMED * signals["named"] + W_CLAUSE * signals["clause"] + W_SENTENCE * signals["sentence"]
                      + W_PASSAGE * signals["passage"]
                      + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"]
                      - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"]
                      - W_BARE * signals["bare"] - W_SPREAD * signals["spread"] + W_SETTING * signals["setting"]
                      + W_RESPECTIVE * signals["respective"] + W_EQUATED * signals["equated"] - W_BOUND * signals["bound"]
-                     + W_END * signals["end"])
+                     + W_END * signals["end"] - W_PART * signals["part"])
             found.append(Candidate(hit, rank, m, round(score, 4), signals))
     found.sort(key=lambda c: (-c.score, c.rank))
     best: list[Candidate] = []

@@ -611,3 +611,17 @@ def test_a_ratio_has_no_unit_and_a_data_sets_size_is_no_uncertainty():
     # a luminosity's own uncertainty in fb⁻¹ stays a candidate
     assert "0.8 fb-1" in _ranked("How precisely is the integrated luminosity known?",
                                  "The integrated luminosity is 36.1 ± 0.8 fb-1.")
+
+
+def test_a_value_for_part_of_the_data_asked_counts_against_it():
+    """ATLAS's Higgs mass (2308.04775): "when Run 1 and Run 2 are combined" asks 124.94 GeV, not
+    the Run 2 measurement of 124.99 GeV that the passage states first."""
+    text = ("The measured mass of the Higgs boson in the H → ZZ∗ → 4ℓ final state using the full Run 2 dataset is "
+            "mH = 124.99 ± 0.18 (stat.) ± 0.04 (syst.) = 124.99 ± 0.19 GeV. The combined measurement of mH performed "
+            "with Run 1 and Run 2 datasets in the H → ZZ∗ → 4ℓ channel is mH = 124.94 ± 0.17 (stat.) ± 0.03 (syst.) "
+            "= 124.94 ± 0.18 GeV.")
+    title = "Combined measurement of the Higgs boson mass from the H → γγ and H → ZZ∗ → 4ℓ decay channels"
+    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
+                              text=text))
+    asked = Asked.read("What is the four-lepton Higgs mass when Run 1 and Run 2 are combined?", title)
+    assert candidates(asked, [passage])[0].mention.value == Decimal("124.94")
