@@ -4,29 +4,31 @@ Every number the retrieved passages state (the fused top ``value_passages``, not
 those the model reads), in prose and in table cells (a cell reads its row's label and its
 column's header), is read with the quantity and qualifiers it is stated for
 (``quantities.mentions``, the binder the check uses). Each is then ranked against the
-question (``Asked``) by four signals, each measured in docs/benchmarks.md:
+question (``Asked``) by these signals, each measured in docs/benchmarks.md:
 
 * **qualifiers**: one the question names and the value's clause contradicts (observed
-  for an expected limit, the vector for the axial-vector mediator) rules the value out; a
-  value that leaves out one the question itself names counts against it (one only the
-  title names, every value of the analysis shares: "the dijet-mass cross-check" of the
-  H → bb observation need not say "H → bb"); a value stated for a part of the data the
-  question names, or for more (Run 2 alone for "Run 1 and Run 2 combined"), counts against;
-  each one it names that the value is bound to counts for it; a qualifier the shown
+  for an expected limit, the vector for the axial-vector mediator) rules the value out;
+  each one it names that the value is bound to counts for it, each one it names that the
+  value leaves out against it (not one only the title names, which every value of the
+  analysis shares: "the dijet-mass cross-check" of the H → bb observation need not say
+  "H → bb"); a value stated for part of the data the question names, or for more (Run 2
+  alone for "Run 1 and Run 2 combined"), counts against it; a qualifier the shown
   passages tell values apart by and the question leaves out counts against it, a specific
   channel or category twice; a clause that names no measure where the question asks for
   an expected one reads as observed and counts against it;
-* **kind**: a number of another kind than asked (a mass for a significance) is ruled out,
-  a setting (√s = 13 TeV, a year, "for mH = 125 GeV") or a confidence level (95% CL) is
-  never a value;
+* **kind**: a number of another kind than asked (a mass for a significance, a number
+  with a unit for a branching fraction, a data set's size for an uncertainty) is ruled
+  out, a setting (√s = 13 TeV, a year, "for mH = 125 GeV") or a confidence level (95% CL)
+  is never a value;
 * **quantity words**: the question's quantity words the value's own clause holds, those
   its sentence and section heading hold, and those its whole passage holds, each weighed
   by how rare it is among the candidate sentences;
 * **value or uncertainty**: an uncertainty ("± 0.25", "+0.40 −0.39") counts against it where
   the question asks for a value, the value those follow where it asks for an uncertainty;
 * **the numbers the question states** ("at ET ∼ 1 TeV", "the 8 TeV data"): the value whose
-  sentence states that one for it (the nearest of its kind within its clause) counts for,
-  one whose sentence states only others of that kind against;
+  sentence states that one for it (the nearest of its kind within its clause, or its table
+  row's label: "1-lepton") counts for, one whose sentence states only others of that kind
+  against;
 * **"…, respectively"**: the value paired with the item of the list the question names
   ("1256, 1252 and 1260 MeV for the isobar, K-matrix and QMI approaches") counts for, its
   list's other values against;
