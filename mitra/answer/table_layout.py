@@ -39,13 +39,13 @@ def blocks(text: str) -> list[tuple[bool, list[str]]]:
     lines = [line for line in text.split("\n") if line.strip()]
     runs: list[tuple[bool, list[str]]] = []
     for i, line in enumerate(lines):
-        cells = "|" in line or (0 < i < len(lines) - 1 and _group_line(line) and "|" in lines[i - 1]
-                                and "|" in lines[i + 1])
-        if runs and runs[-1][0] == cells:
+        tabular = "|" in line or (0 < i < len(lines) - 1 and _group_line(line) and "|" in lines[i - 1]
+                                  and "|" in lines[i + 1])
+        if runs and runs[-1][0] == tabular:
             runs[-1][1].append(line)
         else:
-            runs.append((cells, [line]))
-    return [(cells and len(lines) >= 2, lines) for cells, lines in runs]
+            runs.append((tabular, [line]))
+    return [(tabular and len(lines) >= 2, lines) for tabular, lines in runs]
 
 
 def _group_line(line: str) -> bool:
@@ -53,6 +53,7 @@ def _group_line(line: str) -> bool:
 
 
 def split_cells(line: str) -> list[str]:
+    """A row's cells, a decimal the text layer split read whole."""
     return [_SPLIT_DECIMAL.sub(r"\1.\2", c) for c in _CELL.split(line.strip().strip("|"))]
 
 
