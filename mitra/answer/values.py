@@ -137,7 +137,7 @@ def about_it(asked: Asked, candidate: Candidate) -> bool:
 def leading(value: Quote, confidence: float | None, first_ranked: Quote, settings: Settings,
             shown: Quote | None = None) -> Quote:
     """The value a warned answer leads with when the model's choice is not sure: the value
-    already shown first (the code's clear first, on screen before any model read: right 16 of
+    already shown first (the code's clear first, on screen before any model read: right 17 of
     18 times with SmolLM2, 5 of 5 with the demo model), else its choice, unless its
     probability is under ``value_lead``, where the code's ranking knows more than the model
     (SmolLM2's choices: right 12 of 63 times, the code's first 22 of 50)."""
