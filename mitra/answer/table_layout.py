@@ -119,22 +119,28 @@ def _fit(header: list[str], row: list[str]) -> list[str] | None:
     return ["", *short[0]] if len(short) == 1 else None
 
 
-def header_of(text: str, row: str) -> str:
-    """The column names over the table ``row`` (as a value's sentence gives it) of ``text``,
-    one per cell ("Event category | Total signal | … | HWHM (GeV) | …"); "" for prose."""
+def _names(text: str, row: str) -> list[str]:
+    """The column names over each cell of table ``row`` of ``text`` ([] for prose)."""
     for table, lines in blocks(text):
         if not table:
             continue
         layout = Layout.of(lines)
         for cells, _ in layout.data():
             if " | ".join(cells) == row:
-                names = layout.columns(cells)
-                return " | ".join(names) if any(names[1:]) else ""
-    return ""
+                return layout.columns(cells)
+    return []
+
+
+def header_of(text: str, row: str) -> str:
+    """The column names over the table ``row`` (as a value's sentence gives it) of ``text``,
+    one per cell, "—" where none names it ("Event category | Total signal | … | HWHM (GeV)
+    | …"); "" for prose or a table whose header names none of the row's values."""
+    names = _names(text, row)
+    return " | ".join(name or "—" for name in names) if any(names[1:]) else ""
 
 
 def column_of(text: str, row: str, at: int) -> str:
     """The column name over the cell of table ``row`` (of ``text``) that holds position ``at``."""
-    names = header_of(text, row).split(" | ")
+    names = _names(text, row)
     cell = row[:at].count(" | ")
     return names[cell] if cell < len(names) else ""

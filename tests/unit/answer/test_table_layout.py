@@ -97,3 +97,8 @@ def test_the_model_reads_each_table_cell_with_its_column_name():
     content = choice_messages(asked, ranked)[1].content
     line = next(line for line in content.split("\n") if "⟦1.47⟧" in line)
     assert line.endswith("column: HWHM (GeV))")
+
+
+def test_an_unnamed_column_reads_as_a_dash_over_a_quoted_row():
+    text = "Exp. | Obs.\nVBF+ggF | 0.9 | 1.5\nttH | 1.9 | 1.9"
+    assert header_of(text, "VBF+ggF | 0.9 | 1.5") == "— | Exp. | Obs."
