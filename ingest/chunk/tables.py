@@ -15,13 +15,12 @@ import re
 from dataclasses import replace
 from html.parser import HTMLParser
 
-from mitra.core.text import normalise_space
+from mitra.core.text import CELL_OPENS_ON_NUMBER, normalise_space
 
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
 _MARKUP = re.compile(r"<[^<>]*>|&(?:#\d+|#x[\da-f]+|[a-z]+\d*);", re.I)  # tags, character references
 CELL_SEPARATOR = " | "
-_NUMBER_FIRST = re.compile(r"\s*[$(]?\s*[-+−±~<>]?\s*\.?\d")
 
 
 def pipe_rows(markdown: str) -> str:
@@ -126,7 +125,7 @@ def split_rows(paragraph, max_chars: int, hard_wrap) -> list:
 def _states_values(row: str) -> bool:
     """Do most of the row's cells after its first open on a number ("125.0", "−0.42", "$0.022")?"""
     cells = row.split(CELL_SEPARATOR)[1:]
-    return bool(cells) and 2 * sum(bool(_NUMBER_FIRST.match(c)) for c in cells) >= len(cells)
+    return bool(cells) and 2 * sum(bool(CELL_OPENS_ON_NUMBER.match(c)) for c in cells) >= len(cells)
 
 
 def has_rows(text: str) -> bool:

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from mitra.answer.figures import figures
+from mitra.core.text import CELL_OPENS_ON_NUMBER
 
 _CELL = re.compile(r"\s*\|\s*")
 # A decimal a PDF's text layer splits after its point: "1. 97+0.71 −0.64" in a cell.
@@ -30,7 +31,6 @@ _SPLIT_DECIMAL = re.compile(r"(?<![\d.])(\d{1,3})\. (\d+)(?=\s?[-−+±(]|\s*\Z)
 # A line between rows that labels a group of them: a few words, no sentence.
 _GROUP_WORDS = 4
 _CAPITALISED = re.compile(r"\s+(?=[A-Z])")
-_NUMBER_FIRST = re.compile(r"\s*[$(]?\s*[-+−±~<>]?\s*\.?\d")
 
 
 def blocks(text: str) -> list[tuple[bool, list[str]]]:
@@ -60,7 +60,7 @@ def split_cells(line: str) -> list[str]:
 def _states_values(row: list[str]) -> bool:
     """Do most of the row's cells after its label open on a number? A header's cells may hold
     one ("μˆ(mH = 126 GeV)"), but do not open on it."""
-    return 2 * sum(bool(_NUMBER_FIRST.match(c)) for c in row[1:]) >= len(row) - 1
+    return 2 * sum(bool(CELL_OPENS_ON_NUMBER.match(c)) for c in row[1:]) >= len(row) - 1
 
 
 @dataclass

@@ -276,6 +276,10 @@ def tokenize_many(texts: list[str]) -> list[list[str]]:
     return [tokenize(t) for t in texts]
 
 
+# A table cell that opens on a number ("125.0", "−0.42", "$0.022", "(3.4"): a row of values, not of names.
+CELL_OPENS_ON_NUMBER = re.compile(r"\s*[$(]?\s*[-+−±~<>]?\s*\.?\d")
+
+
 def escape_percent(text: str) -> str:
     """A bare % in Markdown or plain text is a percent sign, not a LaTeX comment."""
     return re.sub(r"(?<!\\)%", r"\\%", text)
