@@ -323,8 +323,11 @@ def _open_classes(previous: str, heading: str) -> dict[str, set[str]]:
     for cls, value, _, _ in qualifiers(heading):
         if cls not in out:
             from_heading.setdefault(cls, set()).add(value)
-    if len(from_heading.get("measure", ())) > 1:
-        del from_heading["measure"]  # "Expected and observed limits": which one a value is, its sentence says
+    for cls in ("measure", "uncertainty"):
+        if len(from_heading.get(cls, ())) > 1:
+            # "Expected and observed limits", "… with statistical and systematic uncertainties":
+            # which one a value is, its sentence (or its column) says
+            del from_heading[cls]
     return out | from_heading
 
 

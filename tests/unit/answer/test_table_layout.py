@@ -102,3 +102,14 @@ def test_the_model_reads_each_table_cell_with_its_column_name():
 def test_an_unnamed_column_reads_as_a_dash_over_a_quoted_row():
     text = "Exp. | Obs.\nVBF+ggF | 0.9 | 1.5\nttH | 1.9 | 1.9"
     assert header_of(text, "VBF+ggF | 0.9 | 1.5") == "— | Exp. | Obs."
+
+
+def test_a_caption_naming_two_kinds_of_uncertainty_labels_no_cell_with_both():
+    """ATLAS VH(bb)'s Table 11 ("Measured signal strengths with their combined statistical and
+    systematic uncertainties, … significance values"): every cell, significances included,
+    was shown to the model as "(statistical systematic …)"."""
+    table = ("Table 11: Measured signal strengths with their combined statistical and systematic uncertainties "
+             "and significance values.\nChannel | Signal strength | Significance\n"
+             "0-lepton | 1.04 ± 0.33 | 3.3\nVH, H → bb combination | 1.16 ± 0.26 | 4.9")
+    (cell,) = [m for m in mentions(table) if m.written == "4.9"]
+    assert not {"statistical", "systematic"} & cell.qualifiers.get("uncertainty", frozenset())
