@@ -198,7 +198,10 @@ QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
     # "σeff", "σ90", "σ_m": a resolution's symbol, not standard deviations
     ("significance", re.compile(r"\bsignifican|\bstandard deviations?\b|\bsigma\b|σ(?![\w{_])", re.I)),
     ("cross section", re.compile(r"\bcross[- ]sections?\b", re.I)),
-    ("luminosity", re.compile(r"\bluminosit|\bhow much\s+(?:\w+\s+)?data\b", re.I)),
+    # "How large is the 8 TeV data set …?": its size is its integrated luminosity
+    ("luminosity", re.compile(r"\bluminosit|\bhow much\s+(?:\w+\s+)?data\b|"
+                              r"\b(?:how (?:large|big) (?:is|was|are|were) the|size of the)\s+"
+                              r"(?:(?!(?:in|of|for|on|with|from)\b)[\w.]+\s+){0,3}?data ?(?:sets?|samples?)\b", re.I)),
     ("frequency", re.compile(r"\b(?:oscillation )?frequenc(?:y|ies)\b|\bdelta\s?m_?[sd]\b|Δ\s?m_?[sd]\b", re.I)),
     ("time", re.compile(r"\blifetimes?\b", re.I)),
     # before a mass or width: "How many events fall within the signal half-width?" asks a count

@@ -62,6 +62,13 @@ def test_the_numbers_a_question_states_do_not_name_the_kind_asked():
     assert Asked.read("What mass is found near 125 GeV?").kind == "energy"
 
 
+def test_the_size_of_a_data_set_asks_for_its_luminosity():
+    """"How large is the 8 TeV data set …?" asked for no kind, so its 19.7 fb⁻¹ was ruled out."""
+    assert Asked.read("How large is the 8 TeV data set used in the CMS ttH combination?").kind == "luminosity"
+    assert Asked.read("How big was the 2016 dataset?").kind == "luminosity"
+    assert Asked.read("How large is the signal yield in the data sample?").kind == "count"
+
+
 def test_an_integrated_luminosity_is_the_data_not_the_result():
     passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
                               text="Using 9 fb-1 of data, the CKM angle gamma is measured to be 63.8 degrees."))
