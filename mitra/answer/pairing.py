@@ -35,9 +35,14 @@ def setting(asked: Asked, m: Mention) -> float:
         return -1.0  # the question states it: a setting of what it asks ("in the 90% window"), not the answer
     score = 0.0
     label = _figures(m.sentence.split(" | ", 1)[0]) if " | " in m.sentence else ()
+    matched: set[int] = set()  # each number the question states counts once: "tt 2-lepton 2-jet" for "the 2-jet category"
     for f in label:  # a table row's label names its row ("1-lepton", "7 TeV"), whatever kind its cells are
-        if alike := [wanted for wanted in asked.stated if _alike(f, wanted.unit, wanted.kind)]:
-            score += 1.0 if any(_same(f, wanted) for wanted in alike) else -1.0
+        alike = [k for k, wanted in enumerate(asked.stated) if _alike(f, wanted.unit, wanted.kind)]
+        same = {k for k in alike if _same(f, asked.stated[k])}
+        if alike and not same:
+            score -= 1.0
+        matched |= same
+    score += len(matched)
     for wanted in asked.stated:
         if _alike(wanted, m.unit, m.kind) or any(_alike(f, wanted.unit, wanted.kind) for f in label):
             continue

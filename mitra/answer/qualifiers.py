@@ -38,7 +38,9 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("ee", r"\bee\b|\bdielectron|\be\+\s?e[-−]"),
         ("electron", r"\belectrons? (?:channel|final state)"),
         ("muon", r"\bmuons? (?:channel|final state)"),
-        ("combined", r"\bcombin(?:ed|ation|ing)\b|\boverall\b|\ball (?:channels|final states|decay modes)\b"),
+        # not "the combined statistical and systematic uncertainties": a sum of uncertainties, not of channels
+        ("combined", r"\bcombin(?:ed|ation|ing)\b(?!\s+(?:(?:statistical|systematic|theoretical|stat|syst)\b|uncertaint"
+                     r"|errors?\b))|\boverall\b|\ball (?:channels|final states|decay modes)\b"),
     ],
     "category": [
         ("VBF", r"\bVBF\b|vector[- ]boson fusion"),

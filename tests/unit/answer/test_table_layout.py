@@ -113,3 +113,21 @@ def test_a_caption_naming_two_kinds_of_uncertainty_labels_no_cell_with_both():
              "0-lepton | 1.04 ± 0.33 | 3.3\nVH, H → bb combination | 1.16 ± 0.26 | 4.9")
     (cell,) = [m for m in mentions(table) if m.written == "4.9"]
     assert not {"statistical", "systematic"} & cell.qualifiers.get("uncertainty", frozenset())
+
+
+def test_a_background_normalisation_is_read_from_its_row_under_a_caption_of_combined_uncertainties():
+    """ATLAS VH(bb)'s Table 8: "The errors represent the combined statistical and systematic
+    uncertainties" read as the channel "combined", which the analysis's H → bb contradicted,
+    so no cell was a candidate; and "tt 2-lepton 2-jet" counted the question's "2-jet" twice."""
+    table = ("Table 8: Factors applied to the nominal normalisations of the tt, W + HF and Z + HF backgrounds. "
+             "The errors represent the combined statistical and systematic uncertainties.\n"
+             "Process | Normalisation factor\ntt 2-lepton 2-jet | 1.06 ± 0.09\nW + HF 2-jet | 1.19 ± 0.12\n"
+             "Z + HF 2-jet | 1.37 ± 0.11\nZ + HF 3-jet | 1.09 ± 0.09")
+    hit = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
+                          section=["Statistical analysis"], text=table), scores={"hybrid": 1.0})
+    asked = Asked.read("What normalisation factor does the fit give to the Z+HF background in the 2-jet category?",
+                       "Observation of H → bb decays and VH production with the ATLAS detector")
+    ranked = candidates(asked, [hit])
+    assert ranked[0].mention.written == "1.37"
+    tt = next(c for c in ranked if c.mention.written == "1.06")
+    assert tt.signals["setting"] == 1.0
