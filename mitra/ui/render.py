@@ -46,13 +46,14 @@ def inert_markdown(text: str) -> str:
     """``text`` with images, links and addresses made harmless (see the module docstring)."""
     text = _MATH_LOADERS.sub("", text)
     text = _HTML_SCRIPTS.sub(_scripts, text)
-    text = _MATH.sub(_upright, text)
     text = _IMAGE.sub(lambda m: f"[image: {m.group(1).strip() or 'no description'}]", text)
     text = _LINK.sub(lambda m: f"{m.group(1)} ({_code(m.group(2))})" if m.group(2) else m.group(1), text)
     text = _REFERENCE_LINK.sub(r"\1", text)
     text = _DEFINITION.sub(lambda m: f"(reference: {_code(m.group(1))})", text)
     text = _AUTOLINK.sub(lambda m: _code(m.group(1)), text)
-    return _BARE_URL.sub(lambda m: _code(m.group(1)), text)
+    text = _BARE_URL.sub(lambda m: _code(m.group(1)), text)
+    # maths last: an image inside "$…$" becomes "[image: a]" first, whose words stay as they are twice over
+    return _MATH.sub(_upright, text)
 
 
 def _scripts(tagged: re.Match) -> str:

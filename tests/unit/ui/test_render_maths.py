@@ -19,3 +19,11 @@ from mitra.ui.render import inert_markdown
 def test_maths_words_are_upright_and_html_scripts_kept(text, shown):
     assert inert_markdown(text) == shown
     assert inert_markdown(shown) == shown  # idempotent: a stream is sanitised whole at every token
+
+
+def test_an_image_inside_maths_is_made_inert_once_and_for_all():
+    """Found by the property test: "$\\ ![a](https://evil.example/x.png) $" became
+    "$\\ [image: a] $" and, sanitised again, "$\\ [\\mathrm{image}: a] $"; a stream is re-sanitised
+    at every token, so the text must not change a second time."""
+    shown = inert_markdown("$\\ ![a](https://evil.example/x.png) $")
+    assert "evil" not in shown and inert_markdown(shown) == shown
