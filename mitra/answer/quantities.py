@@ -38,7 +38,7 @@ from functools import lru_cache
 from mitra.answer.figures import PLUS_MINUS, Figure, base_value, figures, unit_at
 from mitra.answer.measures import compared_with, one_measure
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
-from mitra.answer.table_layout import Layout, blocks
+from mitra.answer.table_layout import Layout, blocks, caption_lines
 from mitra.core.text import split_sentences, tokenize
 
 _CLAUSE_END = re.compile(r"[,;:]|\s(?:and|while|whereas|but|or|compared)\s|\)\s*[,;]", re.I)
@@ -411,6 +411,7 @@ def mentions(text: str, heading: str = "") -> tuple[Mention, ...]:
             anaphoric = previous if _ANAPHOR.match(sentence) else ""
             out.extend(_read(sentence, anaphoric, heading))
             previous = sentence
+        previous = split_sentences(" ".join(caption_lines(lines)))[-1] if previous else previous
     return tuple(out)
 
 

@@ -48,6 +48,15 @@ def blocks(text: str) -> list[tuple[bool, list[str]]]:
     return [(tabular and len(lines) >= 2, lines) for tabular, lines in runs]
 
 
+def caption_lines(lines: list[str]) -> list[str]:
+    """The prose before a table without the header's fragments the text layer put on lines
+    of their own between caption and rows ("Significance", "Channel" under Table 12's caption)."""
+    end = len(lines)
+    while end > 1 and _group_line(lines[end - 1]):
+        end -= 1
+    return lines[:end]
+
+
 def _group_line(line: str) -> bool:
     return len(line.split()) <= _GROUP_WORDS and not line.rstrip().endswith(".")
 

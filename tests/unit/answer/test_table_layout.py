@@ -131,3 +131,13 @@ def test_a_background_normalisation_is_read_from_its_row_under_a_caption_of_comb
     assert ranked[0].mention.written == "1.37"
     tt = next(c for c in ranked if c.mention.written == "1.06")
     assert tt.signals["setting"] == 1.0
+
+
+def test_a_caption_reaches_the_cells_over_header_fragments_on_lines_of_their_own():
+    """ATLAS VH(bb)'s Table 12: "Significance" and "Channel" stood on lines of their own between
+    the caption and the rows, and were read as the caption, so no cell was H → bb's."""
+    table = ("Table 12: Expected and observed significance values (in standard deviations) for the H → bb channels "
+             "fitted independently and their combination using the 7 TeV, 8 TeV and 13 TeV data.\nSignificance\n"
+             "Channel\nExp. | Obs.\nVBF+ggF | 0.9 | 1.5\nttH | 1.9 | 1.9\nVH | 5.1 | 4.9")
+    (cell,) = [m for m in mentions(table) if m.written == "1.5"]
+    assert "bb" in cell.qualifiers["channel"]
