@@ -34,7 +34,8 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("WW", r"\bWW\b|\bWW\*|\bℓνℓν\b"),
         ("ττ", r"τ\s?τ|\btau\s?tau\b|\bditau|\\tau\s?\\tau"),
         ("bb", r"\bb\s?b̄|\bbb\b|\bb\s?\\bar\{?b\}?|\bbbbar\b"),
-        ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\s?mu\b|\bdimuon|\\mu\s?\\mu"),
+        # LHCb's decay macros end in it: "Kstarzmumu", "phimumu"
+        ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\s?mu\b|(?<=[a-z])mumu\b|\bdimuon|\\mu\s?\\mu"),
         ("ee", r"\bee\b|\bdielectron|\be\+\s?e[-−]"),
         ("electron", r"\belectrons? (?:channel|final state)"),
         ("muon", r"\bmuons? (?:channel|final state)"),

@@ -167,3 +167,11 @@ def test_value_questions_in_the_words_physicists_ask_them(question):
 def test_a_qualifier_is_named_as_a_sentence_says_it():
     assert describe("mediator", ["axial-vector"]) == "the axial-vector mediator"
     assert describe("uncertainty", ["central value"]) == "the central value"  # not "the central value uncertainty"
+
+
+def test_an_lhcb_decay_macro_ending_in_mumu_names_the_dimuon_channel():
+    """LHCb's text layer keeps "Bs phimumu", "Kstarzmumu": the B0s → φμ+μ− background's rate was
+    read as leaving out the μμ the question names."""
+    (m,) = [m for m in mentions("Misidentified decay Bs phimumu events are at (0.33 +- 0.12)% of the signal.")
+            if m.written.startswith("0.33")]
+    assert m.qualifiers.get("channel") == frozenset({"μμ"})
