@@ -25,7 +25,7 @@ from ingest.chunk.paragraphs import (
 )
 from ingest.chunk.coverage import word_counts
 from ingest.chunk.shapes import AUTHORS, IMAGES, MIN_REFERENCES, REFERENCES, shape_of
-from ingest.chunk.tables import HTML_TABLE, html_markup, html_rows, pipe_rows
+from ingest.chunk.tables import HTML_TABLE, html_markup, html_rows, latex_rows, pipe_rows
 from mitra.core.types import ChunkKind, Document
 
 TextFormat = Literal["auto", "markdown", "latex", "text"]
@@ -444,7 +444,7 @@ def _latex_section_body(sections: _Sections, body: str, preamble: bool) -> None:
             words = "\n".join(readable_latex(c.group(1)) for c in _CAPTION.finditer(content))
             rest = _CAPTION.sub(" ", content)
             if name == "table":
-                words = normalise_space(f"{words}\n{clean_latex(rest)}")
+                words = "\n".join(line for line in (normalise_space(words), *latex_rows(rest)) if line)
             else:  # the figure's graphics and placement: no words a reader sees
                 sections.out.drop(MARKUP, rest)
             if words:

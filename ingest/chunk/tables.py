@@ -1,8 +1,8 @@
 """Tables as every reader writes them: one row a line, cells apart by " | ".
 
 PDF, Word, PowerPoint and web tables arrive in that form (``readers.table_block``);
-here Markdown's pipe tables and the HTML tables converters such as MinerU put in their
-Markdown are brought to it, and a table too long for one chunk is split between rows,
+here Markdown's pipe tables, LaTeX's tabular environments and the HTML tables converters
+such as MinerU put in their Markdown are brought to it, and a table too long for one chunk is split between rows,
 each part under the table's first row (its column names). Cut anywhere else, a row's
 maths loses its closing ``$`` and every later cell of that chunk is read inside out:
 ``$0.02212\\pm0.00022$`` became the tokens "02212pm" and "00022", so the values could
@@ -15,12 +15,13 @@ import re
 from dataclasses import replace
 from html.parser import HTMLParser
 
-from mitra.core.text import CELL_OPENS_ON_NUMBER, normalise_space
+from mitra.core.text import CELL_OPENS_ON_NUMBER, clean_latex, normalise_space
 
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
 _MARKUP = re.compile(r"<[^<>]*>|&(?:#\d+|#x[\da-f]+|[a-z]+\d*);", re.I)  # tags, character references
 CELL_SEPARATOR = " | "
+_LATEX_ROW_END = re.compile(r"\\\\(?:\s*\[[^\]]*\])?")
 
 
 def pipe_rows(markdown: str) -> str:
@@ -30,6 +31,12 @@ def pipe_rows(markdown: str) -> str:
         if line.strip() and not _SEPARATOR.match(line.strip()):
             rows.append(CELL_SEPARATOR.join(_cells(line.strip())))
     return "\n".join(rows)
+
+
+def latex_rows(latex: str) -> list[str]:
+    """A LaTeX table's rows, one a line ("&" read as " | " by ``clean_latex``): cleaned whole,
+    its row ends ("\\\\") would fold every row into one line, and no cell's column be known."""
+    return [row for row in (clean_latex(part) for part in _LATEX_ROW_END.split(latex)) if row.strip(" |")]
 
 
 def _cells(line: str) -> list[str]:

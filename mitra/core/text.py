@@ -22,7 +22,7 @@ _DROP_WITH_ARG = (
     "bibliographystyle|bibliography|input|include|usepackage|documentclass|newcommand|"
     "renewcommand|def|setlength|addtolength|belowpdfbookmark|currentpdfbookmark|pdfbookmark|"
     "href|url|footnotesize|centerline|resizebox|scalebox|multicolumn|multirow|begin|end|"
-    "hypersetup|graphicspath|affiliation|thanks|email"
+    "hypersetup|graphicspath|affiliation|thanks|email|phantom|hphantom|vphantom"
 )
 # Macros frequent in HEP papers whose meaning a reader would spell out.
 _MACROS = {
@@ -40,8 +40,11 @@ _MACRO_RE = re.compile(
 _COMMENT_RE = re.compile(r"(?<!\\)%.*")
 _DROP_RE = re.compile(r"\\(?:" + _DROP_WITH_ARG + r")\*?(?:\[[^\]]*\])?(?:\{[^{}]*\})?")
 _ENV_FLOAT_OPTS = re.compile(r"^\s*\[[htbp!H]+\]")
-# \begin{tabular}{lcr} and friends: the column spec is not words.
-_BEGIN_ARGS_RE = re.compile(r"\\begin\{[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:\{[^{}]*\})*")
+# \begin{tabular}{lcr} and friends: the column spec is not words, nor "@{\hspace{0.5cm}}l" in it
+# (braces nested two deep, and a space before it after a tabular: LHCb writes "\begin{tabular} {…}").
+_BRACED = r"\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
+_BEGIN_ARGS_RE = re.compile(r"\\begin\{(?:(?:tabular[*x]?|array|longtable)\}(?:\s*\[[^\]]*\])?(?:\s*" + _BRACED + r")+|"
+                            r"[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:" + _BRACED + r")*)")
 _PARTICLE_RE = re.compile(r"\\P(?!hi|si|i\b|r\b)([A-Z][A-Za-z]*|mu|e|gamma|pi|nu|tau|K)(?![a-z])")
 _CMD_RE = re.compile(r"\\([A-Za-z]+)\*?")
 # A sub- or superscript glued to its symbol: B^0_s -> B0s, p_{T} -> pT, \mu^+ -> mu+.
@@ -81,7 +84,9 @@ def clean_latex(text: str) -> str:
     # Remaining commands: keep their name as a word (\Kshort -> Kshort, \rm -> rm is dropped below).
     # LHCb/PDG particle macros: \PW -> W, \Pmu -> mu (but \Phi, \Psi, \Pi are Greek).
     text = _PARTICLE_RE.sub(r"\\\1", text)
-    text = _CMD_RE.sub(lambda m: "" if m.group(1) in _STYLE_CMDS else m.group(1), text)
+    # one word each, also where one follows another: \Kp\pip\pim -> "Kp pip pim" (K+ π+ π−), not "Kppippim"
+    text = _CMD_RE.sub(lambda m: "" if m.group(1) in _STYLE_CMDS else m.group(1) + " " * text.startswith("\\", m.end()),
+                       text)
     text = re.sub(r"[{}$^_]", " ", _glue_scripts(text))
     text = re.sub(r"\\([%&#])", r"\1", text)  # escaped characters are themselves
     text = text.replace("\\", " ")

@@ -13,6 +13,19 @@ def test_clean_latex_keeps_words_and_particle_names():
     assert "tabular" not in clean_latex(r"\begin{tabular}{lcr} a & b \\ \end{tabular}")
 
 
+def test_a_latex_table_keeps_one_row_a_line_without_its_column_spec():
+    """LHCb's 1909.05212: every row of a tabular ran into one line ("… | Value Signal yield | 20 600
+    +- 1 600 Combinatorial …") under a column spec read as words ("@ l@ @ r@"), so no cell had a
+    row or a column; "\\Kp\\pip\\pim" read as the one word "Kppippim"."""
+    latex = (r"\section{Fit} Text. \begin{table}[ht] \centering \caption{Component yields.} \begin{tabular} "
+             r"{@{\hspace{0.5cm}}l@{\hspace{0.25cm}} @{\hspace{0.25cm}}r@{\hspace{0.5cm}}} \hline Parameter & Value "
+             r"\\ \hline Signal yield & $20\,600 \pm 1\,600$\\ \decay{\Bp}{\Kp\pip\pim} background yield & "
+             r"$143 \pm \phantom{0\,0}11$\\ \hline \end{tabular} \end{table}")
+    (table,) = [p.text for p in parse_text(latex).paragraphs if p.kind is ChunkKind.table]
+    assert table.split("\n") == ["Component yields.", "Parameter | Value", "Signal yield | 20 600 +- 1 600",
+                                  "decay Bp Kp pip pim background yield | 143 +- 11"]
+
+
 def test_split_sentences_respects_abbreviations():
     text = "See Fig. 3 and Eq. 2 here. Smith et al. agree. J. Doe disagrees! Then 5 events remain."
     assert split_sentences(text) == [
