@@ -16,6 +16,8 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
   passages tell values apart by and the question leaves out counts against it, a specific
   channel or category twice; a clause that names no measure where the question asks for
   an expected one reads as observed and counts against it;
+* **collaboration**: a value whose clause names only another collaboration than the one the
+  question (or else the title) names is ruled out (CMS's mass in ATLAS's introduction);
 * **kind**: a number of another kind than asked (a mass for a significance, a number
   with a unit for a branching fraction, a data set's size for an uncertainty) is ruled
   out, a setting (√s = 13 TeV, a year, "for mH = 125 GeV") or a confidence level (95% CL)
@@ -197,6 +199,19 @@ def _other_side(asked: Asked, m: Mention) -> bool:
     return m.spread
 
 
+# The collaborations a value may be stated for, as ``tokenize`` spells them.
+_EXPERIMENTS = frozenset(tokenize("ATLAS CMS LHCb ALICE CDF Tevatron Belle BaBar"))
+
+
+def _other_experiment(asked: Asked, m: Mention) -> bool:
+    """Does the value's clause name only collaborations other than the one the question (or
+    else the title) names? CMS's Run 1 + Run 2 mass in the introduction of ATLAS's paper is
+    not ATLAS's."""
+    named = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
+    stated = m.words & _EXPERIMENTS
+    return bool(named and stated and not named & stated)
+
+
 def _confidence_level(m: Mention) -> bool:
     """"95% CL", "at 90% confidence level": the level a limit is set at, not a value."""
     return m.unit == "%" and bool(_CL.match(m.sentence, m.span[1]))
@@ -215,7 +230,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
         heading = set(tokenize(passage.heading))
         for m in passage.mentions:
             fits = _kind_fits(asked, m)
-            if m.condition or fits is False or _confidence_level(m) or _reference(m):
+            if m.condition or fits is False or _confidence_level(m) or _reference(m) or _other_experiment(asked, m):
                 continue
             stated = narrowed(m, resolved(everything, m))
             if _contradicted(asked.context, stated):

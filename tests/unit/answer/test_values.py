@@ -632,3 +632,19 @@ def test_a_value_for_part_of_the_data_asked_counts_against_it():
                               text=text))
     asked = Asked.read("What is the four-lepton Higgs mass when Run 1 and Run 2 are combined?", title)
     assert candidates(asked, [passage])[0].mention.value == Decimal("124.94")
+
+
+def test_a_value_another_collaboration_states_is_not_the_one_asked():
+    """ATLAS's Higgs mass paper quotes CMS's combination in its introduction: "What Higgs boson
+    mass does ATLAS obtain combining Run 1 and Run 2?" ranked CMS's 125.38 GeV first."""
+    passages = [PassageText(1, "The combination of the two CMS Run 2 measurements with their Run 1 results yielded "
+                               "a mH value of 125.38 ± 0.14 GeV [15].", "Introduction"),
+                PassageText(2, "Combining the Run 2 result with the mH measurements performed in Run 1 at 7 and 8 TeV, "
+                               "the combined result is mH = 125.11 ± 0.11 GeV.", "Results")]
+    title = "Combined measurement of the Higgs boson mass from the H → γγ and H → ZZ → 4ℓ decay channels with the ATLAS detector"
+    ranked = candidates(Asked.read("What Higgs boson mass does ATLAS obtain combining Run 1 and Run 2?", title),
+                        hits(passages))
+    assert "125.38 GeV" not in [c.mention.written for c in ranked]
+    assert ranked[0].mention.written == "125.11 GeV"
+    both = [PassageText(1, "Both the ATLAS and CMS Collaborations reported a combined mass of 125.09 ± 0.24 GeV.")]
+    assert "125.09 GeV" in [c.mention.written for c in candidates(Asked.read("What mass does ATLAS report?"), hits(both))]
