@@ -2,9 +2,10 @@
 
 PDF, Word, PowerPoint and web tables arrive in that form (``readers.table_block``);
 here Markdown's pipe tables, LaTeX's tabular environments and the HTML tables converters
-such as MinerU put in their Markdown are brought to it, and a table too long for one chunk is split between rows,
-each part under the table's first row (its column names). Cut anywhere else, a row's
-maths loses its closing ``$`` and every later cell of that chunk is read inside out:
+such as MinerU put in their Markdown are brought to it, and a table too long for one
+chunk is split between rows, each part under the table's first row (its column names).
+Cut anywhere else, a row's maths loses its closing ``$`` and every later cell of that
+chunk is read inside out:
 ``$0.02212\\pm0.00022$`` became the tokens "02212pm" and "00022", so the values could
 not be found.
 """

@@ -35,7 +35,8 @@ def setting(asked: Asked, m: Mention) -> float:
         return -1.0  # the question states it: a setting of what it asks ("in the 90% window"), not the answer
     score = 0.0
     label = _figures(m.sentence.split(" | ", 1)[0]) if " | " in m.sentence else ()
-    matched: set[int] = set()  # each number the question states counts once: "tt 2-lepton 2-jet" for "the 2-jet category"
+    # each number the question states counts once: "tt 2-lepton 2-jet" for "the 2-jet category"
+    matched: set[int] = set()
     for f in label:  # a table row's label names its row ("1-lepton", "7 TeV"), whatever kind its cells are
         alike = [k for k, wanted in enumerate(asked.stated) if _alike(f, wanted.unit, wanted.kind)]
         same = {k for k in alike if _same(f, asked.stated[k])}

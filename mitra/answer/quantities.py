@@ -411,7 +411,8 @@ def mentions(text: str, heading: str = "") -> tuple[Mention, ...]:
             anaphoric = previous if _ANAPHOR.match(sentence) else ""
             out.extend(_read(sentence, anaphoric, heading))
             previous = sentence
-        previous = split_sentences(" ".join(caption_lines(lines)))[-1] if previous else previous
+        if previous:  # the caption a table after this prose reads, past its header's fragments
+            previous = (split_sentences(" ".join(caption_lines(lines))) or [previous])[-1]
     return tuple(out)
 
 
