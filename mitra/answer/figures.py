@@ -72,6 +72,7 @@ _REFERENCE = re.compile(  # "Figs. 3 and 4" lists labels; "Fig. 3 and 65% of eve
 _CODE = re.compile(r"\b[^\W\d_][\w.]*(?:[-:/][\w.]+)*[-:/]\d[\w.]*(?:[-:/][\w.]+)*")
 _PRIMED = re.compile(r"(?<=\w)['′]\s?\^?\{?\d")  # x'2, x' 2, x'^2: a primed symbol's script
 _SCRIPT = re.compile(r"(?<=[^\W\d_])\s?\^\s?\{?\d")  # q^2, q^{2}, p_T^2: a symbol's power
+_CHI_SQUARED = re.compile(r"(?<=χ)\s?2(?![\d.])")  # "χ 2 -requirement", "χ 2 /N": χ², as a text layer flattens it
 # A unit's power flattened onto it: "GeV 2 /c4" (GeV^2/c^4), "MeV/c 2".
 _UNIT_POWER = re.compile(r"(?:(?<=eV)\s?\^?[2-4](?=\s?/)|(?<=/c)\s?\^?[2-4](?![\d.]))")
 # A year written alone: a name or a date ("Planck 2018", "in 2016", "2015-2018"), not a value.
@@ -122,7 +123,7 @@ def names(text: str) -> list[tuple[int, int]]:
     reference, page or run ("Fig. 10", "Eq. (4)", "Ref. [12]", "Run 2"), a catalogue number
     ("SMP-24-002", "arXiv:1207.7235"), a primed symbol's script (the 2 of "x'2"), a unit's power
     ("GeV 2 /c4")."""
-    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED, _SCRIPT, _UNIT_POWER) for m in pattern.finditer(text)]
+    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED, _SCRIPT, _CHI_SQUARED, _UNIT_POWER) for m in pattern.finditer(text)]
 
 
 def in_name(spans: list[tuple[int, int]], pos: int) -> bool:

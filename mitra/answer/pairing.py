@@ -121,6 +121,8 @@ def _same(a: Figure, b: Figure) -> bool:
 _EQUATED = re.compile(r"([^=,;:]{1,40})=\s*\(?\s*[-−+]?\s*\Z")
 _ARGUMENTS = re.compile(r"\([^()]*\)")
 _SYMBOL_START = re.compile(r"[^\W\d_][^\s]*(?:\s+\d+)?\s*\Z")  # "agamma", "x' 2", "tauBsToKK"
+# A hat the PDF text layer puts between a symbol and its subscript: "κˆ F" is κ̂_F, the question's "κF".
+_HAT = re.compile(r"[ˆ˜¯]\s+(?=[^\W\d_]{1,3}\s*\Z)")
 # A symbol's letter as the word a question uses for it.
 _SYMBOL_WORDS = {"tau": "lifetim", "m": "mass", "sigma": "section"}
 
@@ -132,7 +134,7 @@ def equated(asked: Asked, m: Mention) -> float:
     if asked.kind and asked.kind != m.kind:
         return 0.0  # "the significance of the Re(C9) shift": not "Delta Re(C9) = −1.04", the shift itself
     found = _EQUATED.search(m.sentence, 0, m.span[0])
-    symbol = _SYMBOL_START.search(_ARGUMENTS.sub(" ", found.group(1)).rstrip()) if found else None
+    symbol = _SYMBOL_START.search(_HAT.sub("", _ARGUMENTS.sub(" ", found.group(1)).rstrip())) if found else None
     if symbol is None:
         return 0.0
     head, *rest = tokenize(symbol.group()) or [""]

@@ -451,6 +451,14 @@ def test_a_primed_symbol_s_script_is_no_value():
                                                                                                       "5.5"]
 
 
+def test_chi_squared_flattened_by_a_text_layer_is_no_value():
+    """ATLAS's four-lepton selection table: "Common vertex - χ 2 -requirement" ranked its 2
+    first for the coupling modifier κF."""
+    from mitra.answer.quantities import mentions
+    assert [m.written for m in mentions("Common vertex - χ 2 -requirement on the fit of the four lepton tracks")] == []
+    assert [m.written for m in mentions("A global goodness-of-fit of χ 2 of 25.3 is obtained.")] == ["25.3"]
+
+
 def test_a_unit_s_power_flattened_onto_it_is_no_value():
     """"1.1 < qsq < 6.0 GeV 2 /c4 is 624 +- 30" (GeV²/c⁴ flattened): the demo model's value box
     bolded that 2 for the signal yield."""
@@ -648,3 +656,13 @@ def test_a_value_another_collaboration_states_is_not_the_one_asked():
     assert ranked[0].mention.written == "125.11 GeV"
     both = [PassageText(1, "Both the ATLAS and CMS Collaborations reported a combined mass of 125.09 ± 0.24 GeV.")]
     assert "125.09 GeV" in [c.mention.written for c in candidates(Asked.read("What mass does ATLAS report?"), hits(both))]
+
+
+def test_a_hat_between_a_symbol_and_its_subscript_still_names_the_symbol():
+    """ATLAS's four-lepton paper as its PDF text layer reads: "κˆ F = 0.88 ± 0.16" is the κF the
+    question names; the hat between them hid the equation, and a selection's χ2 ranked first."""
+    passage = PassageText(1, "The best-fit value is κˆ V = 1.02 ± 0.06 and κˆ F = 0.88 ± 0.16, with the correlation "
+                             "of −0.17.")
+    asked = Asked.read("What value of the fermion coupling modifier κF does the four-lepton fit prefer?")
+    ranked = candidates(asked, hits([passage]))
+    assert ranked[0].mention.written == "0.88" and ranked[0].signals["equated"] == 1.0
