@@ -62,6 +62,14 @@ def test_the_numbers_a_question_states_do_not_name_the_kind_asked():
     assert Asked.read("What mass is found near 125 GeV?").kind == "energy"
 
 
+def test_how_long_a_particle_lives_asks_for_a_lifetime():
+    """"How long does the standard model Higgs boson live?" asked for no kind, so an interval's
+    0.0061 (a ratio to the SM) ranked over "τH = 1.6 × 10-22 s"."""
+    assert Asked.read("How long does the standard model Higgs boson live?").kind == "time"
+    assert Asked.read("What decay time constant was measured for the fibres?").kind == "time"
+    assert Asked.read("How long is the detector?").kind == ""
+
+
 def test_the_size_of_a_data_set_asks_for_its_luminosity():
     """"How large is the 8 TeV data set …?" asked for no kind, so its 19.7 fb⁻¹ was ruled out."""
     assert Asked.read("How large is the 8 TeV data set used in the CMS ttH combination?").kind == "luminosity"
