@@ -36,7 +36,7 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("bb", r"\bb\s?b̄|\bbb\b|\bb\s?\\bar\{?b\}?|\bbbbar\b"),
         # LHCb's decay macros end in it: "Kstarzmumu", "phimumu"
         ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\s?mu\b|(?<=[a-z])mumu\b|\bdimuon|\\mu\s?\\mu"),
-        ("ee", r"\bee\b|\bdielectron|\be\+\s?e[-−]"),
+        ("ee", r"\bee(?![A-Za-z0-9])|\bdielectron|\be\+\s?e[-−]"),  # "Z → eeγ" too
         ("electron", r"\belectrons? (?:channel|final state)"),
         ("muon", r"\bmuons? (?:channel|final state)"),
         # not "the combined statistical and systematic uncertainties": a sum of uncertainties, not of channels

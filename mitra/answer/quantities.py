@@ -274,7 +274,9 @@ def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
 def _respectively(text: str, raws: list[Figure], quals, bound: list[dict[str, set[str]]]) -> None:
     """"… for A and B … x and y, respectively": A is x's, B is y's."""
     for mark in RESPECTIVELY.finditer(text):
-        before = [i for i, r in enumerate(raws) if r.end <= mark.start() and not r.paren]
+        # the values listed, not their uncertainties: "(3.3 ± 2.0) × 10-3 and (1.4 ± 1.1) × 10-3 in the
+        # Z → eeγ and Z → μμγ samples, respectively" pairs 3.3 and 1.4
+        before = [i for i, r in enumerate(raws) if r.end <= mark.start() and not r.paren and not r.spread]
         by_class: dict[str, list[str]] = {}
         for cls, value, start, _ in quals:
             if start < mark.start() and cls != "setting" and value not in by_class.setdefault(cls, []):
@@ -289,7 +291,7 @@ def _respectively(text: str, raws: list[Figure], quals, bound: list[dict[str, se
             for i, value in zip(same[-len(values):], values):
                 bound[i][cls] = {value}
             after = [i for i, r in enumerate(raws) if r.start > mark.end() and r.kind == kind and not r.paren
-                     and not _is_condition(r, quals)]
+                     and not r.spread and not _is_condition(r, quals)]
             if len(after) == len(values):  # "…, respectively, compared with expected 2.15 and 2.20 TeV"
                 for i, value in zip(after, values):
                     bound[i].setdefault(cls, {value})

@@ -175,3 +175,13 @@ def test_an_lhcb_decay_macro_ending_in_mumu_names_the_dimuon_channel():
     (m,) = [m for m in mentions("Misidentified decay Bs phimumu events are at (0.33 +- 0.12)% of the signal.")
             if m.written.startswith("0.33")]
     assert m.qualifiers.get("channel") == frozenset({"μμ"})
+
+
+def test_respectively_pairs_the_listed_values_not_their_uncertainties():
+    """ATLAS's calibration paper: "(3.3 ± 2.0) × 10-3 and (1.4 ± 1.1) × 10-3 in the Z → eeγ and
+    Z → μμγ samples, respectively" gave μμ to the uncertainty 1.1 and ee to 1.4 (and "eeγ" was
+    no ee at all), so the μμγ scale factor was ruled out for a question about μμγ."""
+    sentence = ("The inclusive residual photon energy scale factors are measured to be (3.3 ± 2.0) × 10-3 and "
+                "(1.4 ± 1.1) × 10-3 in the Z → eeγ and Z → μμγ samples, respectively.")
+    channel = {m.written: m.qualifiers.get("channel") for m in mentions(sentence)}
+    assert channel["3.3"] == frozenset({"ee"}) and channel["1.4"] == frozenset({"μμ"})
