@@ -203,11 +203,10 @@ def _other_side(asked: Asked, m: Mention) -> bool:
 _EXPERIMENTS = frozenset(tokenize("ATLAS CMS LHCb ALICE CDF Tevatron Belle BaBar"))
 
 
-def _other_experiment(asked: Asked, m: Mention) -> bool:
-    """Does the value's clause name only collaborations other than the one the question (or
-    else the title) names? CMS's Run 1 + Run 2 mass in the introduction of ATLAS's paper is
-    not ATLAS's."""
-    named = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
+def _other_experiment(named: frozenset[str], m: Mention) -> bool:
+    """Does the value's clause name only collaborations other than ``named``, those the
+    question (or else the title) names? CMS's Run 1 + Run 2 mass in the introduction of
+    ATLAS's paper is not ATLAS's."""
     stated = m.words & _EXPERIMENTS
     return bool(named and stated and not named & stated)
 
@@ -225,12 +224,13 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     sentences = list({m.sentence: set(tokenize(m.sentence)) for m in everything}.values())
     weights = _idf(sentences, asked.quantity)
     texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
+    named = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
     found: list[Candidate] = []
     for rank, (hit, passage) in enumerate(zip(hits, passages)):
         heading = set(tokenize(passage.heading))
         for m in passage.mentions:
             fits = _kind_fits(asked, m)
-            if m.condition or fits is False or _confidence_level(m) or _reference(m) or _other_experiment(asked, m):
+            if m.condition or fits is False or _confidence_level(m) or _reference(m) or _other_experiment(named, m):
                 continue
             stated = narrowed(m, resolved(everything, m))
             if _contradicted(asked.context, stated):
