@@ -224,13 +224,13 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     sentences = list({m.sentence: set(tokenize(m.sentence)) for m in everything}.values())
     weights = _idf(sentences, asked.quantity)
     texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
-    named = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
+    collaborations = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
     found: list[Candidate] = []
     for rank, (hit, passage) in enumerate(zip(hits, passages)):
         heading = set(tokenize(passage.heading))
         for m in passage.mentions:
             fits = _kind_fits(asked, m)
-            if m.condition or fits is False or _confidence_level(m) or _reference(m) or _other_experiment(named, m):
+            if m.condition or fits is False or _confidence_level(m) or _reference(m) or _other_experiment(collaborations, m):
                 continue
             stated = narrowed(m, resolved(everything, m))
             if _contradicted(asked.context, stated):

@@ -662,6 +662,9 @@ def test_a_value_another_collaboration_states_is_not_the_one_asked():
                         hits(passages))
     assert "125.38 GeV" not in [c.mention.written for c in ranked]
     assert ranked[0].mention.written == "125.11 GeV"
+    # read in the other order, after a value bound to a qualifier the question names
+    assert [c.mention.written for c in candidates(Asked.read("What Higgs boson mass does ATLAS obtain combining Run 1 "
+                                                             "and Run 2?", title), hits(passages[::-1]))][0] == "125.11 GeV"
     both = [PassageText(1, "Both the ATLAS and CMS Collaborations reported a combined mass of 125.09 ± 0.24 GeV.")]
     assert "125.09 GeV" in [c.mention.written for c in candidates(Asked.read("What mass does ATLAS report?"), hits(both))]
 
