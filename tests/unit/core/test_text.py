@@ -21,6 +21,10 @@ from mitra.core.text import clean_latex, tokenize
         ["B0 → K+π−", "BdToKpi", r"B^0 \to K^+\pi^-"],
         ["B0 → K*0 μ+μ−", r"$B^0\to K^{*0}\mu^+\mu^-$", "BdToKstmm"],
         ["Bs0 -> J/psi pi+pi-", "BsToJpsipipi", r"B_s^0 \to J/\psi \pi^+\pi^-"],
+        # macro symbols standing alone, as LaTeX-to-text leaves "\Bp\Kp\pip\pim"
+        ["B+ → K+π+π−", "Bp Kp pip pim", r"\Bp\Kp\pip\pim", r"$\Bp \to \Kp\pip\pim$"],
+        ["B0 → K*0 μ+μ−", "Bz Kstarz mumu"],
+        ["Ξ− π+", "Xim pip"],
         ["Ω0c", "Omegac0", r"\Omega_c^0"],
         ["K0S", "K_S^0", "KS"],
         ["Delta ms", "Δms", r"\Delta m_s", r"\dms"],
@@ -37,6 +41,9 @@ def test_prose_is_not_glued_or_renamed():
     assert tokenize("an _important_ point") == ["import", "point"]
     assert tokenize("the number museum") == ["number", "museum"]
     assert tokenize("the ee and bb channels") == ["e", "e", "b", "b", "channel"]
+    # a symbol that is also a unit or a word stays itself, as does one glued to a charge
+    assert tokenize("5 mm from the pp collision point") == ["5", "mm", "pp", "collis", "point"]
+    assert tokenize("Kp+ and pip-") == ["kp", "pip"]
 
 
 def test_clean_latex_glues_scripts_as_the_tokenizer_does():
