@@ -147,6 +147,8 @@ def _kind_fits(asked: Asked, m: Mention) -> bool | None:
     kind (ruled out)."""
     if m.kind == "luminosity" and (asked.kind != "luminosity" or (asked.spread and not m.spread)):
         return False  # "9 fb⁻¹": the data a result is stated on, not the result, nor its luminosity's uncertainty
+    if asked.kind == "count" and m.power is not None and m.power < 0:
+        return False  # "how many decays": not the "10-8" of a branching fraction
     if not asked.kind and m.kind in UNIT_KINDS and _RATIO.search(asked.text):
         return False  # a branching fraction, a signal strength, an asymmetry has no unit: not "125 GeV"
     if not asked.kind or not m.kind or (m.kind == "percent" and asked.kind in UNIT_KINDS):
