@@ -45,8 +45,12 @@ PLUS_MINUS = re.compile(r"\s*\)?\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")
 # An asymmetric uncertainty: "+0.40" after its value, then "-0.39" ("^{+0.40}_{-0.39}" too);
 # not "3 + 4": the sign sits against one of its numbers.
 _UP = re.compile(r"\s*(?:\([a-z.]+\)\s*)?(?:\^\s?\{?)?\+|\+\s")  # after "(stat)" too
-_DOWN = re.compile(r"\s*\}?\s*(?:_\s?\{?)?[-−–]\s?")
-_SAME_UNIT = re.compile(r"\s*\)?\s*(?:\(|,|and|or|to|[-–]|±|\+-|\+/-|\\pm)?\s*\(?\s*")
+_DOWN = re.compile(r"\s*(?:\([a-z.]+\)\s*)?\}?\s*(?:_\s?\{?)?[-−–]\s?")  # after "(stat)" too
+# The same, as a PDF's text layer glues its scripts onto the value: "1.16-0.25+0.27" (the
+# subscript first) or "1.16+0.27-0.25"; the minus glued between digits is no range here.
+_GLUED = re.compile(r"(?<![\w.])(?P<c>\d+(?:\.\d+)?)(?:[-−–](?P<d1>\d+(?:\.\d+)?)\+(?P<u1>\d+(?:\.\d+)?)"
+                    r"|\+(?P<u2>\d+(?:\.\d+)?)[-−–](?P<d2>\d+(?:\.\d+)?))(?!\w|\.\d)")
+_SAME_UNIT = re.compile(r"\s*\)?\s*(?:\(|,|and|or|to|[-–+]|±|\+-|\+/-|\\pm)?\s*\(?\s*")
 _RESTATED = re.compile(r"\s*(?:\([a-z.]+\)\s*)?=\s*")
 _TAGGED_PLUS_MINUS = re.compile(r"\s*\([a-z.]+\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")  # "± 0.18 (stat.) ± 0.04"
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
@@ -187,6 +191,7 @@ def figures(text: str) -> list[Figure]:
             raw.unit, raw.kind, raw.end = found
             raw.unit_written = text[unit_from:raw.end].strip()
         raws.append(raw)
+    raws = _glued(text, raws)
     for before, after in zip(raws, raws[1:]):  # "5.0 (5.8) σ", "2.15 and 2.20 TeV", "5.0 ± 0.3 GeV": one unit
         between = text[before.end:after.start]
         if re.fullmatch(r"\s*\(\s*", between) and (re.match(r"\s*\)", text[after.num_end:])
@@ -213,3 +218,24 @@ def figures(text: str) -> list[Figure]:
         if _SAME_UNIT.fullmatch(between) or (after.paren and re.fullmatch(r"\s*\(\s*", between)) or chained:
             before.unit, before.kind, before.unit_written = after.unit, after.kind, after.unit_written
     return raws
+
+
+def _glued(text: str, raws: list[Figure]) -> list[Figure]:
+    """``raws`` with the glued asymmetric uncertainties of ``text`` ("1.16-0.25+0.27") read:
+    the number after the glued minus, which reads as a range's end or a name otherwise, is
+    added, the value marked central and both uncertainties spread."""
+    at = {r.start: r for r in raws}
+    for match in _GLUED.finditer(text):
+        central = at.get(match.start("c"))
+        if central is None or central.power is not None:
+            continue  # a name's digits, or "10-6+…"
+        central.central = True
+        for group in ("d1", "u1", "u2", "d2"):
+            if match.start(group) < 0:
+                continue
+            raw = at.get(match.start(group))
+            if raw is None:
+                raw = at[match.start(group)] = Figure(match.start(group), match.end(group), match.end(group),
+                                                      _decimal(match.group(group)), None)
+            raw.spread = True
+    return sorted(at.values(), key=lambda r: r.start)

@@ -12,6 +12,7 @@ import pytest
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import candidates, confident, label_of, siblings
 from mitra.answer.claims import PassageText
+from mitra.answer.figures import figures
 from mitra.answer.choose import choice_messages, choice_schema, confidence, parse_choice, written
 from mitra.answer.prompts import question_sentences
 from mitra.answer.values import extra, first, numbered, pinned, quoted, stated
@@ -552,7 +553,12 @@ def test_a_bare_number_or_the_questions_own_is_never_shown_first():
         text="Best fit values of the signal strength modifier μttH, for the five individual decay channels "
              "considered, the combined result for 7+8 TeV alone and for 13 TeV alone, and the overall combined "
              "result."))])
-    assert bare[0].mention.written == "7" and bare[0].signals["bare"] and not confident(bare, 0.0)
+    assert "7" not in [c.mention.written for c in bare]  # "7+8 TeV": two energies, a setting
+    bare = candidates(Asked.read("What combined signal strength does CMS measure?"), [Hit(chunk=Chunk(
+        id="b", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
+        text="Best fit values of the signal strength modifier μttH, for the 5 individual decay channels "
+             "considered and the overall combined result."))])
+    assert bare[0].mention.written == "5" and bare[0].signals["bare"] and not confident(bare, 0.0)
     own = candidates(Asked.read("How many background events are expected in the 90% signal window?"), [Hit(chunk=Chunk(
         id="o", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
         text="Table 1: The expected signal ( S90 ) and background ( B90 ) yields in a diphoton invariant mass "
@@ -677,3 +683,19 @@ def test_a_hat_between_a_symbol_and_its_subscript_still_names_the_symbol():
     asked = Asked.read("What value of the fermion coupling modifier κF does the four-lepton fit prefer?")
     ranked = candidates(asked, hits([passage]))
     assert ranked[0].mention.written == "0.88" and ranked[0].signals["equated"] == 1.0
+
+
+def test_an_asymmetric_uncertainty_the_text_layer_glued_on_is_read():
+    """ATLAS VH(bb) (1808.08238) as its PDF text layer reads: "1.16-0.25+0.27" (the subscript
+    first) lost its −0.25 and left 1.16 no central value, so it ranked first for "the total
+    systematic uncertainty on the signal strength"."""
+    read = [(str(f.value), f.central, f.spread) for f in figures("VH, H → bb combination | 1.16-0.25+0.27 | 4.9")]
+    assert read == [("1.16", True, False), ("0.25", False, True), ("0.27", False, True), ("4.9", False, False)]
+    assert [(str(f.value), f.unit, f.spread) for f in figures("μ = 1.16+0.27-0.25.")] == [
+        ("1.16", "", False), ("0.27", "", True), ("0.25", "", True)]
+    assert [f.unit for f in figures("a width of 3.2-1.7+2.4 MeV")] == ["MeV"] * 3
+    assert [str(f.value) for f in figures("in the range 0.5-1.0 GeV, SMP-24-002")] == ["0.5"]  # no "+": a range
+    passage = PassageText(1, "VH, H → bb combination | 1.16-0.25+0.27 | 7.3 · 10-6 | 5.3 · 10-7 | 4.3 | 4.9")
+    ranked = candidates(Asked.read("What is the uncertainty on the VH(bb) signal strength?"), hits([passage]))
+    central = next(c for c in ranked if c.mention.written == "1.16")
+    assert central.signals["spread"] == 1.0
