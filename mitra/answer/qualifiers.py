@@ -61,7 +61,7 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("scalar", r"(?<![-\w])scalar\b"),
     ],
     # "upper limit", "the lower end of the interval"; not "photons with lower energy"
-    "limit": [("upper", r"\bupper\b" + _BOUND_NOUN), ("lower", r"\blower\b" + _BOUND_NOUN)],
+    "limit": [("upper", r"\bupper\b" + _BOUND_NOUN + r"|\bULs?\b"), ("lower", r"\blower\b" + _BOUND_NOUN)],
     "region": [("barrel", r"\bbarrel\b"), ("endcap", r"\bend-?caps?\b")],
     "run": [
         ("Run 1", r"\bRun[- ]?(?:1|I)\b"),

@@ -98,12 +98,14 @@ class Mention:
 
 
 def _paren_following(text: str, quals: list[tuple[str, str, int, int]]) -> set[int]:
-    """Indexes of qualifiers written in brackets right after one of their class: "observed (expected)"."""
+    """Indexes of qualifiers written in brackets right after one of their class: "observed
+    (expected)", "observed (expected for μ = 0)", "observed (expected in absence of H → μμ decays)"."""
     out = set()
     for i, (cls, _, start, end) in enumerate(quals):
         for j in range(i - 1, -1, -1):
             other = quals[j]
-            if other[0] == cls and re.fullmatch(r"\s*\(\s*", text[other[3]:start]) and re.match(r"\s*\)", text[end:]):
+            if other[0] == cls and re.fullmatch(r"\s*\(\s*", text[other[3]:start]) and re.match(r"[^()]{0,60}\)",
+                                                                                                  text[end:]):
                 out.add(i)
                 break
     return out

@@ -102,6 +102,13 @@ def test_the_passages_own_sentence_for_the_asked_quantity():
     ("The observed (expected) upper limit at 95% confidence on the signal strength is found to be 2.4 (2.6).",
      {"95 %": {"measure": {"observed"}, "limit": {"upper"}}, "2.4": {"measure": {"observed"}, "limit": {"upper"}},
       "2.6": {"measure": {"expected"}, "limit": {"upper"}}}),
+    # CMS H → μμ (2009.04363): the bracket says more than its measure; its 2.9 had read as expected
+    ("An observed (expected in absence of H → μ+μ− decays) upper limit of 2.9 (2.2) times the SM prediction was set.",
+     {"2.9": {"measure": {"observed"}, "channel": {"μμ"}, "limit": {"upper"}},
+      "2.2": {"measure": {"expected"}, "channel": {"μμ"}, "limit": {"upper"}}}),
+    ("The observed (expected for μ = 0) UL on μ for mH = 125.38 GeV is 1.9 (0.8).",
+     {"0": {}, "125.38 GeV": {}, "1.9": {"measure": {"observed"}, "limit": {"upper"}},
+      "0.8": {"measure": {"expected"}, "limit": {"upper"}}}),
     ("The 7 and 8 TeV data sets exhibit an excess of 3.2 σ and 3.8 σ significance, respectively.",
      {"7 TeV": {}, "8 TeV": {}, "3.2 σ": {"energy": {"7 TeV"}}, "3.8 σ": {"energy": {"8 TeV"}}}),
 ])
