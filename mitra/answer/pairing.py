@@ -8,6 +8,7 @@ signals (``candidates``).
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from functools import lru_cache
 
 from mitra.answer.asked import Asked
@@ -34,7 +35,7 @@ def setting(asked: Asked, m: Mention) -> float:
     if any(_same(m_figure, wanted) for m_figure in found if m_figure.start == m.span[0] for wanted in asked.stated):
         return -1.0  # the question states it: a setting of what it asks ("in the 90% window"), not the answer
     score = 0.0
-    label = _figures(m.sentence.split(" | ", 1)[0]) if " | " in m.sentence else ()
+    label = _label_numbers(m.sentence.split(" | ", 1)[0]) if " | " in m.sentence else ()
     # each number the question states counts once: "tt 2-lepton 2-jet" for "the 2-jet category"
     matched: set[int] = set()
     for f in label:  # a table row's label names its row ("1-lepton", "7 TeV"), whatever kind its cells are
@@ -104,6 +105,18 @@ def _apart(sentence: str, span: tuple[int, int], f: Figure) -> tuple[bool, int]:
     ("0.4% at 10 GeV, and 0.3% at 1 TeV"), then the characters between."""
     between = sentence[span[1]:f.start] if f.start >= span[1] else sentence[f.end:span[0]]
     return bool(_BOUNDARY.search(between)), len(between)
+
+
+# A number a row's label glues onto its name: "ggH-cat4", "SR2", "bin3" (a figure would be a name's digits).
+_GLUED_INDEX = re.compile(r"(?<=[^\W\d_])\d{1,2}\b")
+
+
+@lru_cache(maxsize=4096)
+def _label_numbers(label: str) -> tuple[Figure, ...]:
+    """The numbers a table row's label names its row by: its figures ("1-lepton", "7 TeV"),
+    and an index glued onto a name ("ggH-cat4" is category 4 of "in ggH category 4")."""
+    glued = tuple(Figure(g.start(), g.end(), g.end(), Decimal(g.group()), None) for g in _GLUED_INDEX.finditer(label))
+    return tuple(sorted(_figures(label) + glued, key=lambda f: f.start))
 
 
 def _alike(f: Figure, unit: str, kind: str) -> bool:

@@ -141,3 +141,17 @@ def test_a_caption_reaches_the_cells_over_header_fragments_on_lines_of_their_own
              "Channel\nExp. | Obs.\nVBF+ggF | 0.9 | 1.5\nttH | 1.9 | 1.9\nVH | 5.1 | 4.9")
     (cell,) = [m for m in mentions(table) if m.written == "1.5"]
     assert "bb" in cell.qualifiers["channel"]
+
+
+def test_a_row_named_by_an_index_glued_on_is_the_row_a_question_numbers():
+    """"ggH category 4" is the row "ggH-cat4": its glued 4 had read as no number, so its own cells
+    counted against it (the question's 4 was not in its row) and the demo model answered
+    category 3's HWHM with no warning."""
+    cat3 = CMS_TABLE_4.replace("ggH-cat1 | 268 | 93.7 | 2.9 | 3.4 | 2.12 | 86 360 | 86 632 | 0.20 | 0.60",
+                               "ggH-cat3 | 131 | 93.2 | 4.0 | 2.8 | 1.60 | 12 660 | 12 738 | 0.70 | 0.80")
+    hit = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
+                          section=["7 The ggH production category"], text=cat3), scores={"hybrid": 1.0})
+    ranked = candidates(Asked.read("What is the half-width at half-maximum of the signal peak in ggH category 4?"),
+                        [hit])
+    assert ranked[0].mention.written == "1.47" and ranked[0].signals["setting"] == 1.0
+    assert next(c for c in ranked if c.mention.written == "1.60").signals["setting"] == -1.0
