@@ -227,7 +227,8 @@ class Answerer:
             chosen = self.choose(asked, numbered, prompt, timings)
             if chosen is not None:
                 candidate, value, confidence, usage = chosen
-                sure = values.sure(value, confidence, quote, self.settings) and values.about_it(asked, candidate)
+                sure = (values.sure(value, confidence, quote, self.settings) and values.about_it(asked, candidate)
+                        and values.agrees(candidate, [c for _, c in numbered]))
                 number = values.numbers(prompt.sources)
                 text, cited, remarks = values.stated(value), [value.passage], []
                 if not sure:

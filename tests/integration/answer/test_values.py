@@ -189,6 +189,23 @@ def test_a_choice_less_likely_than_value_lead_yields_the_lead_to_the_ranking(ans
     assert f"the model's choice, {other}" in note.text and f"leads with {written}" in note.text
 
 
+def test_a_sure_choice_the_ranking_puts_lower_is_not_stated_as_the_answer(answerer, demo_pipeline, ollama_stub):
+    """The demo model, sure (89 %) of "2.5" for the SM's H → μμ branching fraction, an expected
+    significance the code ranked below 2.18 × 10⁻⁴, was shown unwarned. Where the model and the
+    ranking differ, neither is stated as the answer: the warned list leads with the value shown
+    first (the ranking's, here), and the note names both."""
+    analysis = demo_pipeline.kb.get_analysis("EXO-24-003")
+    first = answerer.retrieve(analysis, VECTOR, type("T", (), {"rerank_ms": 0.0, "retrieve_ms": 0.0})())[3][0]
+    written = first.mention.sentence[slice(*first.mention.span)]
+    ollama_stub.reply = lambda r: choice_of(r, "2.20 TeV")
+    answer = answerer.answer(analysis, VECTOR)
+    assert answer.value is None and answer.value_confidence > 0.7
+    assert answer.text.startswith(f"Not sure which value is asked. The likeliest is {written}")
+    assert "2.20 TeV" in answer.text
+    (note,) = answer.notes
+    assert "the model's choice, 2.20 TeV" in note.text and f"puts first, {written}" in note.text
+
+
 def test_an_unsure_choice_does_not_displace_the_value_shown_first(answerer, demo_pipeline, ollama_stub):
     """The demo model's run: the value box showed the VBF expectation (37.6 signal events),
     then the model chose 566 at 55 % and the warned answer led with 566. The member already
