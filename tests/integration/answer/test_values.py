@@ -123,12 +123,12 @@ BACKGROUND_PART = "What is the dominant background in the signal region?"
 TWO_PARTS = f"{BACKGROUND_PART} Up to what mass is the vector mediator excluded?"
 
 
-def two_parts_reply(prose: str):
+def two_parts_reply(prose: str, chosen: str = "2.10 TeV"):
     """The stub's replies to a background part and a vector-mediator value part: the split,
-    the choice of 2.10 TeV, then ``prose`` for the background."""
+    the choice of ``chosen``, then ``prose`` for the background."""
     def reply(request: dict) -> str:
         if "format" in request:
-            return choice_of(request, "2.10 TeV")
+            return choice_of(request, chosen)
         if request["messages"][0]["content"].startswith("Split the user's question"):
             return f"{BACKGROUND_PART}\nUp to what mass is the vector mediator excluded?"
         return prose
@@ -252,3 +252,12 @@ def test_a_value_the_model_states_after_choosing_none_is_not_confirmed(answerer,
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
     assert "2.10 TeV" in answer.text and not answer.withheld
     assert any(n.kind == "value uncertain" and "not confirmed" in n.text for n in answer.notes)
+
+
+def test_a_sure_value_part_the_ranking_puts_lower_gets_the_warned_values(answerer, demo_pipeline, ollama_stub):
+    """As a single question's: a part's choice the ranking does not put first is not stated."""
+    ollama_stub.reply = two_parts_reply("1. The dominant background is Z boson production with decays to neutrinos [1].",
+                                        chosen="2.20 TeV")
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), TWO_PARTS)
+    assert "2. Not sure which value is asked. The likeliest is 2.20 TeV" in answer.text
+    assert any(n.kind == "value uncertain" and "puts first" in n.text for n in answer.notes)
