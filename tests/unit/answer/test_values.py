@@ -699,3 +699,16 @@ def test_an_asymmetric_uncertainty_the_text_layer_glued_on_is_read():
     ranked = candidates(Asked.read("What is the uncertainty on the VH(bb) signal strength?"), hits([passage]))
     central = next(c for c in ranked if c.mention.written == "1.16")
     assert central.signals["spread"] == 1.0
+
+
+def test_a_tie_goes_to_the_value_whose_sentence_names_what_the_question_does():
+    """ATLAS's Higgs mass (2308.04775): the Run 2 and the Run 1 + Run 2 systematic uncertainties
+    tie where each clause names only "syst." ("Combining the Run 2 result with … Run 1 …, the
+    combined result is: … ± 0.06 (syst.)"); the sentence naming Run 1 as well breaks the tie."""
+    passage = PassageText(1, "Using the Run 2 data at 13 TeV, the result is: mH = 125.10 ± 0.09 (stat.) ± 0.07 (syst.) "
+                             "= 125.10 ± 0.11 GeV. Combining the Run 2 result with the Run 1 measurements at 7 and 8 "
+                             "TeV, the result is: mH = 125.11 ± 0.09 (stat.) ± 0.06 (syst.) = 125.11 ± 0.11 GeV.")
+    ranked = candidates(Asked.read("How large is the systematic uncertainty on the ATLAS Run 1 + Run 2 Higgs mass?"),
+                        hits([passage]))
+    assert [c.mention.written for c in ranked[:2]] == ["0.06 GeV", "0.07 GeV"]
+    assert [c.signals["around"] for c in ranked[:2]] == [3, 2]
