@@ -299,7 +299,11 @@ def confident(ranked: Sequence[Candidate], margin: float) -> bool:
         return False
     if first.signals["bound"] or first.signals["bare"] or first.signals["setting"] < 0:
         return False  # a selection's bound ("0.98<q2<1.10"), a bare "7" of "7+8 TeV", the question's own "90%"
-    return len(ranked) == 1 or first.score - ranked[1].score >= margin
+    if len(ranked) == 1:
+        return True
+    # "around" only breaks ties: it never makes a lead clear (it had lifted one over the margin)
+    ties = W_AROUND * (first.signals.get("around", 0) - ranked[1].signals.get("around", 0))
+    return first.score - ranked[1].score - ties >= margin
 
 
 def _named(m: Mention, cls: str) -> frozenset[str]:

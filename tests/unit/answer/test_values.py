@@ -5,6 +5,7 @@ the CMS discovery paper (1207.7235) and the demo's notes."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -712,3 +713,18 @@ def test_a_tie_goes_to_the_value_whose_sentence_names_what_the_question_does():
                         hits([passage]))
     assert [c.mention.written for c in ranked[:2]] == ["0.06 GeV", "0.07 GeV"]
     assert [c.signals["around"] for c in ranked[:2]] == [3, 2]
+
+
+def test_a_tie_break_never_makes_the_first_value_clear():
+    """ATLAS H → μμ (2007.07830): the "around" tie-break lifted the observed limit on μ (2.2) a
+    tenth over ``value_margin`` for a question about the branching ratio, and the value box
+    bolded it. The margin is read without it."""
+    passage = PassageText(1, "Using the Run 2 data at 13 TeV, the result is: mH = 125.10 ± 0.09 (stat.) ± 0.07 (syst.) "
+                             "= 125.10 ± 0.11 GeV. Combining the Run 2 result with the Run 1 measurements at 7 and 8 "
+                             "TeV, the result is: mH = 125.11 ± 0.09 (stat.) ± 0.06 (syst.) = 125.11 ± 0.11 GeV.")
+    ranked = candidates(Asked.read("How large is the systematic uncertainty on the ATLAS Run 1 + Run 2 Higgs mass?"),
+                        hits([passage]))
+    first, second = (replace(c, signals={**c.signals, "sentence": 1.0, "left out": 0.0}) for c in ranked[:2])
+    assert (first.signals["around"], second.signals["around"]) == (3, 2)
+    first.score, second.score = 3.0, 0.45  # a lead of 2.55, a tenth of it the tie-break's
+    assert not confident([first, second], 2.5) and confident([first, second], 2.4)
