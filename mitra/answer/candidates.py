@@ -54,8 +54,8 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Sequence
 
 from mitra.answer.asked import Asked
@@ -248,7 +248,8 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
         heading = set(tokenize(passage.heading))
         for m in passage.mentions:
             fits = _kind_fits(asked, m)
-            if m.condition or fits is False or _confidence_level(m) or _reference(m) or _other_experiment(collaborations, m):
+            if (m.condition or fits is False or _confidence_level(m) or _reference(m)
+                    or _other_experiment(collaborations, m)):
                 continue
             stated = narrowed(m, resolved(everything, m))
             if _contradicted(asked.context, stated):
