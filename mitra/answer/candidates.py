@@ -268,7 +268,10 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "bare": 1.0 if _bare(asked, m) else 0.0, "spread": 1.0 if _other_side(asked, m) else 0.0,
                        "setting": setting(asked, m), "respective": respective(asked, m),
                        "equated": equated(asked, m), "bound": bound(asked, m),
-                       "end": interval_end(asked, m), "part": _part(asked.qualifiers, stated), "around": around}
+                       "end": interval_end(asked, m), "around": around}
+            # the value its sentence pairs with the setting asked ("5.1 and 19.7 fb-1 for 7 and 8 TeV,
+            # respectively") is stated for that part alone
+            signals["part"] = 0.0 if signals["setting"] > 0 else _part(asked.qualifiers, stated)
             score = (W_NAMED * signals["named"] + W_CLAUSE * signals["clause"] + W_SENTENCE * signals["sentence"]
                      + W_PASSAGE * signals["passage"]
                      + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"]

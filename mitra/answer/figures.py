@@ -33,6 +33,10 @@ UNITS: list[tuple[str, str, str, Decimal]] = [  # unit, kind, pattern, factor to
     ("events", "count", r"(?:signal |background |selected |candidate )?(?:events?|candidates?)\b", Decimal(1)),
 ]
 _UNIT = re.compile("|".join(f"(?P<u{i}>{p})" for i, (_, _, p, _) in enumerate(UNITS)), re.I)
+# Seconds, read only after a power of ten ("τH = 1.6 × 10-22 s"): a bare "0 s" is as often
+# LHCb's "B 0 s" flattened from its macro.
+_SECONDS = re.compile(r"\s?s\b(?![-−–]?\s?1\b)")
+_FACTORS = {unit: factor for unit, _, _, factor in UNITS} | {"s": Decimal(10) ** 12}
 # A number as written: not part of a name (B0, SMP-24-002, 10.1103, X(3872)), thousands grouped by
 # a (thin) space, optionally times a power of ten.
 _NUMBER = re.compile(
@@ -110,7 +114,7 @@ class Figure:
 
 def base_value(value: Decimal, unit: str) -> Decimal:
     """The value in its kind's base unit (GeV, fb, ps …): 2.05 TeV is 2050 GeV."""
-    return value * next((f for u, _, _, f in UNITS if u == unit), Decimal(1))
+    return value * _FACTORS.get(unit, Decimal(1))
 
 
 def unit_at(text: str, pos: int) -> tuple[str, str, int] | None:
@@ -179,6 +183,8 @@ def figures(text: str) -> list[Figure]:
         else:
             power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
         found = unit_at(text, end)
+        if not found and power is not None and (seconds := _SECONDS.match(text, end)):
+            found = ("s", "time", seconds.end())
         if not found and _NAME_AFTER.match(text, end):
             continue  # "psi(2S)", "4e": part of a name
         raw = Figure(match.start("num"), end, num_end, value, power, sign=_sign(text, match))

@@ -24,7 +24,8 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("systematic", r"(?<![a-z])syst(?:ematics?|\.)?(?![a-z])"),
         ("theoretical", r"(?<![a-z])theo(?:ry|retical|\.)?(?![a-z])"),
         ("luminosity", r"\(\s*lumi(?:nosity)?\s*\)"),
-        ("total", r"\btotal\s+(?:[\w-]+\s+)?(?:uncertaint|errors?\b)"),  # not "the total signal yield"
+        # not "the total signal yield"; the word alone: "total luminosity uncertainty" names the luminosity's
+        ("total", r"\btotal(?=\s+(?:[\w-]+\s+)?(?:uncertaint|errors?\b))"),
     ],
     "significance": [("local", r"\blocal(?:ly)?\b"), ("global", r"\bglobal(?:ly)?\b")],
     "channel": [
@@ -46,7 +47,10 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
     "category": [
         ("VBF", r"\bVBF\b|vector[- ]boson fusion"),
         ("ggF", r"\bggF\b|\bggH\b|gluon[- ](?:gluon )?fusion"),
-        ("VH", r"\bVH\b|\bWH\b|\bZH\b|associated (?:production )?with a (?:W|Z|vector)"),
+        # WH and ZH are results of their own ("2.5 σ for WH, 4.0 σ for ZH"), VH their combination
+        ("WH", r"\bWH\b|associated (?:production )?with a W\b"),
+        ("ZH", r"\bZH\b|associated (?:production )?with a Z\b"),
+        ("VH", r"\bVH\b|associated (?:production )?with a vector"),
         ("ttH", r"\bttH\b|\btt̄H\b|\bt\s?t̄\s?H\b|\btop[- ]quark pairs?\b"),
         ("0-jet", r"\b(?:0|zero)[- ]jets?\b"),
         ("1-jet", r"\b(?:1|one)[- ]jets?\b"),

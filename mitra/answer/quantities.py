@@ -178,7 +178,7 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     _bracketed(sentence, raws, quals, in_brackets, bound)
     _ordinal(sentence, raws, bound)
     _listed(sentence, raws, bound)
-    _respectively(sentence, raws, quals, bound)
+    _respectively(sentence, raws, quals, in_brackets, bound)
     _shared(sentence, raws, quals, windows, bound)
     one_measure(sentence, raws, quals, bound)
     inherited = _open_classes(previous, heading)
@@ -273,15 +273,19 @@ def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
                for j, other in enumerate(raws))
 
 
-def _respectively(text: str, raws: list[Figure], quals, bound: list[dict[str, set[str]]]) -> None:
-    """"… for A and B … x and y, respectively": A is x's, B is y's."""
+def _respectively(text: str, raws: list[Figure], quals, in_brackets: set[int],
+                  bound: list[dict[str, set[str]]]) -> None:
+    """"… for A and B … x and y, respectively": A is x's, B is y's. Not a bracketed pair:
+    "observed (expected) significances of 2.5 (2.3) and 4.0 (3.5) …, respectively" names
+    each pair, not the list (4.0 is observed)."""
+    paired = {quals[k][0] for k in in_brackets}
     for mark in RESPECTIVELY.finditer(text):
         # the values listed, not their uncertainties: "(3.3 ± 2.0) × 10-3 and (1.4 ± 1.1) × 10-3 in the
         # Z → eeγ and Z → μμγ samples, respectively" pairs 3.3 and 1.4
         before = [i for i, r in enumerate(raws) if r.end <= mark.start() and not r.paren and not r.spread]
         by_class: dict[str, list[str]] = {}
         for cls, value, start, _ in quals:
-            if start < mark.start() and cls != "setting" and value not in by_class.setdefault(cls, []):
+            if start < mark.start() and cls != "setting" and cls not in paired and value not in by_class.setdefault(cls, []):
                 by_class[cls].append(value)
         for cls, values in by_class.items():
             if len(values) < 2:
@@ -292,6 +296,8 @@ def _respectively(text: str, raws: list[Figure], quals, bound: list[dict[str, se
                 continue
             for i, value in zip(same[-len(values):], values):
                 bound[i][cls] = {value}
+                if i + 1 < len(raws) and raws[i + 1].paren:  # "2.5 (2.3) and 4.0 (3.5)": 2.3 is WH's too
+                    bound[i + 1][cls] = {value}
             after = [i for i, r in enumerate(raws) if r.start > mark.end() and r.kind == kind and not r.paren
                      and not r.spread and not _is_condition(r, quals)]
             if len(after) == len(values):  # "…, respectively, compared with expected 2.15 and 2.20 TeV"

@@ -1,0 +1,57 @@
+"""Values bound to what their sentence states them for, as the frozen value questions' dev
+half showed them misread (issue 46): pairs under "respectively", production modes, seconds
+after a power of ten, a setting paired by a list, the word "total" alone."""
+
+from __future__ import annotations
+
+from mitra.answer.asked import Asked
+from mitra.answer.figures import base_value, figures
+from mitra.answer.quantities import mentions
+from mitra.answer.candidates import candidates
+from mitra.answer.claims import PassageText
+from tests.unit.answer.test_values import _ranked, hits
+
+# ATLAS VH(bb) (1808.08238), as its text layer reads
+MODES = ("The WH and ZH production modes have observed (expected) significances of 2.5 (2.3) and 4.0 (3.5) "
+         "standard deviations, respectively, with a linear correlation between the two signal strengths of −1%. "
+         "For a Higgs boson mass of 125 GeV, the observed significance for VH production is 5.3 standard "
+         "deviations, to be compared with an expectation of 4.8 standard deviations.")
+
+
+def test_respectively_leaves_each_bracketed_pair_its_own_measure():
+    """"observed (expected) … 2.5 (2.3) and 4.0 (3.5) …, respectively": the bracket pairs each
+    number with its bracket, the list pairs WH and ZH; 4.0 had been read as expected."""
+    read = {m.written: dict(m.qualifiers) for m in mentions(MODES.split(". For")[0])}
+    assert read["4.0 σ"] == {"measure": {"observed"}, "category": {"ZH"}}
+    assert read["3.5 σ"] == {"measure": {"expected"}, "category": {"ZH"}}
+    assert read["2.3 σ"] == {"measure": {"expected"}, "category": {"WH"}}
+
+
+def test_wh_and_zh_are_not_their_combination():
+    assert _ranked("What observed significance does ATLAS reach for VH production?", MODES)[0] == "5.3 σ"
+    assert _ranked("How significant is the ZH signal alone?", MODES)[0] == "4.0 σ"
+
+
+def test_seconds_after_a_power_of_ten_are_a_time():
+    """CMS's Higgs width (2202.06923): "τH = 1.6 × 10-22 s" is a lifetime; "B 0 s" is a meson."""
+    [lifetime] = figures("its lifetime is still too short ( τ H = 1.6 × 10-22 s) to be measured")
+    assert (lifetime.unit, lifetime.kind, lifetime.power) == ("s", "time", -22)
+    assert base_value(lifetime.value, "s") == base_value(lifetime.value * 10 ** 12, "ps")
+    assert [(f.unit, f.kind) for f in figures("decays of B 0 s mesons")] == [("", "")]
+
+
+def test_a_setting_a_list_pairs_with_the_value_is_not_part_of_the_data():
+    """CMS ttH (1804.02610): 19.7 fb-1 is the 8 TeV data's alone, though its clause names 7 TeV too."""
+    text = ("The 7 and 8 TeV data, collected in 2011 and 2012, correspond to integrated luminosities of up to 5.1 "
+            "and 19.7 fb-1 [34], respectively. The 13 TeV data correspond to 35.9 fb-1.")
+    ranked = candidates(Asked.read("How large is the 8 TeV data set used in the CMS ttH combination?"), hits(
+        [PassageText(1, text)]))
+    assert ranked[0].mention.written == "19.7 fb-1"
+    assert (ranked[0].signals["setting"], ranked[0].signals["part"]) == (1.0, 0.0)
+
+
+def test_total_names_the_uncertainty_not_the_quantity_it_is_on():
+    """LHCb's luminosity (1410.0149): "the total luminosity uncertainty" asks about the
+    luminosity; the qualifier "total" had swallowed the word between it and "uncertainty"."""
+    asked = Asked.read("What is the total luminosity uncertainty for the LHCb 2012 (8 TeV) data?")
+    assert asked.qualifiers["uncertainty"] == {"total"} and "luminos" in asked.quantity
