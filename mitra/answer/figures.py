@@ -38,10 +38,10 @@ _UNIT = re.compile("|".join(f"(?P<u{i}>{p})" for i, (_, _, p, _) in enumerate(UN
 _SECONDS = re.compile(r"\s?s\b(?![-−–]?\s?1\b)")
 _FACTORS = {unit: factor for unit, _, _, factor in UNITS} | {"s": Decimal(10) ** 12}
 # A number as written: not part of a name (B0, SMP-24-002, 10.1103, X(3872)), thousands grouped by
-# a (thin) space, optionally times a power of ten.
+# a (thin) space, optionally times a power of ten (×, ·, \times, \cdot).
 _NUMBER = re.compile(
     r"(?<![\w.\-/])(?<![\w*]\()(?P<sign>[-−]\s?)?(?<![\w.])(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?:\.\d+)?)"
-    r"(?P<exp>\s?(?:[eE](?=[-−+]?\d)|[x×*]\s?10\s?(?:\^|\*\*)?\s?\{?)\s?(?P<power>[-−–+]?\d+)\}?)?"
+    r"(?P<exp>\s?(?:[eE](?=[-−+]?\d)|(?:[x×*·]|\\times|\\cdot)\s?10\s?(?:\^|\*\*)?\s?\{?)\s?(?P<power>[-−–+]?\d+)\}?)?"
 )
 # A letter right after the digits makes a name ("2S", "B0s") unless it starts a unit or a tag ("0.012stat").
 _NAME_AFTER = re.compile(r"[^\W\d_](?<!σ)(?!tat|yst|heo)", re.I)
@@ -59,7 +59,7 @@ _RESTATED = re.compile(r"\s*(?:\([a-z.]+\)\s*)?=\s*")
 _TAGGED_PLUS_MINUS = re.compile(r"\s*\([a-z.]+\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")  # "± 0.18 (stat.) ± 0.04"
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
 _POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
-_TIMES = re.compile(r"(?:[x×*]|\\times)\s?\Z")
+_TIMES = re.compile(r"(?:[x×*·]|\\times|\\cdot)\s?\Z")
 # A power of ten written alone: "10^5", "10^{-3}", or its exponent flattened onto it: "10-2"
 # (one digit: "10-20" is a range).
 _BARE_POWER = re.compile(r"10[-−](\d)(?!\.?\d)|10\s?(?:\^|\*\*)\s?\{?\s?([-−–+]?\d+)\}?")

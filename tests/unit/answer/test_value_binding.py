@@ -55,3 +55,11 @@ def test_total_names_the_uncertainty_not_the_quantity_it_is_on():
     luminosity; the qualifier "total" had swallowed the word between it and "uncertainty"."""
     asked = Asked.read("What is the total luminosity uncertainty for the LHCb 2012 (8 TeV) data?")
     assert asked.qualifiers["uncertainty"] == {"total"} and "luminos" in asked.quantity
+
+
+def test_a_dot_or_a_latex_times_multiplies_a_power_of_ten():
+    """ATLAS VH(bb) (1808.08238) writes its p-values "7.3 · 10-6": one number, not 7.3 and 10⁻⁶."""
+    assert [(str(f.value), f.power) for f in figures("| 7.3 · 10-6 | 5.3 · 10-7 | 4.3")] == [
+        ("7.3", -6), ("5.3", -7), ("4.3", None)]
+    assert [(str(f.value), f.power) for f in figures(r"p = 1.7 \cdot 10^{-9} or 1.7 \times 10^{-9}")] == [
+        ("1.7", -9), ("1.7", -9)]
