@@ -123,7 +123,7 @@ class Candidate:
                      end=m.span[1], label=self.label)
 
     def same(self, other: "Candidate") -> bool:
-        return self.mention.same_value(other.mention) and self.mention.compatible_kind(other.mention)
+        return self.mention.restates(other.mention)
 
 
 def _idf(sentences: Sequence[set[str]], words: frozenset[str]) -> dict[str, float]:

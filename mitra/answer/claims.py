@@ -114,7 +114,7 @@ def resolved(shown: Sequence[Mention], number: Mention) -> dict[str, frozenset[s
     """What the shown passages bind this value to where a sentence names one value of a class."""
     out: dict[str, set[str]] = {}
     for m in shown:
-        if m.same_value(number) and m.compatible_kind(number):
+        if m.restates(number):
             for cls, values in m.qualifiers.items():
                 if len(values) == 1:
                     out.setdefault(cls, set()).update(values)

@@ -59,6 +59,7 @@ _RESTATED = re.compile(r"\s*(?:\([a-z.]+\)\s*)?=\s*")
 _TAGGED_PLUS_MINUS = re.compile(r"\s*\([a-z.]+\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")  # "± 0.18 (stat.) ± 0.04"
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
 _POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
+_EXPONENT = re.compile(r"[-−–+]?\d+(?=\}?\Z)")
 _TIMES = re.compile(r"(?:[x×*·]|\\times|\\cdot)\s?\Z")
 # A power of ten written alone: "10^5", "10^{-3}", or its exponent flattened onto it: "10-2"
 # (one digit: "10-20" is a range).
@@ -172,8 +173,9 @@ def figures(text: str) -> list[Figure]:
             continue
         if raws and match.start("num") < raws[-1].end:
             continue  # the "1" of "fb -1": part of the unit before it
-        if (power := _POWER_OF_TEN.match(text, match.start("num"))) and _TIMES.search(text, 0, match.start()):
+        if (power := _POWER_OF_TEN.match(text, match.start("num"))) and (times := _TIMES.search(text, 0, match.start())):
             skip_to = power.end()
+            _bracket_power(text, raws, times.start(), power.group())
             continue
         end, num_end = match.end(), match.end("num")
         if not match.group("power") and (bare := _BARE_POWER.match(text, match.start("num"))):
@@ -224,6 +226,18 @@ def figures(text: str) -> list[Figure]:
         if _SAME_UNIT.fullmatch(between) or (after.paren and re.fullmatch(r"\s*\(\s*", between)) or chained:
             before.unit, before.kind, before.unit_written = after.unit, after.kind, after.unit_written
     return raws
+
+
+def _bracket_power(text: str, raws: list[Figure], times: int, power: str) -> None:
+    """"(2.17 ± 0.04) × 10-4": the power multiplies every number of the bracket before it."""
+    close = text[:times].rstrip()
+    if not close.endswith(")"):
+        return
+    opened = text.rfind("(", 0, len(close) - 1)
+    exponent = int(re.sub("[−–]", "-", _EXPONENT.search(power).group()))
+    for raw in raws:
+        if opened < raw.start < len(close) and raw.power is None:
+            raw.power = exponent
 
 
 def _glued(text: str, raws: list[Figure]) -> list[Figure]:

@@ -96,6 +96,12 @@ class Mention:
     def compatible_kind(self, other: "Mention") -> bool:
         return not self.kind or not other.kind or self.kind == other.kind
 
+    def restates(self, other: "Mention") -> bool:
+        """Is this the same value of the same kind, written with the same power of ten? A claim
+        may drop a power its passage writes apart ("(1.2 ± 0.3) × 10-5"); two statements in the
+        passages do not: the significance 4.9 is not the p-value 4.9 · 10-3 of another row."""
+        return self.same_value(other) and self.compatible_kind(other) and self.power == other.power
+
 
 def _paren_following(text: str, quals: list[tuple[str, str, int, int]]) -> set[int]:
     """Indexes of qualifiers written in brackets right after one of their class: "observed

@@ -14,7 +14,11 @@ the page is lost in ways that follow a few patterns, each read here:
 * a row short of the header whose first cell is a number ("7 TeV | 125.0 | 2.5 …" under
   "Search channel | Dataset | …") had its label spanned from a row above: it starts at the
   header's second column;
-* a short line without cells between rows ("2017", "Combined") labels the rows after it.
+* a short line without cells between rows ("2017", "Combined") labels the rows after it;
+* a header over pairs of the header below it ("p0 | Significance" over "Exp. | Obs. | Exp. |
+  Obs.") spans them; where no header fits the row, the headers name its last cells (ATLAS's
+  Table 11: the label's and the signal strength's columns named on lines the text layer
+  garbled).
 """
 
 from __future__ import annotations
@@ -100,8 +104,35 @@ class Layout:
 
     def columns(self, row: list[str]) -> list[str]:
         """The header naming each of ``row``'s cells ("" where none does)."""
-        named = [_fit(header, row) for header in self.headers]
+        named = [_fit(header, row) for header in _spanned(self.headers)]
+        if all(n is None for n in named):  # no header fits: the finest one over the last cells
+            named = [_right(header, row) for header in _spanned(self.headers)]
         return [" ".join(n[j] for n in named if n is not None and n[j]) for j in range(len(row))]
+
+
+def _spanned(headers: list[list[str]]) -> list[list[str]]:
+    """The header rows, one over several columns each widened to span them: "p0 |
+    Significance" over "Exp. | Obs. | Exp. | Obs." names the first two p0's and the last two
+    the significance's. A row whose cells are all one name is a cell the text layer repeated."""
+    out = [list(h) for h in headers]
+    for i in range(len(out) - 2, -1, -1):
+        upper, lower = out[i], next((h for h in out[i + 1:] if len(set(h)) > 1), None)
+        if lower is None or len(set(upper)) < 2:
+            continue
+        span, rest = divmod(len(lower), len(upper))
+        if span >= 2 and not rest:
+            out[i] = [cell for cell in upper for _ in range(span)]
+    return out
+
+
+def _right(header: list[str], row: list[str]) -> list[str] | None:
+    """``header`` over ``row``'s last cells, as a text layer leaves a header short of the row
+    labels' column and of a column named on a line of its own; None for a row of one name
+    repeated, a header too short to say which columns (fewer than two), or one a cell short
+    (``_fit`` reads that, and a header cell that splits two ways names no column)."""
+    if len(set(header)) < 2 or not 2 <= len(header) <= len(row) - 2:
+        return None
+    return [""] * (len(row) - len(header)) + header
 
 
 def _fit(header: list[str], row: list[str]) -> list[str] | None:

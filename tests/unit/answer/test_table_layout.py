@@ -155,3 +155,31 @@ def test_a_row_named_by_an_index_glued_on_is_the_row_a_question_numbers():
                         [hit])
     assert ranked[0].mention.written == "1.47" and ranked[0].signals["setting"] == 1.0
     assert next(c for c in ranked if c.mention.written == "1.60").signals["setting"] == -1.0
+
+
+# ATLAS VH(bb) (1808.08238), Table 11 as its text layer reads: three header lines, the last
+# two cells over each of the last four columns, the label's and μ's columns unnamed
+ATLAS_TABLE_11 = (
+    "Table 11: Measured signal strengths, expected and observed p0 and significance values (in standard "
+    "deviations), using 13 TeV data.\n"
+    "p0 | Significance\nSignal strength | Signal strength\nExp. | Obs. | Exp. | Obs.\n"
+    "1-lepton | 1.09-0.42+0.46 | 8.7 · 10-3 | 4.9 · 10-3 | 2.4 | 2.6\n"
+    "VH, H → bb combination | 1.16-0.25+0.27 | 7.3 · 10-6 | 5.3 · 10-7 | 4.3 | 4.9")
+
+
+def test_a_header_over_pairs_spans_them_and_short_headers_name_the_last_cells():
+    layout = _table(ATLAS_TABLE_11)
+    row = ["VH, H → bb combination", "1.16-0.25+0.27", "7.3 · 10-6", "5.3 · 10-7", "4.3", "4.9"]
+    assert layout.columns(row) == ["", "", "p0 Exp.", "p0 Obs.", "Significance Exp.", "Significance Obs."]
+
+
+def test_the_observed_significance_of_a_row_is_not_a_p_value_of_another():
+    """4.9 in the combination's row is the observed significance; 4.9 · 10-3 in the 1-lepton
+    row is a p-value, whose qualifiers it had taken (and lost the question's channel)."""
+    read = {(m.written, m.power): m for m in mentions(ATLAS_TABLE_11) if m.sentence.startswith("VH")}
+    assert read[("4.9", None)].qualifiers["measure"] == {"observed"}
+    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, text=ATLAS_TABLE_11,
+                              section=["Results"]))
+    asked = Asked.read("How significant is the VH, H→bb excess in the ATLAS 13 TeV data?",
+                       "Observation of H → bb decays and VH production with the ATLAS detector")
+    assert candidates(asked, [passage])[0].mention.written == "4.9"

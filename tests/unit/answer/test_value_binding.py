@@ -63,3 +63,10 @@ def test_a_dot_or_a_latex_times_multiplies_a_power_of_ten():
         ("7.3", -6), ("5.3", -7), ("4.3", None)]
     assert [(str(f.value), f.power) for f in figures(r"p = 1.7 \cdot 10^{-9} or 1.7 \times 10^{-9}")] == [
         ("1.7", -9), ("1.7", -9)]
+
+
+def test_a_power_after_a_bracket_multiplies_the_bracket():
+    """ATLAS H → μμ (2007.07830): "(2.17 ± 0.04) × 10-4" is the SM branching ratio 2.17 × 10⁻⁴."""
+    read = [(str(f.value), f.power, f.spread) for f in figures("is (2.17 ± 0.04) × 10-4 [11].")]
+    assert read == [("2.17", -4, False), ("0.04", -4, True), ("11", None, False)]
+    assert [f.power for f in figures("of (33.5 +- 3.1)% of")] == [None, None]
