@@ -183,3 +183,17 @@ def test_the_observed_significance_of_a_row_is_not_a_p_value_of_another():
     asked = Asked.read("How significant is the VH, H→bb excess in the ATLAS 13 TeV data?",
                        "Observation of H → bb decays and VH production with the ATLAS detector")
     assert candidates(asked, [passage])[0].mention.written == "4.9"
+
+
+def test_a_row_need_not_repeat_what_the_title_names():
+    """ATLAS VH(bb) (1808.08238), Table 9: "Systematic | 0.203" is the systematic uncertainty
+    on the VH(bb) signal strength, though the row names neither VH nor bb: the title does."""
+    text = ("Table 9: Breakdown of the contributions to the uncertainty in μ.\nSource of uncertainty | σμ\n"
+            "Total | 0.259\nStatistical | 0.161\nSystematic | 0.203\nLuminosity | 0.023")
+    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, text=text,
+                              section=["Results"]))
+    asked = Asked.read("What is the total systematic uncertainty on the VH(bb) signal strength?",
+                       "Observation of H → bb decays and VH production with the ATLAS detector")
+    found = next(c for c in candidates(asked, [passage]) if c.mention.written == "0.203")
+    assert (found.signals["left out"], found.signals["default"]) == (0.0, 0.0)
+    assert candidates(asked, [passage])[0].mention.written == "0.203"
