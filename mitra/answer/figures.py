@@ -43,8 +43,9 @@ _NUMBER = re.compile(
     r"(?<![\w.\-/])(?<![\w*]\()(?P<sign>[-−]\s?)?(?<![\w.])(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?:\.\d+)?)"
     r"(?P<exp>\s?(?:[eE](?=[-−+]?\d)|(?:[x×*·]|\\times|\\cdot)\s?10\s?(?:\^|\*\*)?\s?\{?)\s?(?P<power>[-−–+]?\d+)\}?)?"
 )
-# A letter right after the digits makes a name ("2S", "B0s") unless it starts a unit or a tag ("0.012stat").
-_NAME_AFTER = re.compile(r"[^\W\d_](?<!σ)(?!tat|yst|heo)", re.I)
+# A letter right after the digits makes a name ("2S", "B0s") unless it starts a unit or a tag ("0.012stat"),
+# or LaTeX's \unit{mb} flattened onto it ("52.7 +- 1.2unit mb").
+_NAME_AFTER = re.compile(r"[^\W\d_](?<!σ)(?!tat|yst|heo|nit\b)", re.I)
 PLUS_MINUS = re.compile(r"\s*\)?\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")
 # An asymmetric uncertainty: "+0.40" after its value, then "-0.39" ("^{+0.40}_{-0.39}" too);
 # not "3 + 4": the sign sits against one of its numbers.

@@ -167,7 +167,7 @@ _ASKS_BOUND = re.compile(r"\blimit|\bbound|threshold|\bcuts?\b|requir|window|\br
 def bound(asked: Asked, m: Mention) -> float:
     """1 where the value bounds a selection ("110 < mH < 200 GeV") and the question asks for
     no bound."""
-    if _ASKS_BOUND.search(asked.text):
+    if _ASKS_BOUND.search(asked.text) and asked.kind != "count":  # a count is no bound: "the yield over the q² ranges"
         return 0.0
     before = _BOUND_BEFORE.search(m.sentence, max(0, m.span[0] - 6), m.span[0])
     return 1.0 if before or _BOUND_AFTER.match(m.sentence, m.span[1]) else 0.0

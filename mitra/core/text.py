@@ -129,9 +129,17 @@ def math_to_words(text: str) -> str:
     """What BM25 and the embedder see of kept ``$...$`` maths: its words."""
     if "$" not in text:
         return text
-    return normalise_space(_INLINE_MATH.sub(lambda m: f" {_clean_maths(m.group(1))} ", text))
+    return normalise_space(_INLINE_MATH.sub(_maths_words, text))
 
 
+def _maths_words(match: re.Match) -> str:
+    body = _clean_maths(match.group(1))
+    # "1.$19_{-0.39}^{+0.40}$": a text layer opened the maths after a decimal's point; one number
+    glued = body[:1].isdigit() and _DECIMAL_POINT.search(match.string, 0, match.start())
+    return f"{'' if glued else ' '}{body} "
+
+
+_DECIMAL_POINT = re.compile(r"(?<![\d.])\d+\.\Z")
 _clean_maths = lru_cache(maxsize=65536)(clean_latex)  # short $...$ bodies only: documents are not kept
 
 

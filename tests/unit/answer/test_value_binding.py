@@ -7,6 +7,7 @@ from __future__ import annotations
 from mitra.answer.asked import Asked
 from mitra.answer.figures import base_value, figures
 from mitra.answer.quantities import mentions
+from mitra.core.text import math_to_words
 from mitra.answer.candidates import candidates
 from mitra.answer.claims import PassageText
 from tests.unit.answer.test_values import _ranked, hits
@@ -70,3 +71,24 @@ def test_a_power_after_a_bracket_multiplies_the_bracket():
     read = [(str(f.value), f.power, f.spread) for f in figures("is (2.17 ± 0.04) × 10-4 [11].")]
     assert read == [("2.17", -4, False), ("0.04", -4, True), ("11", None, False)]
     assert [f.power for f in figures("of (33.5 +- 3.1)% of")] == [None, None]
+
+
+def test_maths_opened_after_a_decimal_point_is_one_number():
+    """CMS H → μμ (2009.04363): "is 1.$19_{-0.39}^{+0.40}$ (stat)…" read "1. 19", a sentence
+    ending at "1." and a value 19; it is 1.19 with its uncertainties."""
+    assert math_to_words(r"is 1.$19_{-0.39}^{+0.40}$ (stat)$_{-0.14}^{+0.15}$ (syst).") == (
+        "is 1.19-0.39+0.40 (stat) -0.14 +0.15 (syst).")
+    assert math_to_words(r"in 2012. $3$ events") == "in 2012. 3 events"
+
+
+def test_a_latex_unit_flattened_onto_an_uncertainty_leaves_it_an_uncertainty():
+    """LHCb's luminosity (1410.0149): "sigma Track = 52.7 +- 1.2unit mb" (\\unit{mb})."""
+    assert [(str(f.value), f.central, f.spread) for f in figures("sigma Track = 52.7 +- 1.2unit mb .")] == [
+        ("52.7", True, False), ("1.2", False, True)]
+
+
+def test_a_count_is_never_a_selection_bound():
+    """LHCb's B0 → K*0μμ (1512.04442): "the yield over the q² ranges" names ranges, and asks a count."""
+    text = ("The signal yield integrated over the q^2 ranges 0.1 < qsq < 8.0 GeV 2 /c4 and 15.0 < qsq < 19.0 "
+            "GeV 2 /c4 is determined to be 2398 +- 57 .")
+    assert _ranked("What is the total signal yield over the q² ranges of the analysis?", text)[0] == "2398"
