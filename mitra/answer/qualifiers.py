@@ -15,15 +15,19 @@ _BOUND_NOUN = r"(?=(?:\s+[\w%.-]+){0,3}?\s+(?:limits?|bounds?|ends?|edges?|const
 _CLASSES: dict[str, list[tuple[str, str]]] = {
     "measure": [
         # "did CMS expect"; not "over the background-only expectation", the null hypothesis
-        ("expected", r"(?<!background-only )(?<!background )\bexp(?:ected|ectation|ects?\b|\.)|\bpredict(?:ed|ions?)\b"
+        # not the tag "± 0.04(exp.)", an experimental uncertainty
+        ("expected", r"(?<!background-only )(?<!background )(?<!\d\()(?<!\d \()\bexp(?:ected|ectation|ects?\b|\.)"
+                     r"|\bpredict(?:ed|ions?)\b"
                      r"|\bsensitivity\b"),
         ("observed", r"\bobs(?:erved|\.)|\bmeasured\b"),
     ],
     "uncertainty": [
         ("statistical", r"(?<![a-z])stat(?:istic(?:s|al|ally)|\.)?(?![a-z])"),  # "0.012stat" too
         ("systematic", r"(?<![a-z])syst(?:ematics?|\.)?(?![a-z])"),
-        ("theoretical", r"(?<![a-z])theo(?:ry|retical|\.)?(?![a-z])"),
+        ("theoretical", r"(?<![a-z])theo(?:ry|retical|\.)?(?![a-z])|(?<=\d\()th\.(?=\))|(?<=\d \()th\.(?=\))"),
         ("luminosity", r"\(\s*lumi(?:nosity)?\s*\)"),
+        ("experimental", r"(?<=\d\()exp(?:\.|erimental)?(?=\))|(?<=\d \()exp(?:\.|erimental)?(?=\))"
+                         r"|\bexperimental(?=\s+(?:systematic\s+)?uncertaint)"),
         # not "the total signal yield"; the word alone: "total luminosity uncertainty" names the luminosity's
         ("total", r"\btotal(?=\s+(?:[\w-]+\s+)?(?:uncertaint|errors?\b))"),
     ],

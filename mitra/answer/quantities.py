@@ -117,14 +117,17 @@ def _paren_following(text: str, quals: list[tuple[str, str, int, int]]) -> set[i
     return out
 
 
+_SELECTION_BOUND = re.compile(r"[<>≤≥]\s*[-−]?\s*\Z")
+
+
 def _window(text: str, raws: list[Figure], i: int, clause_start: int, settings: set[int]) -> tuple[int, int]:
     """The span whose qualifiers are raws[i]'s: back to the previous number of its kind (a
     setting such as "in 2010" or "at 13 TeV" is no boundary), forward to the clause's end."""
     raw = raws[i]
     left = clause_start
     for j in range(i - 1, -1, -1):
-        if raws[j].start in settings:
-            continue
+        if raws[j].start in settings or _SELECTION_BOUND.search(text, max(0, raws[j].start - 4), raws[j].start):
+            continue  # "the inclusive cross-section for |yH| < 2.5 is measured to be 1.34 …": 2.5 bounds a selection
         if raws[j].kind == raw.kind or not raws[j].kind or not raw.kind:
             left = max(left, raws[j].end)
             break

@@ -92,3 +92,22 @@ def test_a_count_is_never_a_selection_bound():
     text = ("The signal yield integrated over the q^2 ranges 0.1 < qsq < 8.0 GeV 2 /c4 and 15.0 < qsq < 19.0 "
             "GeV 2 /c4 is determined to be 2398 +- 57 .")
     assert _ranked("What is the total signal yield over the q² ranges of the analysis?", text)[0] == "2398"
+
+
+# ATLAS's four-lepton paper (2004.03447), as its text layer reads
+INCLUSIVE = ("Higgs boson, the inclusive H → Z Z∗ production cross-section for | yH | < 2.5 is measured to be: σ · B "
+             "≡ σ · B (H → Z Z∗ ) = 1.34 ± 0.11(stat.) ± 0.04(exp.) ± 0.03(th.) pb = 1.34 ± 0.12 pb.")
+
+
+def test_a_selection_bound_does_not_end_the_words_a_value_is_stated_for():
+    """"the inclusive … cross-section for |yH| < 2.5 is measured to be: … 1.34": 2.5 bounds a
+    selection, and the clause of 1.34 reaches back past it to "inclusive"."""
+    first = next(m for m in mentions(INCLUSIVE) if m.written == "1.34 pb")
+    assert first.qualifiers["category"] == {"inclusive"}
+
+
+def test_exp_and_th_tags_name_experimental_and_theoretical_uncertainties():
+    read = {m.written: dict(m.qualifiers) for m in mentions(INCLUSIVE)}
+    assert read["0.11 pb"]["uncertainty"] == {"statistical"}
+    assert read["0.04 pb"]["uncertainty"] == {"experimental"} and "measure" not in read["0.04 pb"]
+    assert read["0.03 pb"]["uncertainty"] == {"theoretical"}
