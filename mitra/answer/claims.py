@@ -204,7 +204,12 @@ QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
                               r"(?:(?!(?:in|of|for|on|with|from)\b)[\w.]+\s+){0,3}?data ?(?:sets?|samples?)\b", re.I)),
     ("frequency", re.compile(r"\b(?:oscillation )?frequenc(?:y|ies)\b|\bdelta\s?m_?[sd]\b|Δ\s?m_?[sd]\b", re.I)),
     # "How long does the Higgs boson live?", "the decay time constant": a lifetime
-    ("time", re.compile(r"\blifetimes?\b|\bhow long\b[^?]*\blives?\b|\bdecay[- ]times?\b", re.I)),
+    ("time", re.compile(r"\blifetimes?\b|\bhow long\b[^?]*\blives?\b|\bdecay[- ]times?\b|\btim(?:e|ing) resolution\b",
+                        re.I)),
+    # "the hit resolution", "how thick": a length (μm), not the energy a resolution is otherwise
+    ("length", re.compile(r"\b(?:hit|spatial|position|impact[- ]parameter|vertex) resolution\b|\bthick|\bpitch\b",
+                          re.I)),
+    ("angle", re.compile(r"\bangles?\b", re.I)),
     # before a mass or width: "How many events fall within the signal half-width?" asks a count
     ("count", re.compile(r"\bhow many\b|\bnumbers? of (?:signal |background )?(?:events|candidates)\b|\byields?\b",
                          re.I)),

@@ -30,6 +30,11 @@ UNITS: list[tuple[str, str, str, Decimal]] = [  # unit, kind, pattern, factor to
     ("ps", "time", r"ps\b", Decimal(1)),
     ("fs", "time", r"fs\b", Decimal("0.001")),
     ("ns", "time", r"ns\b", Decimal(1000)),
+    ("μm", "length", r"[μµ]m\b|mum\b|microns?\b", Decimal(1)),  # "52.6mum": LaTeX's \mum flattened
+    ("mm", "length", r"mm\b", Decimal(1000)),
+    ("cm", "length", r"cm\b", Decimal(10000)),
+    ("°", "angle", r"°|circ\b|degrees?\b", Decimal(1)),  # "0.35circ": LaTeX's ^\circ flattened
+    ("mrad", "angle", r"mrad\b", Decimal("0.0572957795")),
     ("events", "count", r"(?:signal |background |selected |candidate )?(?:events?|candidates?)\b", Decimal(1)),
 ]
 _UNIT = re.compile("|".join(f"(?P<u{i}>{p})" for i, (_, _, p, _) in enumerate(UNITS)), re.I)

@@ -83,7 +83,7 @@ def test_an_integrated_luminosity_is_the_data_not_the_result():
     passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, section=["Results"],
                               text="Using 9 fb-1 of data, the CKM angle gamma is measured to be 63.8 degrees."))
     assert [c.mention.written for c in candidates(Asked.read("What value of the CKM angle gamma is found?"),
-                                                  [passage])] == ["63.8"]
+                                                  [passage])] == ["63.8 °"]
     assert candidates(Asked.read("How much data does the measurement use?"), [passage])[0].mention.written == "9 fb-1"
 
 
