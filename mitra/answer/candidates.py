@@ -82,6 +82,9 @@ W_PART = 1.5  # as W_LEFT_OUT
 # A tie-break, set as one before measuring: 0.1 gained one rank 1 on each split, 0.3 and 0.6
 # lost 1 and 3 held-out (docs/benchmarks.md).
 W_AROUND = 0.1
+# As W_LEFT_OUT: the title's qualifiers fill the classes a question leaves open; one contradicting a
+# value counts against it, as a qualifier left out does, and no longer rules it out.
+W_TITLE = 1.5
 # The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
 _LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "region", "run",
                 "split")
@@ -143,7 +146,7 @@ def _share(words: set[str], weights: dict[str, float], acronyms: dict[str, froze
 # Kinds written with their unit (a lifetime, a mass or energy, a cross-section, a luminosity),
 # which a percentage can state relatively: "the luminosity uncertainty is 3.6%", "the energy
 # response is stable to 0.05%", "a mass resolution of 1.2%".
-UNIT_KINDS = frozenset({"energy", "luminosity", "cross section", "time"})
+UNIT_KINDS = frozenset({"energy", "luminosity", "cross section", "time", "length", "angle"})
 # Quantities that are ratios, written without a unit.
 _RATIO = re.compile(r"\bbranching (?:fraction|ratio)s?\b|\bsignal strengths?\b|\basymmetr|\bcoupling modifiers?\b"
                     r"|\bratios?\b|\bfractions?\b|\bprobabilit|\bpurit|\befficienc", re.I)
@@ -257,7 +260,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                     or _other_experiment(collaborations, m)):
                 continue
             stated = narrowed(m, resolved(everything, m))
-            if _contradicted(asked.context, stated):
+            if _contradicted(asked.qualifiers, stated):
                 continue
             problem = problem_of(asked.context, stated, m, everything)
             named = sum(1 for cls, values in asked.qualifiers.items() if stated.get(cls, frozenset()) & values)
@@ -273,7 +276,10 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "bare": 1.0 if _bare(asked, m) else 0.0, "spread": 1.0 if _other_side(asked, m) else 0.0,
                        "setting": setting(asked, m), "respective": respective(asked, m),
                        "equated": equated(asked, m), "bound": bound(asked, m),
-                       "end": interval_end(asked, m), "around": around}
+                       "end": interval_end(asked, m), "around": around,
+                       # the title's qualifiers fill what the question leaves open; a value they contradict
+                       # may still be the one asked ("the partial Run 2 mass … in H → ZZ and H → γγ")
+                       "title contradicted": 1.0 if _contradicted(asked.context, stated) else 0.0}
             # the value its sentence pairs with the setting asked ("5.1 and 19.7 fb-1 for 7 and 8 TeV,
             # respectively") is stated for that part alone
             signals["part"] = 0.0 if signals["setting"] > 0 else _part(asked.qualifiers, stated)
@@ -283,7 +289,8 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                      - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"]
                      - W_BARE * signals["bare"] - W_SPREAD * signals["spread"] + W_SETTING * signals["setting"]
                      + W_RESPECTIVE * signals["respective"] + W_EQUATED * signals["equated"] - W_BOUND * signals["bound"]
-                     + W_END * signals["end"] - W_PART * signals["part"] + W_AROUND * signals["around"])
+                     + W_END * signals["end"] - W_PART * signals["part"] + W_AROUND * signals["around"]
+                     - W_TITLE * signals["title contradicted"])
             found.append(Candidate(hit, rank, m, round(score, 4), signals))
     found.sort(key=lambda c: (-c.score, c.rank))
     best: list[Candidate] = []

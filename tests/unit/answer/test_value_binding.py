@@ -111,3 +111,35 @@ def test_exp_and_th_tags_name_experimental_and_theoretical_uncertainties():
     assert read["0.11 pb"]["uncertainty"] == {"statistical"}
     assert read["0.04 pb"]["uncertainty"] == {"experimental"} and "measure" not in read["0.04 pb"]
     assert read["0.03 pb"]["uncertainty"] == {"theoretical"}
+
+
+def test_lengths_angles_and_times_are_read_with_their_units():
+    """LHCb's detector papers (1412.6352, 2305.10515, 1808.08865) as LaTeX flattens them:
+    "52.6mum" (\\mum) and "0.35circ" (^\\circ) had read as names and dropped; "the hit
+    resolution" asked for an energy and "a time resolution" ruled out "0.6ns"."""
+    assert [(str(f.value), f.unit, f.kind) for f in figures("is 52.6mum for the TT, 0.35circ and 0.35 degrees")] == [
+        ("52.6", "μm", "length"), ("0.35", "°", "angle"), ("0.35", "°", "angle")]
+    assert Asked.read("What hit resolution does the TT detector have in 2011 data?").kind == "length"
+    assert Asked.read("What time resolution did the PLUME modules show in the test beam?").kind == "time"
+    assert Asked.read("What precision on the CKM angle γ is projected?").kind == "angle"
+    text = "The average collected charge was 12 pC and a time resolution of 0.6ns was found."
+    assert _ranked("What time resolution did the PLUME modules show in the DESY test beam?", text)[0] == "0.6 ns"
+
+
+def test_the_muon_channel_is_the_dimuon_one():
+    """ATLAS H → ℓℓγ (2103.10322): "the best-fit signal strength in the muon (electron) channel …
+    is μ μμ = 1.9 ± 0.7": "the muon channel" had contradicted "μμ" and ruled 1.9 out."""
+    text = ("The best-fit signal strength in the muon (electron) channel, obtained from a fit with two separate "
+            "signal-strength parameters, is μ μμ = 1.9 ± 0.7 ( μ ee = 1.0 ± 0.7).")
+    assert _ranked("What signal strength does the muon channel of H→ℓℓγ give on its own?", text)[0] == "1.9"
+
+
+def test_a_qualifier_only_the_title_names_counts_against_a_value_and_does_not_rule_it_out():
+    """ATLAS's diphoton mass (2308.07216): "the partial Run 2 dataset" measurement combined
+    H → ZZ and H → γγ; the title's γγ fills the question's open channel, and had ruled it out."""
+    text = ("Using H → Z Z∗ → 4ℓ and H → γγ decays selected in a partial Run 2 dataset (36 fb-1 of p p collisions "
+            "recorded before 2017), the ATLAS Collaboration measured mH = 124.86 ± 0.27 GeV [10].")
+    asked = Asked.read("What Higgs mass had ATLAS measured with the partial Run 2 data set of 36 fb−1?",
+                       "Measurement of the Higgs boson mass with H → γγ decays in 140 fb−1 of √s = 13 TeV pp collisions")
+    ranked = candidates(asked, hits([PassageText(1, text)]))
+    assert ranked[0].mention.written == "124.86 GeV" and ranked[0].signals["title contradicted"] == 1.0
