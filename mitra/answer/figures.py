@@ -179,9 +179,10 @@ def figures(text: str) -> list[Figure]:
             continue
         if raws and match.start("num") < raws[-1].end:
             continue  # the "1" of "fb -1": part of the unit before it
-        if (power := _POWER_OF_TEN.match(text, match.start("num"))) and (times := _TIMES.search(text, 0, match.start())):
-            skip_to = power.end()
-            _bracket_power(text, raws, times.start(), power.group())
+        ten = _POWER_OF_TEN.match(text, match.start("num"))
+        if ten and (times := _TIMES.search(text, 0, match.start())):
+            skip_to = ten.end()
+            _bracket_power(text, raws, times.start(), ten.group())
             continue
         end, num_end = match.end(), match.end("num")
         if not match.group("power") and (bare := _BARE_POWER.match(text, match.start("num"))):

@@ -41,8 +41,10 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("bb", r"\bb\s?b̄|\bbb\b|\bb\s?\\bar\{?b\}?|\bbbbar\b"),
         # LHCb's decay macros end in it: "Kstarzmumu", "phimumu"
         # "the muon channel" of H → ℓℓγ is its "μ μμ = 1.9": one channel however it is named
-        ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\s?mu\b|(?<=[a-z])mumu\b|\bdimuon|\\mu\s?\\mu|\bmuons? (?:channel|final state)"),
-        ("ee", r"\bee(?![A-Za-z0-9])|\bdielectron|\be\+\s?e[-−]|\belectrons? (?:channel|final state)"),  # "Z → eeγ" too
+        ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\s?mu\b|(?<=[a-z])mumu\b|\bdimuon|\\mu\s?\\mu"
+               r"|\bmuons? (?:channel|final state)"),
+        ("ee", r"\bee(?![A-Za-z0-9])|\bdielectron|\be\+\s?e[-−]"  # "Z → eeγ" too
+               r"|\belectrons? (?:channel|final state)"),
         # not "the combined statistical and systematic uncertainties": a sum of uncertainties, not of channels
         ("combined", r"\bcombin(?:ed|ation|ing)\b(?!\s+(?:(?:statistical|systematic|theoretical|stat|syst)\b|uncertaint"
                      r"|errors?\b))|\boverall\b|\ball (?:channels|final states|decay modes)\b"),

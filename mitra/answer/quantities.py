@@ -294,7 +294,8 @@ def _respectively(text: str, raws: list[Figure], quals, in_brackets: set[int],
         before = [i for i, r in enumerate(raws) if r.end <= mark.start() and not r.paren and not r.spread]
         by_class: dict[str, list[str]] = {}
         for cls, value, start, _ in quals:
-            if start < mark.start() and cls != "setting" and cls not in paired and value not in by_class.setdefault(cls, []):
+            if (start < mark.start() and cls != "setting" and cls not in paired
+                    and value not in by_class.setdefault(cls, [])):
                 by_class[cls].append(value)
         for cls, values in by_class.items():
             if len(values) < 2:

@@ -105,7 +105,7 @@ class Layout:
     def columns(self, row: list[str]) -> list[str]:
         """The header naming each of ``row``'s cells ("" where none does)."""
         named = [_fit(header, row) for header in _spanned(self.headers)]
-        if all(n is None for n in named):  # no header fits: the finest one over the last cells
+        if all(n is None for n in named):  # no header fits the row: each names its last cells
             named = [_right(header, row) for header in _spanned(self.headers)]
         return [" ".join(n[j] for n in named if n is not None and n[j]) for j in range(len(row))]
 
