@@ -303,6 +303,10 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     return best
 
 
+# Before a number: it is stated roughly ("∼90%", "about 3 σ", "up to 1%"), not as a result is.
+_APPROXIMATE = re.compile(r"(?:[∼~≈]|\b(?:approximately|about|around|roughly|of order|up to)\s)\s*\Z", re.I)
+
+
 def confident(ranked: Sequence[Candidate], margin: float) -> bool:
     """Is the first candidate clear enough to show before any model reads it: its sentence
     holds enough of the question's quantity words, it leaves out nothing the shown passages
@@ -315,6 +319,8 @@ def confident(ranked: Sequence[Candidate], margin: float) -> bool:
         return False
     if first.signals["bound"] or first.signals["bare"] or first.signals["setting"] < 0:
         return False  # a selection's bound ("0.98<q2<1.10"), a bare "7" of "7+8 TeV", the question's own "90%"
+    if _APPROXIMATE.search(first.mention.sentence, max(0, first.mention.span[0] - 16), first.mention.span[0]):
+        return False  # "within ∼90% of the 4ℓ-only best fit value": a figure of speech, not the result
     if len(ranked) == 1:
         return True
     # "around" only breaks ties: it never makes a lead clear (it had lifted one over the margin)

@@ -8,7 +8,7 @@ from mitra.answer.asked import Asked
 from mitra.answer.figures import base_value, figures
 from mitra.answer.quantities import mentions
 from mitra.core.text import math_to_words
-from mitra.answer.candidates import candidates
+from mitra.answer.candidates import candidates, confident
 from mitra.answer.claims import PassageText
 from tests.unit.answer.test_values import _ranked, hits
 
@@ -143,3 +143,17 @@ def test_a_qualifier_only_the_title_names_counts_against_a_value_and_does_not_ru
                        "Measurement of the Higgs boson mass with H → γγ decays in 140 fb−1 of √s = 13 TeV pp collisions")
     ranked = candidates(asked, hits([PassageText(1, text)]))
     assert ranked[0].mention.written == "124.86 GeV" and ranked[0].signals["title contradicted"] == 1.0
+
+
+def test_a_value_stated_roughly_is_never_shown_first():
+    """CMS's Higgs width (2202.06923): "within ∼90% of the 4ℓ-only best fit value" was shown
+    first, bold, for the four-lepton channel's best-fit width."""
+    text = ("The inclusion of the 2ℓ2ν data also allows the lower limits on the off-shell signal strength to reach "
+            "within ∼65% of its best fit value, compared to the weaker constraints from 4ℓ data alone, which reach "
+            "within ∼90% of the 4ℓ-only best fit value.")
+    ranked = candidates(Asked.read("What best-fit value does the four-lepton off-shell channel alone give?"),
+                        hits([PassageText(1, text)]))
+    assert ranked and not confident(ranked[:1], 0.0)
+    plain = candidates(Asked.read("What best-fit value does the four-lepton channel alone give?"),
+                       hits([PassageText(1, "The four-lepton channel alone gives a best-fit value of 0.9.")]))
+    assert confident(plain[:1], 0.0)
