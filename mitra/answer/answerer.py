@@ -227,8 +227,8 @@ class Answerer:
             chosen = self.choose(asked, numbered, prompt, timings)
             if chosen is not None:
                 candidate, value, confidence, usage = chosen
-                sure = (values.sure(value, confidence, quote, self.settings) and values.about_it(asked, candidate)
-                        and values.agrees(candidate, [c for _, c in numbered]))
+                sure = (values.sure(value, confidence, quote, self.settings)
+                        and values.stands(asked, candidate, [c for _, c in numbered]))
                 number = values.numbers(prompt.sources)
                 text, cited, remarks = values.stated(value), [value.passage], []
                 if not sure:

@@ -76,6 +76,14 @@ class Asked:
         return frozenset(self.words)
 
     @cached_property
+    def beyond_title(self) -> dict[str, frozenset[str]]:
+        """Its own qualifiers less those the analysis's title names: "the VH(bb) signal strength"
+        of the VH(bb) observation names the analysis, which a row of its uncertainty table need
+        not repeat."""
+        titled = qualifiers_of(self.title)
+        return {cls: values - titled.get(cls, frozenset()) for cls, values in self.qualifiers.items()}
+
+    @cached_property
     def content(self) -> frozenset[str]:
         """Its words that name something (a quantity, a qualifier, a channel): no asking words."""
         return frozenset(self.words) - _ASKING

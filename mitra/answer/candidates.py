@@ -62,7 +62,7 @@ from typing import Sequence
 from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
 from mitra.answer.pairing import bound, equated, interval_end, respective, setting
-from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, qualifiers, qualifiers_of
+from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, qualifiers
 from mitra.answer.quantities import Mention
 from mitra.core.text import tokenize
 from mitra.core.types import Hit
@@ -247,10 +247,6 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     weights = _idf(sentences, asked.quantity)
     texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
     collaborations = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
-    # what the question names beyond its analysis's title: "the VH(bb) signal strength" of the
-    # VH(bb) observation names the analysis, which a row of its uncertainty table need not repeat
-    titled = qualifiers_of(asked.title)
-    beyond_title = {cls: values - titled.get(cls, frozenset()) for cls, values in asked.qualifiers.items()}
     found: list[Candidate] = []
     for rank, (hit, passage) in enumerate(zip(hits, passages)):
         heading = set(tokenize(passage.heading))
@@ -270,9 +266,9 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "sentence": _share(set(tokenize(m.sentence)) | heading | m.words, weights, asked.acronyms),
                        "passage": _share(texts[rank], weights, asked.acronyms),
                        "kind": 1.0 if fits else 0.0, "rank": 1 / (1 + rank),
-                       "left out": 1.0 if problem is not None or not answers_asked(beyond_title, stated) else 0.0,
+                       "left out": 1.0 if problem is not None or not answers_asked(asked.beyond_title, stated) else 0.0,
                        "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,
-                       "default": 1.0 if _by_default(beyond_title, stated) else 0.0,
+                       "default": 1.0 if _by_default(asked.beyond_title, stated) else 0.0,
                        "bare": 1.0 if _bare(asked, m) else 0.0, "spread": 1.0 if _other_side(asked, m) else 0.0,
                        "setting": setting(asked, m), "respective": respective(asked, m),
                        "equated": equated(asked, m), "bound": bound(asked, m),

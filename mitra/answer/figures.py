@@ -64,8 +64,7 @@ _SAME_UNIT = re.compile(r"\s*\)?\s*(?:\(|,|and|or|to|[-–+]|±|\+-|\+/-|\\pm)?\
 _RESTATED = re.compile(r"\s*(?:\([a-z.]+\)\s*)?=\s*")
 _TAGGED_PLUS_MINUS = re.compile(r"\s*\([a-z.]+\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")  # "± 0.18 (stat.) ± 0.04"
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
-_POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?[-−–+]?\d+\}?")
-_EXPONENT = re.compile(r"[-−–+]?\d+(?=\}?\Z)")
+_POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?(?P<exponent>[-−–+]?\d+)\}?")
 _TIMES = re.compile(r"(?:[x×*·]|\\times|\\cdot)\s?\Z")
 # A power of ten written alone: "10^5", "10^{-3}", or its exponent flattened onto it: "10-2"
 # (one digit: "10-20" is a range).
@@ -180,17 +179,17 @@ def figures(text: str) -> list[Figure]:
         if raws and match.start("num") < raws[-1].end:
             continue  # the "1" of "fb -1": part of the unit before it
         ten = _POWER_OF_TEN.match(text, match.start("num"))
-        if ten and (times := _TIMES.search(text, 0, match.start())):
+        if ten and (times := _TIMES.search(text, max(0, match.start() - 8), match.start())):
             skip_to = ten.end()
-            _bracket_power(text, raws, times.start(), ten.group())
+            _bracket_power(text, raws, times.start(), _signed(ten.group("exponent")))
             continue
         end, num_end = match.end(), match.end("num")
         if not match.group("power") and (bare := _BARE_POWER.match(text, match.start("num"))):
             end = num_end = bare.end()  # "at the level of 10-2": 10⁻², as LaTeX's 10^{-2} reads flattened
             value = Decimal(1)
-            power = -int(bare.group(1)) if bare.group(1) else int(re.sub("[−–]", "-", bare.group(2)))
+            power = -int(bare.group(1)) if bare.group(1) else _signed(bare.group(2))
         else:
-            power = int(match.group("power").replace("−", "-").replace("–", "-")) if match.group("power") else None
+            power = _signed(match.group("power")) if match.group("power") else None
         found = unit_at(text, end)
         if not found and power is not None and (seconds := _SECONDS.match(text, end)):
             found = ("s", "time", seconds.end())
@@ -235,13 +234,17 @@ def figures(text: str) -> list[Figure]:
     return raws
 
 
-def _bracket_power(text: str, raws: list[Figure], times: int, power: str) -> None:
+def _signed(exponent: str) -> int:
+    """"−22", "–3", "+2" as the int the typography means."""
+    return int(exponent.replace("−", "-").replace("–", "-"))
+
+
+def _bracket_power(text: str, raws: list[Figure], times: int, exponent: int) -> None:
     """"(2.17 ± 0.04) × 10-4": the power multiplies every number of the bracket before it."""
     close = text[:times].rstrip()
     if not close.endswith(")"):
         return
     opened = text.rfind("(", 0, len(close) - 1)
-    exponent = int(re.sub("[−–]", "-", _EXPONENT.search(power).group()))
     for raw in raws:
         if opened < raw.start < len(close) and raw.power is None:
             raw.power = exponent

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from mitra.answer.asked import Asked
 from mitra.answer.figures import Figure, base_value, figures
-from mitra.answer.quantities import RESPECTIVELY, Mention
+from mitra.answer.quantities import RESPECTIVELY, SELECTION_BOUND, Mention
 from mitra.core.text import tokenize
 
 _BOUNDARY = re.compile(r"[,;]|\band\b")
@@ -157,7 +157,6 @@ def equated(asked: Asked, m: Mention) -> float:
 
 # "110 < mH < 200 GeV", "pT > 30 GeV", "|η| < 2.4": a bound of a selection, not a result,
 # unless the question asks for a bound ("the upper limit on B", "the pT threshold").
-_BOUND_BEFORE = re.compile(r"[<>≤≥]\s*[-−]?\s*\Z")
 _BOUND_AFTER = re.compile(r"\s*(?:[^\W\d_]{1,4}\s?/\s?c\s?2?\s*)?[<>≤≥]")
 _ASKS_BOUND = re.compile(r"\blimit|\bbound|threshold|\bcuts?\b|requir|window|\branges?\b|\bmin|\bmax|\bat (?:least|most)"
                          r"|\babove\b|\bbelow\b|exceed|\b(?:less|more|greater|smaller|lower|higher) than"
@@ -169,7 +168,7 @@ def bound(asked: Asked, m: Mention) -> float:
     no bound."""
     if _ASKS_BOUND.search(asked.text) and asked.kind != "count":  # a count is no bound: "the yield over the q² ranges"
         return 0.0
-    before = _BOUND_BEFORE.search(m.sentence, max(0, m.span[0] - 6), m.span[0])
+    before = SELECTION_BOUND.search(m.sentence, max(0, m.span[0] - 6), m.span[0])
     return 1.0 if before or _BOUND_AFTER.match(m.sentence, m.span[1]) else 0.0
 
 

@@ -89,8 +89,8 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
             continue
         picked = answerer.pick(asked, ranked, hits, timings) if ranked else None
         if picked is not None:
-            if (picked[1] is not None and picked[1] >= settings.value_confidence and values.about_it(asked, picked[0])
-                    and values.agrees(picked[0], ranked)):
+            if (picked[1] is not None and picked[1] >= settings.value_confidence
+                    and values.stands(asked, picked[0], ranked)):
                 chosen[n], _, usage = picked
             else:  # never stated unwarned: the likeliest values, as for a single question
                 unsure[n] = (picked[0], picked[1], ranked[:settings.value_alternatives + 1])

@@ -117,7 +117,8 @@ def _paren_following(text: str, quals: list[tuple[str, str, int, int]]) -> set[i
     return out
 
 
-_SELECTION_BOUND = re.compile(r"[<>≤≥]\s*[-−]?\s*\Z")
+# Before a number that bounds a selection: "|yH| < 2.5", "pT > 30 GeV", "110 < mH".
+SELECTION_BOUND = re.compile(r"[<>≤≥]\s*[-−]?\s*\Z")
 
 
 def _window(text: str, raws: list[Figure], i: int, clause_start: int, settings: set[int]) -> tuple[int, int]:
@@ -126,7 +127,7 @@ def _window(text: str, raws: list[Figure], i: int, clause_start: int, settings: 
     raw = raws[i]
     left = clause_start
     for j in range(i - 1, -1, -1):
-        if raws[j].start in settings or _SELECTION_BOUND.search(text, max(0, raws[j].start - 4), raws[j].start):
+        if raws[j].start in settings or SELECTION_BOUND.search(text, max(0, raws[j].start - 4), raws[j].start):
             continue  # "the inclusive cross-section for |yH| < 2.5 is measured to be 1.34 …": 2.5 bounds a selection
         if raws[j].kind == raw.kind or not raws[j].kind or not raw.kind:
             left = max(left, raws[j].end)

@@ -141,6 +141,12 @@ def agrees(candidate: Candidate, ranked: Sequence[Candidate]) -> bool:
     return not ranked or candidate.same(ranked[0])
 
 
+def stands(asked: Asked, candidate: Candidate, ranked: Sequence[Candidate]) -> bool:
+    """Does a choice the model is sure of stand as the answer, on any path: it is about the
+    question (``about_it``) and the ranking's first (``agrees``)."""
+    return about_it(asked, candidate) and agrees(candidate, ranked)
+
+
 def leading(value: Quote, confidence: float | None, first_ranked: Quote, settings: Settings,
             shown: Quote | None = None) -> Quote:
     """The value a warned answer leads with when the model's choice is not sure: the value

@@ -135,7 +135,7 @@ def math_to_words(text: str) -> str:
 def _maths_words(match: re.Match) -> str:
     body = _clean_maths(match.group(1))
     # "1.$19_{-0.39}^{+0.40}$": a text layer opened the maths after a decimal's point; one number
-    glued = body[:1].isdigit() and _DECIMAL_POINT.search(match.string, 0, match.start())
+    glued = body[:1].isdigit() and _DECIMAL_POINT.search(match.string, max(0, match.start() - 24), match.start())
     return f"{'' if glued else ' '}{body} "
 
 
