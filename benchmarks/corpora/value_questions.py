@@ -37,6 +37,19 @@ whose evidence is not in the text, and such an edit is named in its commit messa
   (superscript uncertainties moved: "1.26+ −0.26"); they are kept as the text has them.
 * ``form``: 148 prose, 53 table (LHCb tables are LaTeX rows, ``a & b & c \\\\``).
 
+``value_questions_fresh.jsonl`` holds the held-out set ``fresh`` (ids ``fresh-…``), written on
+2026-11-29 after the 201 above had been looked at while tuning (from that day all 201 count
+as the development set): 72 questions, 6 on each of 12 more LHCb papers, the longest after the
+8 above that the expert set does not use (1709.01301, 2212.09153, 1509.06628, 2405.17347,
+2310.04277, 1505.01710, 1712.08609, 2304.14891, 1510.01707, 1110.2866, 1811.08304,
+1606.07898), by a helper session that read only the papers' ``text`` field and the first lines
+of the file above for its format: it ran nothing of MITRA and read no code, result or
+benchmark. Same rules as above (plain words, no LaTeX in questions, mantissa as printed,
+"\\," read as a space, a sibling for 71 of 72), evidence checked by script to occur once in
+the whitespace-collapsed text and to state the value; 18 table rows, 54 sentences, at most
+one value per paper that the abstract states. Frozen when committed: tuning never looks at
+its questions one by one, only at its totals.
+
 ``qasper_value_questions`` adds, from the QASPER subset, the questions whose gold answer
 (``answer_leval``) is a number or a number with a unit ("48,705", "33,663"): value = that
 number, sibling ``null``, evidence = the gold evidence paragraph that states it.
@@ -58,6 +71,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 FILE = Path(__file__).with_name("value_questions.jsonl")
+FRESH = Path(__file__).with_name("value_questions_fresh.jsonl")  # the held-out set (``fresh``): see FRESH_NOTE
 _QASPER = "data/qasper/qasper_dev_subset_with_fulltext_and_evidence.json"
 
 
@@ -75,7 +89,9 @@ class ValueQuestion(BaseModel):
 
     @property
     def set(self) -> str:
-        """Which set it belongs to: pdfs, lhcb or qasper."""
+        """Which set it belongs to: pdfs, lhcb, fresh (LHCb papers, held out) or qasper."""
+        if self.id.startswith("fresh-"):
+            return "fresh"
         return "pdfs" if self.source.startswith("hep_pdfs/") else self.source.split(":", 1)[0]
 
 

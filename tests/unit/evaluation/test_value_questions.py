@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from benchmarks.corpora.value_questions import load_value_questions, readings, states, value_of
+from benchmarks.corpora.value_questions import FRESH, load_value_questions, readings, states, value_of
 
 QUESTIONS = load_value_questions()
+FRESH_QUESTIONS = load_value_questions(FRESH)
 
 
 def test_at_least_150_questions_with_unique_ids():
@@ -19,6 +20,14 @@ def test_both_sources_are_there():
     sets = {q.set for q in QUESTIONS}
     assert sets == {"pdfs", "lhcb"}
     assert len({q.source for q in QUESTIONS if q.set == "pdfs"}) == 16
+
+
+def test_the_held_out_set_is_apart_well_formed_and_states_its_values():
+    assert len(FRESH_QUESTIONS) == 72 and {q.set for q in FRESH_QUESTIONS} == {"fresh"}
+    assert not {q.source for q in FRESH_QUESTIONS} & {q.source for q in QUESTIONS}
+    assert not {q.id for q in FRESH_QUESTIONS} & {q.id for q in QUESTIONS}
+    assert not [q.id for q in FRESH_QUESTIONS if not states(q.evidence, q.value)]
+    assert all(value_of(q.sibling) != value_of(q.value) for q in FRESH_QUESTIONS if q.sibling is not None)
 
 
 def test_each_has_a_value_a_quantity_and_evidence():
