@@ -186,6 +186,13 @@ def _part(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -
                       for cls in DATA) else 0.0
 
 
+def _one_of_combined(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> float:
+    """1 where the question asks channels combined ("combining the γγ and 4ℓ channels") and
+    the value is stated for one of them, whatever setting the two share."""
+    said, named = asked.get("channel", frozenset()) - {"combined"}, stated.get("channel", frozenset())
+    return 1.0 if len(said) >= 2 and len(named) == 1 and named <= said else 0.0
+
+
 def _by_default(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[str]]) -> bool:
     """The question names a value of a class whose unnamed value is another (an expected
     limit), and the value's clause names none: read as the default (observed)."""
@@ -259,7 +266,9 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
             if _contradicted(asked.qualifiers, stated):
                 continue
             problem = problem_of(asked.context, stated, m, everything)
-            named = sum(1 for cls, values in asked.qualifiers.items() if stated.get(cls, frozenset()) & values)
+            one_of = _one_of_combined(asked.qualifiers, stated)  # γγ alone is not named by "γγ and 4ℓ combined"
+            named = sum(1 for cls, values in asked.qualifiers.items()
+                        if stated.get(cls, frozenset()) & values and not (one_of and cls == "channel"))
             in_sentence = _sentence_qualifiers(m.sentence)
             around = sum(len(values & in_sentence.get(cls, frozenset())) for cls, values in asked.qualifiers.items())
             signals = {"named": named, "clause": _share(set(m.words), weights, asked.acronyms),
@@ -278,7 +287,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "title contradicted": 1.0 if _contradicted(asked.context, stated) else 0.0}
             # the value its sentence pairs with the setting asked ("5.1 and 19.7 fb-1 for 7 and 8 TeV,
             # respectively") is stated for that part alone
-            signals["part"] = 0.0 if signals["setting"] > 0 else _part(asked.qualifiers, stated)
+            signals["part"] = max(0.0 if signals["setting"] > 0 else _part(asked.qualifiers, stated), one_of)
             score = (W_NAMED * signals["named"] + W_CLAUSE * signals["clause"] + W_SENTENCE * signals["sentence"]
                      + W_PASSAGE * signals["passage"]
                      + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"]

@@ -41,7 +41,7 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("bb", r"\bb\s?b̄|\bbb\b|\bb\s?\\bar\{?b\}?|\bbbbar\b"),
         # LHCb's decay macros end in it: "Kstarzmumu", "phimumu"
         # "the muon channel" of H → ℓℓγ is its "μ μμ = 1.9": one channel however it is named
-        ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\s?mu\b|(?<=[a-z])mumu\b|\bdimuon|\\mu\s?\\mu"
+        ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\+\s?mu[-−]|\bmu\s?mu\b|(?<=[a-z])mumu\b|\bdimuon|\\mu\s?\\mu"
                r"|\bmuons? (?:channel|final state)"),
         ("ee", r"\bee(?![A-Za-z0-9])|\bdielectron|\be\+\s?e[-−]"  # "Z → eeγ" too
                r"|\belectrons? (?:channel|final state)"),

@@ -51,9 +51,14 @@ _ORDINAL = re.compile(
     re.I)
 _TAG_GAP = re.compile(r"\s*(?:(?:is|are)\s+)?\(?\s*")  # "0.2 (stat)", "±0.17 is statistical"
 RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
-_CONTENT = re.compile(r"[^\W\d_]{2,}")
+# a word, or a name with digits ("RICH1", "Run2"), not a number or a symbol ("13", "q2", "c4")
+_CONTENT = re.compile(r"[^\W\d_]{2}[^\W_]*")
 _LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")
 _UNCERTAINTY = frozenset(tokenize("uncertainty"))
+# What follows a value's uncertainties and names what it is for: "± 0.002 mrad for RICH1 gas".
+_POST_PHRASE = re.compile(r"(?:\s*\([^()]{0,40}\))?\s+(?:for|in|at|on)\s", re.I)
+_CONJUNCT = re.compile(r",|\s(?:and|or)\s", re.I)
+_ELLIPSIS_WORDS = 2  # "and (an expected) 7 MeV for …" leaves its quantity to the value before it
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,10 @@ def _window(text: str, raws: list[Figure], i: int, clause_start: int, settings: 
             continue  # "the inclusive cross-section for |yH| < 2.5 is measured to be 1.34 …": 2.5 bounds a selection
         if raws[j].kind == raw.kind or not raws[j].kind or not raw.kind:
             left = max(left, raws[j].end)
+            # "1.618 ± 0.002 mrad for RICH1 gas and 0.68 ± 0.02 mrad for RICH2": what follows the
+            # previous value up to its clause's end is that value's, not this one's
+            if (ended := _CLAUSE_END.search(text, raws[j].end, raw.start)) and ended.start() > left:
+                left = ended.start()
             break
     for m in _CLAUSE_START.finditer(text, left, raw.start):
         left = max(left, m.start())
@@ -141,7 +150,14 @@ def _window(text: str, raws: list[Figure], i: int, clause_start: int, settings: 
     end = _CLAUSE_END.search(text, scan_from)
     if end:
         right = end.start()
-    nxt = next((r.start for r in raws[i + 1:] if (not r.paren or r.start >= scan_from) and r.start not in settings),
+    following = raws[i + 1:]
+    chain = 0
+    while chain < len(following) and following[chain].spread:
+        chain += 1
+    if chain and _POST_PHRASE.match(text, following[chain - 1].end):
+        # "1.618 ± 0.002 mrad for RICH1 gas": the phrase after its own uncertainties is its own
+        following = following[chain:]
+    nxt = next((r.start for r in following if (not r.paren or r.start >= scan_from) and r.start not in settings),
                None)
     if nxt is not None:
         right = min(right, nxt)
@@ -179,8 +195,8 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
                 continue  # "observed (expected) … 5.0 (5.8)": the bracketed one is the bracketed number's
             if raw.paren and k not in in_brackets and any(quals[x][0] == cls for x in in_brackets):
                 continue
-            if _tag_of_other(sentence, raws, i, start):
-                continue  # "0.2 (stat) ± 0.1 (syst)": "(stat)" is 0.2's only
+            if _tag_of_other(sentence, raws, i, start) or _bracket_holder(sentence, raws, start) not in (None, i):
+                continue  # "0.2 (stat) ± 0.1 (syst)": "(stat)" is 0.2's only; "(expected 3.8 σ)" is 3.8's
             if cls == "measure" and compared_with(sentence, start, end, raw):
                 continue
             own.setdefault(cls, set()).add(value)
@@ -193,6 +209,7 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     one_measure(sentence, raws, quals, bound)
     inherited = _open_classes(previous, heading)
     clause_words = _clause_words(sentence, raws, windows)
+    _distributed(sentence, raws, quals, windows, settings, bound, clause_words)
     mentions = []
     for i, raw in enumerate(raws):
         own = {cls: set(values) for cls, values in bound[i].items()}
@@ -276,9 +293,48 @@ def _clause_words(text: str, raws: list[Figure], windows: list[tuple[int, int]])
     return words
 
 
+def _distributed(text: str, raws: list[Figure], quals, windows, settings: set[int],
+                 bound: list[dict[str, set[str]]], words: list[frozenset[str]]) -> None:
+    """"A mass resolution of 3.5 MeV for long tracks and 7 MeV for downstream ones": a value
+    whose clause opens on "and" (or a comma) after another value's, two words at most before
+    it, shares what that value's clause says before it, in words and in the classes it names
+    none of."""
+    for i, raw in enumerate(raws):
+        left = windows[i][0]
+        conjunct = _CONJUNCT.match(text, left)
+        if raw.spread or raw.paren or not conjunct or len(text[conjunct.end():raw.start].split()) > _ELLIPSIS_WORDS:
+            continue  # ", and was always above the acceptance limit of 5": a clause of its own
+        head = next((j for j in range(i - 1, -1, -1) if raws[j].kind == raw.kind and not raws[j].spread
+                     and not raws[j].paren and raws[j].start not in settings), None)
+        if head is None:  # "0.30 x 10-9 with 23 fb-1 and 0.16 x 10-9 with 300 fb-1": 0.30's, past the setting
+            continue
+        start, end = windows[head][0], raws[head].start
+        words[i] |= frozenset(t for t in tokenize(text[start:end]) if _CONTENT.fullmatch(t))
+        own = set(bound[i])
+        for cls, value, at, _ in quals:
+            if cls != "setting" and cls not in own and start <= at < end:
+                bound[i].setdefault(cls, set()).add(value)
+        for k in range(i + 1, len(raws)):  # its own uncertainties are stated for the same
+            if not raws[k].spread:
+                break
+            words[k] |= words[i]
+
+
+def _bracket_holder(text: str, raws: list[Figure], start: int) -> int | None:
+    """The number a bracket holds after the word at ``start``, where that word opens the
+    bracket ("(expected 3.8 σ)"): its index, or None."""
+    opened = text.rfind("(", 0, start)
+    if opened < 0 or text[opened + 1:start].strip() or ")" in text[opened:start]:
+        return None
+    closed = text.find(")", start)
+    return next((j for j, r in enumerate(raws) if start < r.start and (closed < 0 or r.start < closed)), None)
+
+
 def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
     """Is the qualifier at ``start`` written right after another number than raws[i], as
     its tag ("0.9 stat", "0.2 (stat.)")?"""
+    if _bracket_holder(text, raws, start) == i:
+        return False  # "3.2 σ (expected 3.8 σ)": a word opening a bracket is its number's, not a tag of the one before
     return any(j != i and other.end <= start and _TAG_GAP.fullmatch(text[other.end:start])
                for j, other in enumerate(raws))
 
@@ -363,8 +419,10 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
     # (ATLAS's Table 11 under that caption states signal strengths and p-values too).
     context = _open_classes("", f"{heading} {caption}")
     mentions: list[Mention] = []
+    widest = max((len(h) for h in layout.headers), default=0)
     for row, group in layout.data():
         line = " | ".join(row)
+        short = len(row) < widest
         offset = 0
         for j, (cell, column) in enumerate(zip(row, layout.columns(row))):
             start = line.find(cell, offset)
@@ -386,7 +444,10 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                     bound[cls] = set(values)
                 if len(bound.get("channel", set()) - {"combined"}) >= 2:
                     bound["channel"].add("combined")
-                unit = m.unit or (found[0] if (found := _unit_in(column)) else "")
+                # "Mass (GeV)" over it, or "Width [MeV] | …"; a row short of its header lost a cell
+                # somewhere, so which column's unit is its own is not sure
+                found = (_unit_in(column) if not short else None) or _unit_in(row[0])
+                unit = m.unit or (found[0] if found else "")
                 kind = m.kind or (found[1] if found else "")
                 mentions.append(Mention(
                     written=m.written, value=m.value, power=m.power, unit=unit, kind=kind, sentence=line,
@@ -408,11 +469,15 @@ def _bracketed_header(column: str) -> tuple[str, str, str] | None:
     return None
 
 
+_HEADER_UNIT = re.compile(r"\(\s*([^()]{1,20})\s*\)|\[\s*([^\[\]]{1,20})\s*\]")
+
+
 def _unit_in(text: str) -> tuple[str, str] | None:
-    """The unit a header writes in brackets ("Mass (GeV)")."""
-    match = re.search(r"\(\s*([^()]{1,20})\s*\)", text)
-    found = unit_at(match.group(1), 0) if match else None
-    return (found[0], found[1]) if found else None
+    """The unit a header writes in brackets ("Mass (GeV)", "$Z_{l}$ [σ]")."""
+    for match in _HEADER_UNIT.finditer(text):  # not "E($Z_{l}$)" of "E($Z_{l}$) [σ]"
+        if found := unit_at(match.group(1) or match.group(2), 0):
+            return found[0], found[1]
+    return None
 
 
 # -------------------------------------------------------------------- entry point

@@ -45,6 +45,10 @@ _ENV_FLOAT_OPTS = re.compile(r"^\s*\[[htbp!H]+\]")
 _BRACED = r"\{(?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*\}"
 _BEGIN_ARGS_RE = re.compile(r"\\begin\{(?:(?:tabular[*x]?|array|longtable)\}(?:\s*\[[^\]]*\])?(?:\s*" + _BRACED + r")+|"
                             r"[a-zA-Z*]+\}(?:\[[^\]]*\])?(?:" + _BRACED + r")*)")
+# A cell spanning columns (its count and alignment are no words), and LHCb's "value & \pm &
+# uncertainty" columns, each of which reads as one cell under the header that spans them.
+_SPANNING_CELL = re.compile(r"\\multi(?:column|row)\{[^{}]*\}\{[^{}]*\}(" + _BRACED + ")")
+_PLUS_MINUS_COLUMN = re.compile(r"\$?\s*&\s*\$?\s*\+-\s*\$?\s*&\s*\$?")
 _PARTICLE_RE = re.compile(r"\\P(?!hi|si|i\b|r\b)([A-Z][A-Za-z]*|mu|e|gamma|pi|nu|tau|K)(?![a-z])")
 _CMD_RE = re.compile(r"\\([A-Za-z]+)\*?")
 # A sub- or superscript glued to its symbol: B^0_s -> B0s, p_{T} -> pT, \mu^+ -> mu+.
@@ -74,6 +78,8 @@ def clean_latex(text: str) -> str:
     text = _ENV_FLOAT_OPTS.sub("", text)
     text = _MACRO_RE.sub(lambda m: " " + _MACROS[m.group(1)] + " ", text)
     text = _BEGIN_ARGS_RE.sub(" ", text)
+    text = _SPANNING_CELL.sub(lambda m: m.group(1)[1:-1], text)  # \multicolumn{3}{c}{Start}: the cell "Start"
+    text = _PLUS_MINUS_COLUMN.sub(" +- ", text)  # "$ 4467.1 $&$\pm$&$7.6 $": one cell, not three
     # Drop formatting commands with their arguments, repeatedly for nested cases.
     for _ in range(3):
         text, n = _DROP_RE.subn(" ", text)

@@ -56,3 +56,13 @@ def test_a_macro_decay_keeps_its_quantity_and_only_parsed_words_change():
     assert tokenize("LbToLcpiTopKS") == ["lambdab", "lambdac", "pi", "p", "ks"]  # a chain: Lc -> p KS
     # camel case that is no decay stays one word
     assert tokenize("HowTo GoTo") == ["howto", "goto"]
+
+
+def test_a_spanning_cell_and_a_plus_minus_column_read_as_one_cell_each():
+    """LHCb's "\\multicolumn{3}{c}{Start}" over "$ 4467.1 $&$\\pm$&$7.6 $": the header had read
+    "c Start", a value and its uncertainty three cells, so no header named the right column."""
+    from ingest.chunk.tables import latex_rows
+
+    rows = latex_rows(r"Fit parameter & \multicolumn{3}{c}{Start} & \multicolumn{3}{c}{Baseline} \\"
+                      r" $\XSone \text{ mass [MeV]}$ & \multicolumn{3}{c}{$-$} & $ 4474.5 $&$\pm$&$6.9 $ \\")
+    assert rows == ["Fit parameter | Start | Baseline", "XSone mass [MeV] | - | 4474.5 +- 6.9"]

@@ -1,0 +1,93 @@
+"""Which clause a value owns where a sentence states two ("X for A and Y for B"), what the
+second one shares of the first, brackets that hold their own number, and the units a table
+writes in square brackets (issue 46; found on the development set's LHCb papers)."""
+
+from __future__ import annotations
+
+from mitra.answer.quantities import mentions
+from tests.unit.answer.test_values import _ranked
+
+RICH = ("The values of SigmaThetaC, extracted from a simple fit to the DeltaThetaC distributions, are determined "
+        "to be 1.618 +- 0.002 mrad for RICH1 gas (cfourften) and 0.68 +- 0.02 mrad for RICH2 (cffour), comparable "
+        "with the expectations from simulation of 1.52 +- 0.02 mrad and 0.63 mrad.")
+TRACKS = ("A mass resolution of 3.5 MeV/c2 is achieved for the candidates reconstructed from long tracks and "
+          "7 MeV/c2 for those using downstream tracks.")
+
+
+def test_what_follows_a_value_and_its_uncertainty_is_that_value_s():
+    """"1.618 ± 0.002 mrad for RICH1 gas and 0.68 ± 0.02 mrad for RICH2": RICH1 is 1.618's, not
+    0.68's (the window had ended at 1.618's own uncertainty and given "RICH1 gas" to 0.68)."""
+    read = {m.written: m.words for m in mentions(RICH)}
+    assert {"rich1", "gas"} <= read["1.618 mrad"] and "rich1" not in read["0.68 mrad"]
+    assert "rich2" in read["0.68 mrad"]
+    assert _ranked("What Cherenkov angle resolution is measured for the RICH1 gas radiator?", RICH)[0] == "1.618 mrad"
+    assert _ranked("What Cherenkov angle resolution is measured for RICH2?", RICH)[0] == "0.68 mrad"
+
+
+def test_the_second_value_of_a_pair_shares_the_quantity_named_before_the_first():
+    read = {m.written: m.words for m in mentions(TRACKS)}
+    assert {"mass", "resolut", "downstream"} <= read["7 MeV"] and "long" not in read["7 MeV"]
+    assert _ranked("What mass resolution do downstream tracks give?", TRACKS)[0] == "7 MeV"
+    assert _ranked("What mass resolution do long tracks give?", TRACKS)[0] == "3.5 MeV"
+
+
+def test_a_clause_of_its_own_after_and_shares_nothing():
+    """", and was always above the acceptance limit of 5 photoelectrons" states another quantity."""
+    text = ("Otherwise, the single-fibre light yield, extrapolated to zero distance from the photon detector, was "
+            "very stable around a mean of about 6.8 +- 0.5 photoelectrons, and was always above the acceptance "
+            "limit of 5 photoelectrons.")
+    five = next(m for m in mentions(text) if m.written.startswith("5"))
+    assert "yield" not in five.words
+
+
+def test_a_value_past_a_setting_shares_the_quantity_of_the_value_before_it():
+    text = ("A conservative assumption would imply an uncertainty of cal B (decay Bs mumu ) to be approximately "
+            "0.30 x 10-9 with 23 fb-1 and 0.16 x 10-9 with 300 fb-1 .")
+    read = {m.written: m for m in mentions(text)}
+    assert "uncertainti" in read["0.16"].words and read["0.16"].qualifiers["channel"] == {"μμ"}
+    assert _ranked("What uncertainty on the Bs → μ+μ− branching fraction is expected with 300 fb−1?", text)[0] == "0.16"
+
+
+def test_a_word_opening_a_bracket_is_the_bracketed_number_s():
+    """"a significance of 3.2 σ (expected 3.8 σ)": 3.2 is observed, 3.8 expected (the bracket's
+    "expected" had been read as a tag of 3.2)."""
+    read = {m.written: dict(m.qualifiers) for m in mentions(
+        "The minimum local p-value in the data has a significance of 3.2 σ (expected 3.8 σ).")}
+    assert "measure" not in read["3.2 σ"] and read["3.8 σ"]["measure"] == {"expected"}
+
+
+def test_a_unit_in_square_brackets_names_a_column_or_a_row():
+    table = ("Search channel | Dataset | $Z_{l}$ [σ] | E($Z_{l}$) [σ]\n"
+             "H→ WW | 8 TeV | 3.3 | 1.0\n"
+             "H→ ZZ | 8 TeV | 3.0 | 2.6\n"
+             "Text.\n"
+             "Parameter | Baseline | Alternative\n"
+             "Width [MeV] | 227.0 | 250.0\n"
+             "Mass [MeV] | 4650 | 4700\n")
+    read = {(m.sentence.split(" |")[0], m.written): m for m in mentions(table)}
+    assert read[("H→ WW", "3.3")].kind == "significance" and read[("H→ WW", "3.3")].unit == "σ"
+    assert read[("Width [MeV]", "227.0")].kind == "energy"
+
+
+def test_a_row_short_of_its_header_takes_no_column_s_unit():
+    """ATLAS H → ℓℓγ (2103.10322): the row lost a cell, so its last value (Z90 = 1.4) sits under
+    "f90 [%]" and was ruled out as a percentage for the significance asked."""
+    table = ("Category | Events | $S_{90}$ | $B_{90}^{N}$ | $B_{H→γγ}$ | $f_{90}$ [%] | $Z_{90}$\n"
+             "ee merged low-$p_{Tt}$ | 5103 | 29 | 942 | 2 | 3.0 | 1.0\n"
+             "μμ low-$p_{Tt}$ | 9813 | 61 | 1750 | 3.4 | 1.4")
+    read = {(m.sentence.split(" |")[0], m.written): m for m in mentions(table)}
+    assert read[("ee merged low-$p_{Tt}$", "3.0")].kind == "percent"
+    assert read[("μμ low-$p_{Tt}$", "1.4")].kind == ""
+
+
+def test_one_of_the_channels_combined_is_part_of_the_combination():
+    text = ("The total Higgs boson production cross-section at √ s = 13.6 TeV is measured to be 67-11+12 pb for "
+            "H → γγ channel and 46 ± 12 pb for H → Z Z → 4ℓ. The total Higgs boson production cross-section "
+            "combined with two channels is measured to be 58.2±8.7 pb as shown in Figure 7.")
+    question = "What total Higgs production cross section does ATLAS get by combining the γγ and 4ℓ channels?"
+    assert _ranked(question, text)[0] == "58.2 pb"
+
+
+def test_latin_mu_plus_mu_minus_is_the_dimuon_channel():
+    [m] = [m for m in mentions("The invariant mass resolution of jpsi -> mu+mu- candidates is 15.1 MeV/c2 offline.")]
+    assert m.qualifiers["channel"] == {"μμ"}
