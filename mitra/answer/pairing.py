@@ -13,7 +13,8 @@ from functools import lru_cache
 
 from mitra.answer.asked import Asked
 from mitra.answer.figures import Figure, base_value, figures
-from mitra.answer.quantities import RESPECTIVELY, SELECTION_BOUND, Mention
+from mitra.answer.lists import RESPECTIVELY
+from mitra.answer.quantities import SELECTION_BOUND, Mention
 from mitra.core.text import tokenize
 
 _BOUNDARY = re.compile(r"[,;]|\band\b")

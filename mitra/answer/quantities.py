@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import lru_cache
 
-from mitra.answer.figures import PLUS_MINUS, Figure, base_value, figures, unit_at
+from mitra.answer.figures import Figure, base_value, figures, unit_at
+from mitra.answer.lists import CONTENT, clause_words, distributed, is_condition, listed, ordinal, respectively
 from mitra.answer.measures import compared_with, one_measure
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
 from mitra.answer.table_layout import Layout, blocks, caption_lines
@@ -44,23 +45,9 @@ from mitra.core.text import split_sentences, tokenize
 _CLAUSE_END = re.compile(r"[,;:]|\s(?:and|while|whereas|but|or|compared)\s|\)\s*[,;]", re.I)
 _CLAUSE_START = re.compile(r";|\b(?:whereas|while|but|compared (?:with|to)|than)\b", re.I)
 _ANAPHOR = re.compile(r"^(?:it|its|this|these|they|their|the (?:latter|former|same)|such)\b", re.I)
-_ORDINAL = re.compile(
-    r"\bfirst (?:uncertainty |error |one )?(?:is |being |are )?(?:the )?(?P<first>statistical|systematic|theoretical)"
-    r".{0,40}?\bsecond (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<second>statistical|systematic|theoretical)?"
-    r"(?:.{0,40}?\bthird (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<third>statistical|systematic|theoretical)?)?",
-    re.I)
 _TAG_GAP = re.compile(r"\s*(?:(?:is|are)\s+)?\(?\s*")  # "0.2 (stat)", "±0.17 is statistical"
-RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
-# a word, or a name with digits ("RICH1", "Run2"), not a number or a symbol ("13", "q2", "c4")
-_CONTENT = re.compile(r"[^\W\d_]{2}[^\W_]*")
-_LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")
-_UNCERTAINTY = frozenset(tokenize("uncertainty"))
 # What follows a value's uncertainties and names what it is for: "± 0.002 mrad for RICH1 gas".
 _POST_PHRASE = re.compile(r"(?:\s*\([^()]{0,40}\))?\s+(?:for|in|at|on)\s", re.I)
-_CONJUNCT = re.compile(r",|\s(?:and|or)\s", re.I)
-_ELLIPSIS_WORDS = 2  # "and (an expected) 7 MeV for …" leaves its quantity to the value before it
-
-
 @dataclass(frozen=True)
 class Mention:
     """One number as a text states it, with what it is stated for."""
@@ -202,14 +189,14 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
             own.setdefault(cls, set()).add(value)
         bound.append(own)
     _bracketed(sentence, raws, quals, in_brackets, bound)
-    _ordinal(sentence, raws, bound)
-    _listed(sentence, raws, bound)
-    _respectively(sentence, raws, quals, in_brackets, bound)
+    ordinal(sentence, raws, bound)
+    listed(sentence, raws, bound)
+    respectively(sentence, raws, quals, in_brackets, bound)
     _shared(sentence, raws, quals, windows, bound)
     one_measure(sentence, raws, quals, bound)
     inherited = _open_classes(previous, heading)
-    clause_words = _clause_words(sentence, raws, windows)
-    _distributed(sentence, raws, quals, windows, settings, bound, clause_words)
+    in_clause = clause_words(sentence, raws, windows)
+    distributed(sentence, raws, quals, windows, settings, bound, in_clause)
     mentions = []
     for i, raw in enumerate(raws):
         own = {cls: set(values) for cls, values in bound[i].items()}
@@ -220,13 +207,13 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
         channels = own.get("channel", set())
         if len(channels - {"combined"}) >= 2:  # "γγ + ZZ": a combination of channels
             channels.add("combined")
-        words = clause_words[i]
+        words = in_clause[i]
         written = raw.sign + sentence[raw.start:raw.num_end] + (f" {raw.unit}" if raw.unit else "")
         end = raw.end if raw.unit and ")" not in sentence[raw.num_end:raw.end] else raw.num_end
         mentions.append(Mention(
             written=written, value=raw.value, power=raw.power, unit=raw.unit, kind=raw.kind, sentence=sentence,
             span=(raw.start, end), qualifiers={c: frozenset(v) for c, v in own.items() if v},
-            words=words, condition=_is_condition(raw, quals), spread=raw.spread,
+            words=words, condition=is_condition(raw, quals), spread=raw.spread,
             shared_unit=raw.unit_written if end <= raw.num_end else "", sign=raw.sign))
     return mentions
 
@@ -251,75 +238,6 @@ def _bracketed(text: str, raws: list[Figure], quals, in_brackets: set[int], boun
                     bound[j].setdefault(cls, set()).add(value)
 
 
-def _ordinal(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> None:
-    """"0.307 ± 0.017 ± 0.023, where the first uncertainty is statistical and the second
-    systematic": each ± of a chain takes its ordinal's name."""
-    named = _ORDINAL.search(text)
-    if not named:
-        return
-    kinds = [(named.group(g) or "").lower() or None for g in ("first", "second", "third")]
-    chain: list[int] = []
-    for i in range(1, len(raws) + 1):
-        linked = i < len(raws) and PLUS_MINUS.fullmatch(text[raws[i - 1].num_end:raws[i].start])
-        if linked:
-            chain.append(i)
-            continue
-        for position, j in enumerate(chain[:3]):
-            if kinds[position]:
-                bound[j]["uncertainty"] = {kinds[position]}
-        chain = []
-
-
-def _listed(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> None:
-    """"expected exclusions of 2.15 and 2.20 TeV": numbers listed together share what the
-    list's first one is stated for."""
-    for i in range(1, len(raws)):
-        before, after = raws[i - 1], raws[i]
-        if before.kind == after.kind and _LIST_GAP.fullmatch(text[before.end:after.start]):
-            for cls, values in bound[i - 1].items():
-                bound[i].setdefault(cls, set(values))
-
-
-def _clause_words(text: str, raws: list[Figure], windows: list[tuple[int, int]]) -> list[frozenset[str]]:
-    """Each number's clause words, with what its clause leaves to another number: an
-    uncertainty ("124.99 ± 0.18 (stat.)") is stated for its central value's quantity, and a
-    listed value ("deposits of ∼ 45, 100 and 75 MeV") for the list's first one's."""
-    words = [frozenset(t for t in tokenize(text[left:right]) if _CONTENT.fullmatch(t)) for left, right in windows]
-    for i in range(1, len(raws)):
-        if raws[i].spread:
-            words[i] |= words[i - 1] | _UNCERTAINTY
-        elif raws[i - 1].kind == raws[i].kind and _LIST_GAP.fullmatch(text[raws[i - 1].end:raws[i].start]):
-            words[i] |= words[i - 1]
-    return words
-
-
-def _distributed(text: str, raws: list[Figure], quals, windows, settings: set[int],
-                 bound: list[dict[str, set[str]]], words: list[frozenset[str]]) -> None:
-    """"A mass resolution of 3.5 MeV for long tracks and 7 MeV for downstream ones": a value
-    whose clause opens on "and" (or a comma) after another value's, two words at most before
-    it, shares what that value's clause says before it, in words and in the classes it names
-    none of."""
-    for i, raw in enumerate(raws):
-        left = windows[i][0]
-        conjunct = _CONJUNCT.match(text, left)
-        if raw.spread or raw.paren or not conjunct or len(text[conjunct.end():raw.start].split()) > _ELLIPSIS_WORDS:
-            continue  # ", and was always above the acceptance limit of 5": a clause of its own
-        head = next((j for j in range(i - 1, -1, -1) if raws[j].kind == raw.kind and not raws[j].spread
-                     and not raws[j].paren and raws[j].start not in settings), None)
-        if head is None:  # "0.30 x 10-9 with 23 fb-1 and 0.16 x 10-9 with 300 fb-1": 0.30's, past the setting
-            continue
-        start, end = windows[head][0], raws[head].start
-        words[i] |= frozenset(t for t in tokenize(text[start:end]) if _CONTENT.fullmatch(t))
-        own = set(bound[i])
-        for cls, value, at, _ in quals:
-            if cls != "setting" and cls not in own and start <= at < end:
-                bound[i].setdefault(cls, set()).add(value)
-        for k in range(i + 1, len(raws)):  # its own uncertainties are stated for the same
-            if not raws[k].spread:
-                break
-            words[k] |= words[i]
-
-
 def _bracket_holder(text: str, raws: list[Figure], start: int) -> int | None:
     """The number a bracket holds after the word at ``start``, where that word opens the
     bracket ("(expected 3.8 σ)"): its index, or None."""
@@ -334,46 +252,9 @@ def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
     """Is the qualifier at ``start`` written right after another number than raws[i], as
     its tag ("0.9 stat", "0.2 (stat.)")?"""
     if _bracket_holder(text, raws, start) == i:
-        return False  # "3.2 σ (expected 3.8 σ)": a word opening a bracket is its number's, not a tag of the one before
+        return False  # "3.2 σ (expected 3.8 σ)": a word opening a bracket is its number's, no tag of 3.2
     return any(j != i and other.end <= start and _TAG_GAP.fullmatch(text[other.end:start])
                for j, other in enumerate(raws))
-
-
-def _respectively(text: str, raws: list[Figure], quals, in_brackets: set[int],
-                  bound: list[dict[str, set[str]]]) -> None:
-    """"… for A and B … x and y, respectively": A is x's, B is y's. Not a bracketed pair:
-    "observed (expected) significances of 2.5 (2.3) and 4.0 (3.5) …, respectively" names
-    each pair, not the list (4.0 is observed)."""
-    paired = {quals[k][0] for k in in_brackets}
-    for mark in RESPECTIVELY.finditer(text):
-        # the values listed, not their uncertainties: "(3.3 ± 2.0) × 10-3 and (1.4 ± 1.1) × 10-3 in the
-        # Z → eeγ and Z → μμγ samples, respectively" pairs 3.3 and 1.4
-        before = [i for i, r in enumerate(raws) if r.end <= mark.start() and not r.paren and not r.spread]
-        by_class: dict[str, list[str]] = {}
-        for cls, value, start, _ in quals:
-            if (start < mark.start() and cls != "setting" and cls not in paired
-                    and value not in by_class.setdefault(cls, [])):
-                by_class[cls].append(value)
-        for cls, values in by_class.items():
-            if len(values) < 2:
-                continue
-            kind = raws[before[-1]].kind if before else ""
-            same = [i for i in before if raws[i].kind == kind and not _is_condition(raws[i], quals)]
-            if len(same) < len(values):
-                continue
-            for i, value in zip(same[-len(values):], values):
-                bound[i][cls] = {value}
-                if i + 1 < len(raws) and raws[i + 1].paren:  # "2.5 (2.3) and 4.0 (3.5)": 2.3 is WH's too
-                    bound[i + 1][cls] = {value}
-            after = [i for i, r in enumerate(raws) if r.start > mark.end() and r.kind == kind and not r.paren
-                     and not r.spread and not _is_condition(r, quals)]
-            if len(after) == len(values):  # "…, respectively, compared with expected 2.15 and 2.20 TeV"
-                for i, value in zip(after, values):
-                    bound[i].setdefault(cls, {value})
-
-
-def _is_condition(raw: Figure, quals) -> bool:
-    return any(q[0] in CONDITIONS and q[2] == raw.start for q in quals)
 
 
 def _shared(text: str, raws: list[Figure], quals, windows, bound: list[dict[str, set[str]]]) -> None:
@@ -454,7 +335,7 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                     span=(start + m.span[0], start + m.span[1]),
                     qualifiers={c: frozenset(v) for c, v in bound.items() if v},
                     # a label's numbers name it ("1-lepton", the group "2017"), unlike a sentence's
-                    words=frozenset(t for t in tokenize(label) if _CONTENT.fullmatch(t)), spread=m.spread,
+                    words=frozenset(t for t in tokenize(label) if CONTENT.fullmatch(t)), spread=m.spread,
                     shared_unit=m.shared_unit, sign=m.sign))
     return mentions
 

@@ -1,0 +1,131 @@
+"""Values a sentence states together, and what each takes from the others: a list ("2.15
+and 2.20 TeV"), "…, respectively", ordinals ("the first uncertainty is statistical"), a second
+value whose clause leaves its quantity to the first ("3.5 MeV for long tracks and 7 MeV for
+downstream ones"), and each number's clause words (``quantities`` reads the clauses)."""
+
+from __future__ import annotations
+
+import re
+
+from mitra.answer.figures import PLUS_MINUS, Figure
+from mitra.answer.qualifiers import CONDITIONS
+from mitra.core.text import tokenize
+
+_ORDINAL = re.compile(
+    r"\bfirst (?:uncertainty |error |one )?(?:is |being |are )?(?:the )?(?P<first>statistical|systematic|theoretical)"
+    r".{0,40}?\bsecond (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<second>statistical|systematic|theoretical)?"
+    r"(?:.{0,40}?\bthird (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<third>statistical|systematic|theoretical)?)?",
+    re.I)
+RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
+# a word, or a name with digits ("RICH1", "Run2"), not a number or a symbol ("13", "q2", "c4")
+CONTENT = re.compile(r"[^\W\d_]{2}[^\W_]*")
+_LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")
+_UNCERTAINTY = frozenset(tokenize("uncertainty"))
+_CONJUNCT = re.compile(r",|\s(?:and|or)\s", re.I)
+_ELLIPSIS_WORDS = 2  # "and (an expected) 7 MeV for …" leaves its quantity to the value before it
+
+
+def ordinal(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> None:
+    """"0.307 ± 0.017 ± 0.023, where the first uncertainty is statistical and the second
+    systematic": each ± of a chain takes its ordinal's name."""
+    named = _ORDINAL.search(text)
+    if not named:
+        return
+    kinds = [(named.group(g) or "").lower() or None for g in ("first", "second", "third")]
+    chain: list[int] = []
+    for i in range(1, len(raws) + 1):
+        linked = i < len(raws) and PLUS_MINUS.fullmatch(text[raws[i - 1].num_end:raws[i].start])
+        if linked:
+            chain.append(i)
+            continue
+        for position, j in enumerate(chain[:3]):
+            if kinds[position]:
+                bound[j]["uncertainty"] = {kinds[position]}
+        chain = []
+
+
+def listed(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> None:
+    """"expected exclusions of 2.15 and 2.20 TeV": numbers listed together share what the
+    list's first one is stated for."""
+    for i in range(1, len(raws)):
+        before, after = raws[i - 1], raws[i]
+        if before.kind == after.kind and _LIST_GAP.fullmatch(text[before.end:after.start]):
+            for cls, values in bound[i - 1].items():
+                bound[i].setdefault(cls, set(values))
+
+
+def clause_words(text: str, raws: list[Figure], windows: list[tuple[int, int]]) -> list[frozenset[str]]:
+    """Each number's clause words, with what its clause leaves to another number: an
+    uncertainty ("124.99 ± 0.18 (stat.)") is stated for its central value's quantity, and a
+    listed value ("deposits of ∼ 45, 100 and 75 MeV") for the list's first one's."""
+    words = [frozenset(t for t in tokenize(text[left:right]) if CONTENT.fullmatch(t)) for left, right in windows]
+    for i in range(1, len(raws)):
+        if raws[i].spread:
+            words[i] |= words[i - 1] | _UNCERTAINTY
+        elif raws[i - 1].kind == raws[i].kind and _LIST_GAP.fullmatch(text[raws[i - 1].end:raws[i].start]):
+            words[i] |= words[i - 1]
+    return words
+
+
+def distributed(text: str, raws: list[Figure], quals, windows, settings: set[int],
+                 bound: list[dict[str, set[str]]], words: list[frozenset[str]]) -> None:
+    """"A mass resolution of 3.5 MeV for long tracks and 7 MeV for downstream ones": a value
+    whose clause opens on "and" (or a comma) after another value's, two words at most before
+    it, shares what that value's clause says before it, in words and in the classes it names
+    none of."""
+    for i, raw in enumerate(raws):
+        left = windows[i][0]
+        conjunct = _CONJUNCT.match(text, left)
+        if raw.spread or raw.paren or not conjunct or len(text[conjunct.end():raw.start].split()) > _ELLIPSIS_WORDS:
+            continue  # ", and was always above the acceptance limit of 5": a clause of its own
+        head = next((j for j in range(i - 1, -1, -1) if raws[j].kind == raw.kind and not raws[j].spread
+                     and not raws[j].paren and raws[j].start not in settings), None)
+        if head is None:  # "0.30 x 10-9 with 23 fb-1 and 0.16 x 10-9 with 300 fb-1": 0.30's, past the setting
+            continue
+        start, end = windows[head][0], raws[head].start
+        words[i] |= frozenset(t for t in tokenize(text[start:end]) if CONTENT.fullmatch(t))
+        own = set(bound[i])
+        for cls, value, at, _ in quals:
+            if cls != "setting" and cls not in own and start <= at < end:
+                bound[i].setdefault(cls, set()).add(value)
+        for k in range(i + 1, len(raws)):  # its own uncertainties are stated for the same
+            if not raws[k].spread:
+                break
+            words[k] |= words[i]
+
+
+def respectively(text: str, raws: list[Figure], quals, in_brackets: set[int],
+                  bound: list[dict[str, set[str]]]) -> None:
+    """"… for A and B … x and y, respectively": A is x's, B is y's. Not a bracketed pair:
+    "observed (expected) significances of 2.5 (2.3) and 4.0 (3.5) …, respectively" names
+    each pair, not the list (4.0 is observed)."""
+    paired = {quals[k][0] for k in in_brackets}
+    for mark in RESPECTIVELY.finditer(text):
+        # the values listed, not their uncertainties: "(3.3 ± 2.0) × 10-3 and (1.4 ± 1.1) × 10-3 in the
+        # Z → eeγ and Z → μμγ samples, respectively" pairs 3.3 and 1.4
+        before = [i for i, r in enumerate(raws) if r.end <= mark.start() and not r.paren and not r.spread]
+        by_class: dict[str, list[str]] = {}
+        for cls, value, start, _ in quals:
+            if (start < mark.start() and cls != "setting" and cls not in paired
+                    and value not in by_class.setdefault(cls, [])):
+                by_class[cls].append(value)
+        for cls, values in by_class.items():
+            if len(values) < 2:
+                continue
+            kind = raws[before[-1]].kind if before else ""
+            same = [i for i in before if raws[i].kind == kind and not is_condition(raws[i], quals)]
+            if len(same) < len(values):
+                continue
+            for i, value in zip(same[-len(values):], values):
+                bound[i][cls] = {value}
+                if i + 1 < len(raws) and raws[i + 1].paren:  # "2.5 (2.3) and 4.0 (3.5)": 2.3 is WH's too
+                    bound[i + 1][cls] = {value}
+            after = [i for i, r in enumerate(raws) if r.start > mark.end() and r.kind == kind and not r.paren
+                     and not r.spread and not is_condition(r, quals)]
+            if len(after) == len(values):  # "…, respectively, compared with expected 2.15 and 2.20 TeV"
+                for i, value in zip(after, values):
+                    bound[i].setdefault(cls, {value})
+
+
+def is_condition(raw: Figure, quals) -> bool:
+    return any(q[0] in CONDITIONS and q[2] == raw.start for q in quals)
