@@ -67,6 +67,14 @@ def _with_passages(prompt: Prompt, hits: Sequence[Hit]) -> Prompt:
     return replace(prompt, passages=prompt.passages + more)
 
 
+def value_hits(chosen: dict[int, Candidate],
+               unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate]]]) -> list[Hit]:
+    """The passages the parts' values cite: each chosen value's, and each unsure part's
+    likeliest value's (it may rank below the alternatives listed with it) and alternatives'."""
+    return [c.hit for c in chosen.values()] + [
+        c.hit for likeliest, _, alternatives in unsure.values() for c in (likeliest, *alternatives)]
+
+
 def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: Sequence[str],
                  history: Sequence[PastExchange], coverage: QuestionCoverage, timings: Timings,
                  elapsed_ms: Callable[[], float],
@@ -112,8 +120,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     mark = time.perf_counter()
     prompt, numbers = build_parts_prompt(analysis, found, history, settings, pinned) if found else (
         Prompt.of([], [], [], 0, settings), {})
-    prompt = _with_passages(prompt, [c.hit for c in chosen.values()]
-                            + [c.hit for _, _, alternatives in unsure.values() for c in alternatives])
+    prompt = _with_passages(prompt, value_hits(chosen, unsure))
     for n, numbered in numbers.items():
         answers[n - 1].passages = numbered
     timings.prompt_ms = (time.perf_counter() - mark) * 1000

@@ -91,3 +91,15 @@ def test_one_of_the_channels_combined_is_part_of_the_combination():
 def test_latin_mu_plus_mu_minus_is_the_dimuon_channel():
     [m] = [m for m in mentions("The invariant mass resolution of jpsi -> mu+mu- candidates is 15.1 MeV/c2 offline.")]
     assert m.qualifiers["channel"] == {"μμ"}
+
+
+def test_an_unsure_part_cites_its_likeliest_value_s_passage_even_below_the_alternatives():
+    """A fresh question split in parts: the model's choice ranked below the alternatives listed
+    with it, its passage was not numbered, and the answer failed (KeyError)."""
+    from types import SimpleNamespace
+
+    from mitra.answer.parts import value_hits
+
+    first, second, chosen_low = (SimpleNamespace(hit=name) for name in ("h1", "h2", "h7"))
+    other = SimpleNamespace(hit="h3")
+    assert value_hits({1: other}, {2: (chosen_low, 0.1, [first, second])}) == ["h3", "h7", "h1", "h2"]
