@@ -48,6 +48,8 @@ _ANAPHOR = re.compile(r"^(?:it|its|this|these|they|their|the (?:latter|former|sa
 _TAG_GAP = re.compile(r"\s*(?:(?:is|are)\s+)?\(?\s*")  # "0.2 (stat)", "±0.17 is statistical"
 # What follows a value's uncertainties and names what it is for: "± 0.002 mrad for RICH1 gas".
 _POST_PHRASE = re.compile(r"(?:\s*\([^()]{0,40}\))?\s+(?:for|in|at|on)\s", re.I)
+
+
 @dataclass(frozen=True)
 class Mention:
     """One number as a text states it, with what it is stated for."""
@@ -182,8 +184,9 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
                 continue  # "observed (expected) … 5.0 (5.8)": the bracketed one is the bracketed number's
             if raw.paren and k not in in_brackets and any(quals[x][0] == cls for x in in_brackets):
                 continue
-            if _tag_of_other(sentence, raws, i, start) or _bracket_holder(sentence, raws, start) not in (None, i):
-                continue  # "0.2 (stat) ± 0.1 (syst)": "(stat)" is 0.2's only; "(expected 3.8 σ)" is 3.8's
+            holder = _bracket_holder(sentence, raws, start)  # "(expected 3.8 σ)" is 3.8's, no tag of the one before
+            if holder not in (None, i) or holder is None and _tag_of_other(sentence, raws, i, start):
+                continue  # "0.2 (stat) ± 0.1 (syst)": "(stat)" is 0.2's only
             if cls == "measure" and compared_with(sentence, start, end, raw):
                 continue
             own.setdefault(cls, set()).add(value)
@@ -251,8 +254,6 @@ def _bracket_holder(text: str, raws: list[Figure], start: int) -> int | None:
 def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
     """Is the qualifier at ``start`` written right after another number than raws[i], as
     its tag ("0.9 stat", "0.2 (stat.)")?"""
-    if _bracket_holder(text, raws, start) == i:
-        return False  # "3.2 σ (expected 3.8 σ)": a word opening a bracket is its number's, no tag of 3.2
     return any(j != i and other.end <= start and _TAG_GAP.fullmatch(text[other.end:start])
                for j, other in enumerate(raws))
 
