@@ -21,7 +21,7 @@ RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 CONTENT = re.compile(r"[^\W\d_]{2}[^\W_]*")
 _LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")
 _UNCERTAINTY = frozenset(tokenize("uncertainty"))
-_CONJUNCT = re.compile(r",|\s(?:and|or)\s", re.I)
+CONJUNCT = re.compile(r",|\s(?:and|or)\s", re.I)
 _ELLIPSIS_WORDS = 2  # "and (an expected) 7 MeV for …" leaves its quantity to the value before it
 
 
@@ -75,7 +75,7 @@ def distributed(text: str, raws: list[Figure], quals, windows, settings: set[int
     none of."""
     for i, raw in enumerate(raws):
         left = windows[i][0]
-        conjunct = _CONJUNCT.match(text, left)
+        conjunct = CONJUNCT.match(text, left)
         if raw.spread or raw.paren or not conjunct or len(text[conjunct.end():raw.start].split()) > _ELLIPSIS_WORDS:
             continue  # ", and was always above the acceptance limit of 5": a clause of its own
         head = next((j for j in range(i - 1, -1, -1) if raws[j].kind == raw.kind and not raws[j].spread

@@ -164,13 +164,20 @@ _ASKS_BOUND = re.compile(r"\blimit|\bbound|threshold|\bcuts?\b|requir|window|\br
                          r"|\bmust\b|\bneed|trigger|\bselect|\baccept|\ballow|criteri|\bpass", re.I)
 
 
+# A question asking for a selection's cut, which a bound written "pT miss > 250 GeV" states.
+_ASKS_CUT = re.compile(r"threshold|\bcuts?\b|\brequire[sd]?\b|\bminimum\b|\bmaximum\b|\bat (?:least|most)\b",
+                       re.I)
+
+
 def bound(asked: Asked, m: Mention) -> float:
     """1 where the value bounds a selection ("110 < mH < 200 GeV") and the question asks for
-    no bound."""
-    if _ASKS_BOUND.search(asked.text) and asked.kind != "count":  # a count is no bound: "the yield over the q² ranges"
-        return 0.0
+    no bound; −1 where it asks for a cut ("What pTmiss threshold does the signal region
+    require?": "pT miss > 250 GeV", not "a trigger with a threshold of 200 GeV")."""
     before = SELECTION_BOUND.search(m.sentence, max(0, m.span[0] - 6), m.span[0])
-    return 1.0 if before or _BOUND_AFTER.match(m.sentence, m.span[1]) else 0.0
+    is_bound = bool(before or _BOUND_AFTER.match(m.sentence, m.span[1]))
+    if _ASKS_BOUND.search(asked.text) and asked.kind != "count":  # a count is no bound: "the yield over the q² ranges"
+        return -1.0 if is_bound and _ASKS_CUT.search(asked.text) else 0.0
+    return 1.0 if is_bound else 0.0
 
 
 # "the upper end of the 95% CL interval", "the lower edge", "the upper bound on τH": one end asked.

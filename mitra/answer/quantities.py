@@ -36,7 +36,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from mitra.answer.figures import Figure, base_value, figures, unit_at
-from mitra.answer.lists import CONTENT, clause_words, distributed, is_condition, listed, ordinal, respectively
+from mitra.answer.lists import CONJUNCT, CONTENT, clause_words, distributed, is_condition, listed, ordinal, respectively
 from mitra.answer.measures import compared_with, one_measure
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
 from mitra.answer.table_layout import Layout, blocks, caption_lines
@@ -122,7 +122,12 @@ def _window(text: str, raws: list[Figure], i: int, clause_start: int, settings: 
     left = clause_start
     for j in range(i - 1, -1, -1):
         if raws[j].start in settings or SELECTION_BOUND.search(text, max(0, raws[j].start - 4), raws[j].start):
-            continue  # "the inclusive cross-section for |yH| < 2.5 is measured to be 1.34 …": 2.5 bounds a selection
+            # "the inclusive cross-section for |yH| < 2.5 is measured to be 1.34 …": 2.5 bounds a selection;
+            # but "pT miss > 250 GeV and a leading jet with pT > 100 GeV": a conjunction after it ends it
+            if raws[j].start not in settings and (ended := CONJUNCT.search(text, raws[j].end, raw.start)):
+                left = max(left, ended.start())
+                break
+            continue
         if raws[j].kind == raw.kind or not raws[j].kind or not raw.kind:
             left = max(left, raws[j].end)
             # "1.618 ± 0.002 mrad for RICH1 gas and 0.68 ± 0.02 mrad for RICH2": what follows the

@@ -45,7 +45,8 @@ def test_a_value_past_a_setting_shares_the_quantity_of_the_value_before_it():
             "0.30 x 10-9 with 23 fb-1 and 0.16 x 10-9 with 300 fb-1 .")
     read = {m.written: m for m in mentions(text)}
     assert "uncertainti" in read["0.16"].words and read["0.16"].qualifiers["channel"] == {"μμ"}
-    assert _ranked("What uncertainty on the Bs → μ+μ− branching fraction is expected with 300 fb−1?", text)[0] == "0.16"
+    question = "What uncertainty on the Bs → μ+μ− branching fraction is expected with 300 fb−1?"
+    assert _ranked(question, text)[0] == "0.16"
 
 
 def test_a_word_opening_a_bracket_is_the_bracketed_number_s():
@@ -103,3 +104,36 @@ def test_an_unsure_part_cites_its_likeliest_value_s_passage_even_below_the_alter
     first, second, chosen_low = (SimpleNamespace(hit=name) for name in ("h1", "h2", "h7"))
     other = SimpleNamespace(hit="h3")
     assert value_hits({1: other}, {2: (chosen_low, 0.1, [first, second])}) == ["h3", "h7", "h1", "h2"]
+
+
+TRIGGERS = ("Events are collected with triggers requiring $p_{T}^{miss}$ > 120 GeV computed without muons, which are "
+            "fully efficient above 250 GeV for events with and without muons; this allows the same trigger to be used "
+            "in the signal and muon control regions. Photon control-region events are collected with a single-photon "
+            "trigger with a threshold of 200 GeV.")
+ABSTRACT = ("The $p_{T}^{miss}$ spectrum above 250 GeV is compared with a standard model prediction obtained from a "
+            "simultaneous fit to the signal region and five control regions.")
+CUTS = ("The signal region requires $p_{T}^{miss}$ > 250 GeV and a leading jet with $p_{T}$ > 100 GeV and |η| < 2.4 "
+        "that passes quality criteria rejecting beam-halo and noise.")
+
+
+def test_a_question_asking_a_cut_prefers_a_value_written_as_one():
+    """The demo's EXO-24-003, crawled: "What pTmiss threshold does the signal region require?"
+    ranked the trigger's "threshold of 200 GeV" over "pT miss > 250 GeV", and the model's right
+    choice (250 GeV, probability 94 %) was overruled as not the ranking's first."""
+    from mitra.answer.asked import Asked
+    from mitra.answer.candidates import candidates
+    from mitra.core.types import Chunk, Hit
+
+    passages = [Hit(chunk=Chunk(id=f"c{n}", analysis_id="A", doc_id="D", version="1", position=n, section=[heading],
+                                text=text))
+                for n, (heading, text) in enumerate([("2 Data and simulated samples", TRIGGERS), ("Abstract", ABSTRACT),
+                                                     ("3 Event selection", CUTS)])]
+    ranked = [c.mention.written for c in candidates(Asked.read("What pTmiss threshold does the signal region require?"),
+                                                    passages)]
+    assert ranked[0] == "250 GeV" and "200 GeV" not in ranked[:3]
+
+
+def test_a_conjunction_after_a_selection_bound_ends_the_next_value_s_words():
+    text = CUTS.replace("$p_{T}^{miss}$", "pT miss").replace("$p_{T}$", "pT")
+    read = {m.written: m.words for m in mentions(text)}
+    assert {"signal", "region"} <= read["250 GeV"] and not {"signal", "region"} & read["100 GeV"]
