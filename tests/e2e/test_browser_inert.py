@@ -82,15 +82,24 @@ def _serve_app(data_dir, ollama_url):
 
 
 def _open_picker(tab):
-    """A wait condition: the selectbox's options, clicking it open (again) while there are none."""
+    """A wait condition: the selectbox's options, clicking it open (again) while there are none,
+    and its expander open again while the selectbox is not shown (a click on the summary while
+    the page still loads is lost: CI under load timed out on a closed expander)."""
     from selenium.common.exceptions import WebDriverException
 
     def opened(driver):
         options = [o for o in driver.find_elements(By.CSS_SELECTOR, "[role=option]") if o.is_displayed()]
         if options:
             return options
-        box = tab.find("[data-testid=stSelectbox]")[0]
-        target = box.find_elements(By.CSS_SELECTOR, "input") or [box]
+        boxes = [b for b in driver.find_elements(By.CSS_SELECTOR, "[data-testid=stSelectbox]") if b.is_displayed()]
+        if not boxes:
+            try:
+                tab.find("[data-testid=stExpander] summary")[0].click()
+            except WebDriverException:
+                pass
+            time.sleep(1)
+            return False
+        target = boxes[0].find_elements(By.CSS_SELECTOR, "input") or [boxes[0]]
         try:
             target[0].click()
         except WebDriverException:
