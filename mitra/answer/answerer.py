@@ -314,7 +314,8 @@ class Answerer:
         support: list[SentenceSupport] = []
         draft = None
         if not _WORD.search(CITATION.sub("", text)):
-            text = wordless_answer_text(analysis, cited)
+            # nothing stated, so nothing shown as an answer: the summary's figures are not one
+            draft, text = written, wordless_answer_text(analysis, cited)
         else:
             support = check_support(text, prompt.sources, self.settings.support_min_overlap, self.entails(),
                                     question=question, title=analysis.title)

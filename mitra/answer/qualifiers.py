@@ -1,7 +1,8 @@
 """The qualifiers that tell sibling values apart, in closed classes a physicist reads:
 observed / expected, statistical / systematic, local / global, the decay channel, the
-production category, the mediator, upper / lower, the detector region, the data split, and the numbers that
-say which data (a beam energy, a year) or at which point (for mH = 125 GeV)."""
+production category, the mediator, a χcJ or Υ(nS) state, upper / lower, the detector region,
+the data split, and the numbers that say which data (a beam energy, a year) or at which point
+(for mH = 125 GeV)."""
 
 from __future__ import annotations
 
@@ -71,6 +72,13 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
     ],
     # "upper limit", "the lower end of the interval"; not "photons with lower energy"
     "limit": [("upper", r"\bupper\b" + _BOUND_NOUN + r"|\bULs?\b"), ("lower", r"\blower\b" + _BOUND_NOUN)],
+    # the states of one family a decay may go through: a χc1 value is not the χc2 one
+    "state": [
+        *((f"χc{j}", rf"χ_?\{{?c{j}\}}?(?!\d)|\bchi_?\{{?c{j}\}}?(?!\d)|\bchic{word}\b")
+          for j, word in enumerate(("zero", "one", "two"))),
+        *((f"Υ({n}S)", rf"(?:Υ|\bUpsilon|\bY)\s?\({n}S\)|\bY(?:{word}|{n})S\b")
+          for n, word in ((1, "one"), (2, "two"), (3, "three"))),
+    ],
     "region": [("barrel", r"\bbarrel\b"), ("endcap", r"\bend-?caps?\b")],
     "run": [
         ("Run 1", r"\bRun[- ]?(?:1|I)\b"),
@@ -91,7 +99,7 @@ DEFAULTS = {"measure": frozenset({"observed"}), "channel": frozenset({"combined"
 STRICT = frozenset({"channel", "category"})
 # How a qualifier reads in a sentence for the member.
 NOUNS = {"measure": "", "uncertainty": "uncertainty", "significance": "significance", "channel": "channel",
-         "category": "category", "mediator": "mediator", "limit": "limit", "region": "region", "energy": "data",
+         "category": "category", "mediator": "mediator", "state": "state", "limit": "limit", "region": "region", "energy": "data",
          "year": "data", "run": "data", "split": "set"}
 
 _PATTERNS = {cls: [(v, re.compile(p, re.I)) for v, p in values] for cls, values in _CLASSES.items()}
@@ -100,7 +108,7 @@ _YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 _ENERGY_CONTEXT = re.compile(r"(?:√s|sqrt\(?s\)?|\bs\s?=|\b(?:at|of) \d+(?:\.\d+)? TeV|centre[- ]of[- ]mass|center[- ]of[- ]mass|collision|"
                              r"data(?:\s?sets?)?\b|analys[ie]s\b|samples?\b|run\b)", re.I)
 # What "It has …" can refer back to: the thing measured, not how (observed, statistical …).
-SUBJECTS = frozenset({"channel", "category", "mediator", "energy", "year", "run", "split"})
+SUBJECTS = frozenset({"channel", "category", "mediator", "state", "energy", "year", "run", "split"})
 
 
 def qualifiers(text: str) -> list[tuple[str, str, int, int]]:

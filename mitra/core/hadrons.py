@@ -38,8 +38,18 @@ _SYMBOLS = {
     "dstar": "Dst Dstar Dstp Dstm Dstz Dstpm",
     "d": "D Dp Dm Dpm",
     "j psi": "JPsi Jpsi JPsione Jpsione Jpsis",
-    "psi": "Psi psi Psitwos psitwos",
+    "psi 2s": "Psitwos psitwos psipr",
+    "psi": "Psi psi",
+    "chic0": "chiczero Chiczero",
+    "chic1 3872": "chiconex",
+    "chic1": "chicone Chicone",
+    "chic2": "chictwo Chictwo",
     "chic": "Chic chic",
+    "chib1": "chibone",
+    "chib2": "chibtwo",
+    "upsilon 1s": "YoneS Y1S",
+    "upsilon 2s": "YtwoS Y2S",
+    "upsilon 3s": "YthreeS Y3S",
     "etac": "Etac etac",
     "kstar": "Kst Kstar Kstz Kstp Kstm Kstb Kstarz",
     "ks": "KS Ks KSz Kzs KS0",
@@ -142,7 +152,8 @@ def _hadron(match: re.Match) -> str:
 
 # Hadrons a follow-up may swap for one another ("… for the Bs to mumu …" + "And for the B0?").
 _FAMILIES = ({"b0", "bs", "b", "bc"}, {"d0", "d", "ds", "dstar"}, {"lambdab", "xib", "omegab", "sigmab"},
-             {"lambdac", "xic", "xicc", "omegac", "sigmac"}, {"k", "ks", "kl", "kstar"})
+             {"lambdac", "xic", "xicc", "omegac", "sigmac"}, {"k", "ks", "kl", "kstar"},
+             {"chic0", "chic1", "chic2"}, {"chib0", "chib1", "chib2"})
 
 
 def family(token: str) -> int | None:

@@ -137,6 +137,7 @@ def test_an_answer_of_bare_citation_markers_says_what_the_analysis_is(stub_answe
     assert answer.text.startswith("The model gave no answer in words. It pointed at passage [2].")
     assert DARK_MATTER.id in answer.text and "This analysis is about:" in answer.text
     assert answer.cited == [2]
+    assert answer.withheld and answer.draft == "[2]"  # a refusal: the summary's figures are no answer
 
 
 # ---------------------------------------------------------------- prompt structure

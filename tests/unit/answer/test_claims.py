@@ -192,3 +192,17 @@ def test_respectively_pairs_the_listed_values_not_their_uncertainties():
                 "(1.4 ± 1.1) × 10-3 in the Z → eeγ and Z → μμγ samples, respectively.")
     channel = {m.written: m.qualifiers.get("channel") for m in mentions(sentence)}
     assert channel["3.3"] == frozenset({"ee"}) and channel["1.4"] == frozenset({"μμ"})
+
+
+def test_a_value_stated_for_another_charmonium_state_fails():
+    """LHCb 2304.14891: the demo model gave the χc2 mode's branching fraction for the χc0 mode,
+    unwarned: the check read the macro "chictwo" as no state at all."""
+    cited = PassageText(3, "Tension is found for the Bp -> chictwo K0 pip branching fraction with respect to the PDG "
+                           "value, measured to be (0.116 +- 0.022 +- 0.012) x 10-3 using the chictwo -> jpsi gamma "
+                           "decay mode as a reference.")
+    question = "What branching fraction of B+ -> chi_c0 K0 pi+ is measured with the J/psi as reference?"
+    (found,) = problems("The branching fraction of B+ -> chi_c0 K0 pi+ is 0.116 x 10-3 [3].", question, [cited],
+                        [cited])
+    assert "χc2" in found
+    assert problems("The branching fraction of B+ -> chi_c2 K0 pi+ is 0.116 x 10-3 [3].", question, [cited],
+                    [cited]) == []

@@ -28,6 +28,10 @@ from mitra.core.text import clean_latex, tokenize
         ["Ω0c", "Omegac0", r"\Omega_c^0"],
         ["K0S", "K_S^0", "KS"],
         ["Delta ms", "Δms", r"\Delta m_s", r"\dms"],
+        ["χc2 K0 π+", "chi_c2 K0 pi+", r"\chictwo K0 \pip"],  # LHCb 2304.14891: χc0 is not χc2
+        ["chi_c0", "chiczero"],
+        ["ψ(2S)", "psi(2S)", "Psitwos", r"\psitwos"],
+        ["Υ(1S)", "Upsilon(1S)", "YoneS", r"\Y1S"],
     ],
 )
 def test_notations_of_one_thing_tokenize_alike(spellings):
