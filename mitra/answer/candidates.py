@@ -32,9 +32,11 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
   sentence states that one for it (the nearest of its kind within its clause, or its table
   row's label: "1-lepton") counts for, one whose sentence states only others of that kind
   against;
-* **"…, respectively"**: the value paired with the item of the list the question names
-  ("1256, 1252 and 1260 MeV for the isobar, K-matrix and QMI approaches") counts for, its
-  list's other values against;
+* **one-to-one pairings**: the value paired with the name the question names counts for, the
+  others of its pairing against: a "…, respectively" list ("1256, 1252 and 1260 MeV for the
+  isobar, K-matrix and QMI approaches"), a bracketed pair ("94.5% (96.2%) … the belle (babar)
+  results", "1.7 (2.6) … at √s = 7 (8) TeV") and names following a list ("x and y for the A
+  and B decays");
 * **an equation**: a value written as the right-hand side of a symbol the question names
   ("the value of AGamma": "agamma = (−5.9 ± 5.9) × 10⁻³") counts for;
 * **an interval's end**: where the question asks for the upper or lower end (edge, bound) of

@@ -1,8 +1,9 @@
 """Where a value's own sentence pairs it with what the question names: the numbers the
-question states ("at ET ∼ 1 TeV"), the item of a "…, respectively" list ("for the
-isobar, K-matrix and QMI approaches") and the symbol an equation gives it ("agamma ="); and
-where it only bounds a selection ("110 < mH < 200 GeV"). Four of the candidate ranking's
-signals (``candidates``).
+question states ("at ET ∼ 1 TeV"), the name a one-to-one pairing gives it ("for the isobar,
+K-matrix and QMI approaches, respectively", "94.5% (96.2%) … the belle (babar) results", "x and
+y for the A and B decays") and the symbol an equation gives it ("agamma ="); and where it only
+bounds a selection ("110 < mH < 200 GeV"). Four of the candidate ranking's signals
+(``candidates``).
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from decimal import Decimal
 from functools import lru_cache
 
 from mitra.answer.asked import Asked
-from mitra.answer.figures import Figure, base_value, figures
+from mitra.answer.figures import Figure, base_value, figures, unit_at
 from mitra.answer.lists import RESPECTIVELY
+from mitra.answer.qualifiers import qualifiers
 from mitra.answer.quantities import SELECTION_BOUND, Mention
 from mitra.core.text import tokenize
 
@@ -29,8 +31,8 @@ def setting(asked: Asked, m: Mention) -> float:
     """The numbers the question states of another kind than the value ("at ET ∼ 15 GeV",
     "at η around 1.2", "the 8 TeV data"): +1 each where the value's sentence states that one
     for it (the nearest of its kind, within its clause first, or its partner in a "…,
-    respectively" list, or its table row's label: "1-lepton"), −1 where it states only others
-    of that kind; −1 for a value the question itself states ("in the 90% signal window"): a
+    respectively" list or a bracketed pair, "1.7 (2.6) … at √s = 7 (8) TeV", or its table
+    row's label: "1-lepton"), −1 where it states only others of that kind, or pairs another; −1 for a value the question itself states ("in the 90% signal window"): a
     setting, not what it asks."""
     found = _figures(m.sentence)
     if any(_same(m_figure, wanted) for m_figure in found if m_figure.start == m.span[0] for wanted in asked.stated):
@@ -46,6 +48,8 @@ def setting(asked: Asked, m: Mention) -> float:
             score -= 1.0
         matched |= same
     score += len(matched)
+    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    pair = _bracket_pair(found, at) if at is not None else None
     for wanted in asked.stated:
         if _alike(wanted, m.unit, m.kind) or any(_alike(f, wanted.unit, wanted.kind) for f in label):
             continue
@@ -53,6 +57,10 @@ def setting(asked: Asked, m: Mention) -> float:
         if not settings:
             continue
         values = [f.start for f in found if _alike(f, m.unit, m.kind) and f not in settings and not f.paren]
+        paired = next(((a, b) for a, b in zip(settings, settings[1:]) if not a.paren and b.paren), None)
+        if pair is not None and paired is not None:  # "1.7 (2.6) … for √s = 7 (8) TeV": one to one
+            score += 1.0 if _same(paired[at - pair[0]], wanted) else -float(any(_same(f, wanted) for f in paired))
+            continue
         if RESPECTIVELY.search(m.sentence) and len(values) == len(settings) > 1 and m.span[0] in values:
             partner = settings[values.index(m.span[0])]
         else:
@@ -79,26 +87,101 @@ def _item_list(n: int) -> re.Pattern:
 
 
 def respective(asked: Asked, m: Mention) -> float:
-    """"… 1256, 1252 and 1260 MeV for the isobar, K-matrix and QMI approaches,
-    respectively": +1 where the item of the list the question names most is the value's
-    own, −1 where it is another's."""
-    if not RESPECTIVELY.search(m.sentence):
-        return 0.0
-    values = [f.start for f in _figures(m.sentence) if f.kind == m.kind and not (f.paren or f.spread)]
-    if m.span[0] not in values or len(values) < 2:
-        return 0.0
-    own = values.index(m.span[0])
-    for listed in _item_list(len(values)).finditer(m.sentence):
-        # The list "…, respectively" pairs: the one right before it, or the sentence's subject.
-        if not (_PAIRED.match(m.sentence, listed.end()) or len(m.sentence[:listed.start()].split()) <= 3):
-            continue
-        items = [_LEADING.sub("", item).split() for item in listed.groups()]
-        items[-1] = items[-1][:max(1, len(items[0]))]  # "isobar, K-matrix and QMI approaches": not the head noun
-        hits = [len(asked.content & set(tokenize(" ".join(item)))) for item in items]
+    """Where the value's sentence pairs its values one to one with names: +1 where the name
+    the question names most is the value's own, −1 where it is another's. Three ways: "…
+    1256, 1252 and 1260 MeV for the isobar, K-matrix and QMI approaches, respectively"; a
+    bracketed pair, "94.5% (96.2%) is required to scale the belle (babar) results"; and a list
+    the names follow, "(1.72 ± 0.05) and (4.96 ± 0.05) × 10-4 for the B0 → D*- π+ and B0 →
+    D̄0 π+ π- decays"."""
+    found = _figures(m.sentence)
+    values = [f.start for f in found if f.kind == m.kind and not (f.paren or f.spread)]
+    for own, items in _pairings(m.sentence, found, values, m.span[0]):
+        hits = [len(asked.content & item) for item in items]
         best = max(hits)
         if best and hits.count(best) == 1:
             return 1.0 if hits[own] == best else -1.0
     return 0.0
+
+
+def _pairings(sentence: str, found: tuple[Figure, ...], values: list[int], start: int):
+    """(the value's place, each name's distinct words) for each one-to-one pairing of its sentence."""
+    at = next((i for i, f in enumerate(found) if f.start == start), None)
+    if at is not None and (pair := _bracket_pair(found, at)) is not None:
+        names = _name_pair(sentence, found[pair[0]].start, found[pair[1]].end)
+        if names is not None:
+            yield at - pair[0], names
+    if start not in values or len(values) < 2:
+        return
+    own = values.index(start)
+    if (mark := RESPECTIVELY.search(sentence)) is not None:
+        # the values listed before it: "800 and 500 MeV/c, respectively, and … 3 GeV/c"
+        values = [v for v in values if v < mark.start()]
+        if start not in values or len(values) < 2:
+            return
+        own = values.index(start)
+        for listed in _item_list(len(values)).finditer(sentence):
+            # The list "…, respectively" pairs: the one right before it, or the sentence's subject.
+            if not (_PAIRED.match(sentence, listed.end()) or len(sentence[:listed.start()].split()) <= 3):
+                continue
+            items = [_LEADING.sub("", item).split() for item in listed.groups()]
+            items[-1] = items[-1][:max(1, len(items[0]))]  # "isobar, K-matrix and QMI approaches": not the head noun
+            yield own, [frozenset(tokenize(" ".join(item))) for item in items]
+    elif (names := _names_after(sentence, found, values)) is not None:
+        yield own, names
+
+
+def _bracket_pair(found: tuple[Figure, ...], at: int) -> tuple[int, int] | None:
+    """The pair "x (y)" of one kind that the figure at ``at`` is part of."""
+    for i in (at - 1, at):
+        if 0 <= i and i + 1 < len(found) and not found[i].paren and found[i + 1].paren \
+                and found[i].kind == found[i + 1].kind:
+            return i, i + 1
+    return None
+
+
+# "W1 (W2)": the two names a bracketed pair of values is stated for ("belle (babar)", "KSLL (KSDD)")
+_NAME_PAIR = re.compile(r"(?<![\w(])([^\W\d_][\w-]*)\s?\(\s?([^\W\d_][\w-]*)\s?\)")
+
+
+def _name_pair(sentence: str, left: int, right: int) -> list[frozenset[str]] | None:
+    """The names a bracketed pair of values is stated for: the first "A (B)" after it, else
+    the last before it; not an abbreviation ("boosted decision tree (BDT)") or a unit
+    ("mass (GeV)"), a qualifier pair or two spellings of one name."""
+    pairs = [m for m in _NAME_PAIR.finditer(sentence) if m.group(1).isupper() == m.group(2).isupper()
+             and (unit_at(m.group(2), 0) or ("", "", 0))[2] != len(m.group(2))
+             and not qualifiers(m.group())]  # "observed (expected)": the binder pairs those already
+    chosen = next((m for m in pairs if m.start() >= right), None) or next(
+        (m for m in reversed(pairs) if m.end() <= left), None)
+    if chosen is None:
+        return None
+    first, second = (frozenset(tokenize(name)) for name in chosen.groups())
+    return [first - second, second - first] if first - second and second - first else None
+
+
+# After a list of values, before the names they follow in order: "… × 10-4 for the".
+_TO_NAMES = re.compile(r"[\s()\[\]±+\-−.,×x^{}\d]*?\b(?:for|in)\s+(?:the\s+)?")
+_NAMES_END = re.compile(r"\s*(?:[.;]|,\s|$)")
+
+
+def _names_after(sentence: str, found: tuple[Figure, ...], values: list[int]) -> list[frozenset[str]] | None:
+    """"x and y for A and B": the names a list of values is followed by, one each, as their
+    distinct words; None unless the values are one list and the names as many."""
+    listed = [f for f in found if f.start in values]
+    for a, b in zip(listed, listed[1:]):
+        gap = re.sub(r"[\d.]+", "", sentence[a.end:b.start])  # uncertainties and powers of ten between
+        if not re.fullmatch(r"[\s()\[\]±+\-−×x^{}]*(?:,|and|,\s*and)[\s(]*", gap):
+            return None
+    lead = _TO_NAMES.match(sentence, listed[-1].end)
+    if lead is None:
+        return None
+    end = _NAMES_END.search(sentence, lead.end())
+    phrase = sentence[lead.end():end.start() if end else len(sentence)]
+    parts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", phrase)
+    if len(parts) != len(listed) or any(len(part.split()) > 8 for part in parts):
+        return None
+    words = [frozenset(tokenize(part)) for part in parts]
+    distinct = [w - frozenset().union(*(o for o in words if o is not w)) for w in words]
+    return distinct if all(distinct) else None
 
 
 def _apart(sentence: str, span: tuple[int, int], f: Figure) -> tuple[bool, int]:

@@ -52,6 +52,8 @@ _SYMBOLS = {
     "upsilon 3s": "YthreeS Y3S",
     "etac": "Etac etac",
     "kstar": "Kst Kstar Kstz Kstp Kstm Kstb Kstarz",
+    "ks long": "KSLL",  # LHCb's K0S from long (LL) and downstream (DD) tracks
+    "ks downstream": "KSDD",
     "ks": "KS Ks KSz Kzs KS0",
     "kl": "KL",
     "k": "K Kp Km Kpm Kz",

@@ -1,0 +1,61 @@
+"""Sentences that pair their values one to one with names without saying "respectively" next
+to the values: a bracketed pair ("94.5% (96.2%) … the belle (babar) results"), a list the names
+follow ("x and y for the A and B decays"), a "…, respectively" list with another value after it,
+and a bracketed pair of settings ("1.7 (2.6) … at √s = 7 (8) TeV"). Issue 46: found on the LHCb
+papers of the value set ``fresh`` once it was opened."""
+
+from __future__ import annotations
+
+from mitra.answer.asked import Asked
+from mitra.answer.pairing import respective, setting
+from mitra.answer.quantities import mentions
+from tests.unit.answer.test_values import _ranked
+
+SCALE = ("A multiplicative factor of 94.5% (96.2%) is required to scale the belle (babar) results to the same "
+         "phase-space region as in this analysis.")
+WIDTH = ("The width ( sigma ) of the dominant Gaussian contribution is 8.8 MeV ( 9.9 MeV ) in the etac--jpsi mass "
+         "region and 10.3 MeV ( 12.0 MeV ) in the chicone--etactwo mass region for the KSLL (KSDD) data.")
+EFFICIENCY = ("The average efficiencies are (1.72 +- 0.05) x 10-4 and (4.96 +- 0.05) x 10-4 for the B0 -> D*(2010) - "
+              "pi+ and B0 -> Dzb pi+pi- decays.")
+LEPTONS = ("Muons and electrons are required to have pT greater than 800 and 500 MeV/c , respectively, and to have "
+           "momentum greater than 3 GeV/c .")
+TRIGGER = ("The hardware trigger stage is implemented by requiring the presence of two muon candidates with the "
+           "product of their pT exceeding 1.7 (2.6) ( GeV/c ) 2 for data collected at sqrt(s) =7 (8) TeV .")
+LIMITS = ("The best-fit value is μ = 1.2 ± 0.6, corresponding to an observed (expected) significance of 2.0σ (1.7σ) "
+          "with respect to the hypothesis of no H → μμ signal.")
+
+
+def _respective(question: str, text: str) -> dict[str, float]:
+    asked = Asked.read(question)
+    return {m.written: respective(asked, m) for m in mentions(text) if not m.spread}
+
+
+def test_a_bracketed_pair_of_values_pairs_a_bracketed_pair_of_names():
+    assert _respective("What factor scales the BaBar result to the LHCb phase-space region?", SCALE) == {
+        "94.5 %": -1.0, "96.2 %": 1.0}
+    assert _ranked("What factor scales the Belle result to the LHCb phase-space region?", SCALE)[0] == "94.5 %"
+    # LHCb's K0S from downstream tracks, "KSDD": the bracketed value of each pair
+    assert _ranked("What is the dominant Gaussian width for downstream KS candidates in the etac region?",
+                   WIDTH)[0] == "9.9 MeV"
+
+
+def test_a_qualifier_pair_is_left_to_the_binder():
+    """"observed (expected) … 2.0σ (1.7σ)": the binder pairs those; counting the pair again here
+    had put an expected significance first for an expected limit."""
+    assert set(_respective("What is the expected significance?", LIMITS).values()) == {0.0}
+
+
+def test_names_after_a_list_of_values_pair_in_order():
+    assert _respective("What efficiency is found for B0 -> D0bar pi+ pi- decays?", EFFICIENCY) == {
+        "1.72": -1.0, "4.96": 1.0}
+
+
+def test_respectively_pairs_only_the_values_listed_before_it():
+    assert _respective("What minimum pT is required of electron candidates?", LEPTONS) == {
+        "800 MeV": -1.0, "500 MeV": 1.0, "3 GeV": 0.0}
+
+
+def test_a_bracketed_pair_of_settings_pairs_a_bracketed_pair_of_values():
+    asked = Asked.read("What product of the muon momenta does the hardware trigger require for the 8 TeV data?")
+    read = {m.written: setting(asked, m) for m in mentions(TRIGGER)}
+    assert (read["1.7"], read["2.6"]) == (-1.0, 1.0)
