@@ -40,7 +40,7 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
 * **an equation**: a value written as the right-hand side of a symbol the question names
   ("the value of AGamma": "agamma = (−5.9 ± 5.9) × 10⁻³") counts for;
 * **an interval's end**: where the question asks for the upper or lower end (edge, bound) of
-  an interval, the value at that end of one its sentence states ("[0.0061, 2.0]", "7.7 ×
+  an interval, or the largest or smallest value of a range ("between 30% and 70%"), the value at that end of one its sentence states ("[0.0061, 2.0]", "7.7 ×
   10⁻²³ < τH < 1.3 × 10⁻²¹ s") counts for, the other end against;
 * **a selection's bound**: a value that bounds a selection ("110 < mH < 200 GeV", "pT > 30
   GeV") counts against it where the question asks for no bound, limit or threshold;
@@ -104,6 +104,8 @@ def label_of(qualifiers: dict[str, frozenset[str]]) -> str:
         values = sorted(qualifiers.get(cls, frozenset()) - {"central value"})
         if cls in ("channel", "category") and values == sorted(DEFAULTS.get(cls, frozenset())):
             continue
+        if cls == "channel" and "combined" in values and len(values) > 2:  # "γγ + WW + ZZ combined"
+            values = [" + ".join(v for v in values if v != "combined"), "combined"]
         parts += values
     return " ".join(parts)
 

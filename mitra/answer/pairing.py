@@ -263,8 +263,12 @@ def bound(asked: Asked, m: Mention) -> float:
     return 1.0 if is_bound else 0.0
 
 
-# "the upper end of the 95% CL interval", "the lower edge", "the upper bound on τH": one end asked.
-_ASKS_END = re.compile(r"\b(upper|lower)\s+(?:end|edge|bound|boundary)\b", re.I)
+# "the upper end of the 95% CL interval", "the lower edge", "the upper bound on τH", "the largest
+# size" (of "between 30% and 70%"): one end asked.
+_ASKS_END = re.compile(r"\b(upper|lower)\s+(?:end|edge|bound|boundary)\b"
+                       r"|\b(largest|highest|smallest|lowest)\b(?!\s+(?:of|among)\b)", re.I)  # "minimum": a cut
+_UPPER = ("upper", "largest", "highest")
+_BETWEEN = re.compile(r"\bbetween\s+\Z", re.I)
 # Between an interval's two ends: "[0.0061, 2.0]", "124–164", "1 GeV to 3 TeV", "7.7 × 10-23 < τH < 1.3".
 _BETWEEN_ENDS = re.compile(r"\s*(?:[^\W\d_]{1,4}(?:\s?/\s?c\s?2?)?\s*)?(?:,|–|−|-|to|<[^<>\d]{1,15}<)\s*\Z")
 
@@ -280,6 +284,8 @@ def interval_end(asked: Asked, m: Mention) -> float:
 
     def joined(a: Figure, b: Figure) -> bool:
         gap = m.sentence[a.end:b.start]
+        if re.fullmatch(r"\s*(?:%\s*)?and\s*", gap):  # "varying between 30% and 70%"
+            return bool(_BETWEEN.search(m.sentence, 0, a.start))
         bracketed = not gap.strip().startswith(",") or (
             "[" in m.sentence[max(0, a.start - 2):a.start + 1] and "]" in m.sentence[b.end:b.end + 2])
         return bool(_BETWEEN_ENDS.match(gap)) and bracketed
@@ -288,4 +294,4 @@ def interval_end(asked: Asked, m: Mention) -> float:
     upper = at > 0 and joined(found[at - 1], found[at])
     if lower == upper:
         return 0.0
-    return 1.0 if (wanted.group(1).lower() == "upper") == upper else -1.0
+    return 1.0 if ((wanted.group(1) or wanted.group(2)).lower() in _UPPER) == upper else -1.0

@@ -211,7 +211,8 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
         if raw.central:
             own.setdefault("uncertainty", {"central value"})
         for cls, values in inherited.items():
-            own.setdefault(cls, set(values))
+            if not (cls == "uncertainty" and raw.kind == "significance"):  # a significance is no uncertainty
+                own.setdefault(cls, set(values))
         channels = own.get("channel", set())
         if len(channels - {"combined"}) >= 2:  # "γγ + ZZ": a combination of channels
             channels.add("combined")

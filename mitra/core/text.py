@@ -72,7 +72,7 @@ _SPACE_CMDS = re.compile(r"\\[,;:! ]|~|\\\\(\[[^\]]*\])?")
 def clean_latex(text: str) -> str:
     """Strip LaTeX markup, keep the words (including macro names, which are often
     particle names such as ``\\Kshort`` or ``\\PW``)."""
-    if not any(mark in text for mark in ("\\", "$", "{", "~")):
+    if not any(mark in text for mark in ("\\", "$", "{", "~", "&")):  # "&": a table row of plain words
         return normalise_space(text)
     text = _COMMENT_RE.sub("", text)
     text = _ENV_FLOAT_OPTS.sub("", text)

@@ -137,3 +137,16 @@ def test_a_conjunction_after_a_selection_bound_ends_the_next_value_s_words():
     text = CUTS.replace("$p_{T}^{miss}$", "pT miss").replace("$p_{T}$", "pT")
     read = {m.written: m.words for m in mentions(text)}
     assert {"signal", "region"} <= read["250 GeV"] and not {"signal", "region"} & read["100 GeV"]
+
+
+def test_a_significance_under_a_systematics_heading_is_labelled_as_a_significance():
+    """CMS 1207.7214: the demo model's answer read "4.9 σ (local systematic WW ZZ combined γγ)":
+    the heading's "systematic" was inherited by a significance, and the channels combined read
+    as a bag of words."""
+    from mitra.answer.candidates import label_of
+
+    text = ("For the 2012 data alone, the maximum local significance for the H→ ZZ(∗) → 4ℓ, H→ γγ and H→ WW(∗) → "
+            "eνμν channels combined is 4.9 σ (3.8 σ expected).")
+    read = {m.written: label_of(m.qualifiers) for m in mentions(text, heading="5 Systematic uncertainties")}
+    assert read["4.9 σ"] == "local WW + ZZ + γγ combined"
+    assert "systematic" not in read["3.8 σ"]

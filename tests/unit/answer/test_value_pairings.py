@@ -59,3 +59,12 @@ def test_a_bracketed_pair_of_settings_pairs_a_bracketed_pair_of_values():
     asked = Asked.read("What product of the muon momenta does the hardware trigger require for the 8 TeV data?")
     read = {m.written: setting(asked, m) for m in mentions(TRIGGER)}
     assert (read["1.7"], read["2.6"]) == (-1.0, 1.0)
+
+
+def test_the_largest_asked_is_the_upper_end_of_a_range():
+    """LHCb 1709.01301: "varying between 30% and 70% of the statistical uncertainty"."""
+    text = ("This systematic uncertainty is dominant for most of the bins, varying between 30 % and 70 % of the "
+            "statistical uncertainty.")
+    question = "What is the largest size of this systematic uncertainty, relative to the statistical uncertainty?"
+    assert _ranked(question, text)[0] == "70 %"
+    assert _ranked(question.replace("largest", "smallest"), text)[0] == "30 %"

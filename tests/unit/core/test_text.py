@@ -70,3 +70,12 @@ def test_a_spanning_cell_and_a_plus_minus_column_read_as_one_cell_each():
     rows = latex_rows(r"Fit parameter & \multicolumn{3}{c}{Start} & \multicolumn{3}{c}{Baseline} \\"
                       r" $\XSone \text{ mass [MeV]}$ & \multicolumn{3}{c}{$-$} & $ 4474.5 $&$\pm$&$6.9 $ \\")
     assert rows == ["Fit parameter | Start | Baseline", "XSone mass [MeV] | - | 4474.5 +- 6.9"]
+
+
+def test_a_latex_row_of_plain_words_and_numbers_is_split_into_cells():
+    """LHCb 2310.04277's uncertainty table: a row with no macro or maths ("Fixed yield ratios &
+    0.09 & 0.03") kept its "&", so its cells had no column, beside rows that had one."""
+    from ingest.chunk.tables import latex_rows
+
+    assert latex_rows(r"Source & $\sigma(x)$ \\ Fixed yield ratios & 0.09\\ $\Lb$ background & 0.97\\") == [
+        "Source | sigma(x)", "Fixed yield ratios | 0.09", "Lb background | 0.97"]
