@@ -256,11 +256,15 @@ def bound(asked: Asked, m: Mention) -> float:
     """1 where the value bounds a selection ("110 < mH < 200 GeV") and the question asks for
     no bound; −1 where it asks for a cut ("What pTmiss threshold does the signal region
     require?": "pT miss > 250 GeV", not "a trigger with a threshold of 200 GeV")."""
-    before = SELECTION_BOUND.search(m.sentence, max(0, m.span[0] - 6), m.span[0])
-    is_bound = bool(before or _BOUND_AFTER.match(m.sentence, m.span[1]))
+    is_bound = _is_bound(m)
     if _ASKS_BOUND.search(asked.text) and asked.kind != "count":  # a count is no bound: "the yield over the q² ranges"
         return -1.0 if is_bound and _ASKS_CUT.search(asked.text) else 0.0
     return 1.0 if is_bound else 0.0
+
+
+def _is_bound(m: Mention) -> bool:
+    return bool(SELECTION_BOUND.search(m.sentence, max(0, m.span[0] - 6), m.span[0])
+                or _BOUND_AFTER.match(m.sentence, m.span[1]))
 
 
 # "the upper end of the 95% CL interval", "the lower edge", "the upper bound on τH", "the largest
@@ -295,3 +299,23 @@ def interval_end(asked: Asked, m: Mention) -> float:
     if lower == upper:
         return 0.0
     return 1.0 if ((wanted.group(1) or wanted.group(2)).lower() in _UPPER) == upper else -1.0
+
+
+# "How many fully reconstructed … signal decays are found": what is counted, up to its verb.
+_HOW_MANY = re.compile(r"\bhow many\s+(.{1,80}?)(?:\s+(?:are|is|were|was|do|does|did|have|has|remain|pass)\b|\?|$)",
+                       re.I)
+# A number as written, its uncertainties after it: "162 909 +- 516", "3028", "1.19 ± 0.05".
+_WRITTEN = re.compile(r"[-−+]?\d[\d.]*(?:[\s\u2009]\d{3}(?!\d))*(?:\s*(?:±|\+-|\+/-)\s*\d[\d.]*(?:[\s\u2009]\d{3}(?!\d))*)*")
+_COUNTED_WORDS = 3
+
+
+def counted(asked: Asked, m: Mention) -> float:
+    """1 where the question asks how many of something and the value's own next words name it
+    ("There are 320 categories in total", "162 909 ± 516 signal decays in the SR")."""
+    wanted = _HOW_MANY.search(asked.text)
+    written = _WRITTEN.match(m.sentence, m.span[0])
+    if wanted is None or written is None or _is_bound(m):  # "… < 5.4 … candidates": a cut on them
+        return 0.0
+    following = m.sentence[written.end():].split()[:_COUNTED_WORDS]
+    return 1.0 if set(tokenize(" ".join(following))) & (asked.content & set(tokenize(wanted.group(1)))) else 0.0
+

@@ -68,3 +68,19 @@ def test_the_largest_asked_is_the_upper_end_of_a_range():
     question = "What is the largest size of this systematic uncertainty, relative to the statistical uncertainty?"
     assert _ranked(question, text)[0] == "70 %"
     assert _ranked(question.replace("largest", "smallest"), text)[0] == "30 %"
+
+
+def test_how_many_prefers_the_value_its_next_words_name():
+    """LHCb 2310.04277 and 1811.08304: "There are 320 categories in total" for "how many
+    categories", "162 909 ± 516 signal decays"; not a cut on the candidates counted."""
+    from mitra.answer.pairing import counted
+
+    text = ("The fit is performed simultaneously in the mass range 4950-6000 MeV/c2 for all the categories. "
+            "There are 320 categories in total, 256 for the KS pi+pi- modes and 64 for the KS K+K- modes.")
+    question = "Into how many categories in total is the data split for the fit?"
+    assert {m.written: counted(Asked.read(question), m) for m in mentions(text.split(". ")[1])} == {
+        "320": 1.0, "256": 0.0, "64": 0.0}
+    assert _ranked(question, text)[0] == "320"
+    asked = Asked.read("How many signal decays are in the signal region?")
+    assert [counted(asked, m) for m in mentions("The sample contains 162 909 +- 516 signal decays in the SR.")][0] == 1
+    assert not any(counted(asked, m) for m in mentions("It keeps signal decays with a response > 5.4 decays."))
