@@ -45,7 +45,8 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("μμ", r"μ\s?μ|μ\+\s?μ[-−]|\bmu\+\s?mu[-−]|\bmu\s?mu\b|(?<=[a-z])mumu\b|\bdimuon|\\mu\s?\\mu"
                r"|\bmuons? (?:channel|final state)"),
         ("ee", r"\bee(?![A-Za-z0-9])|\bdielectron|\be\+\s?e[-−]"  # "Z → eeγ" too
-               r"|\belectrons? (?:channel|final state)"),
+               r"|\belectrons? (?:channel|final state)"
+               r"|\b(?=[BL]\w*[A-Z]\w*ee\b)\w+ee\b"),  # LHCb's macros: "BdToKstee", "BuKee"
         # not "the combined statistical and systematic uncertainties": a sum of uncertainties, not of channels
         ("combined", r"\bcombin(?:ed|ation|ing)\b(?!\s+(?:(?:statistical|systematic|theoretical|stat|syst)\b|uncertaint"
                      r"|errors?\b))|\boverall\b|\ball (?:channels|final states|decay modes)\b"),

@@ -150,3 +150,11 @@ def test_a_significance_under_a_systematics_heading_is_labelled_as_a_significanc
     read = {m.written: label_of(m.qualifiers) for m in mentions(text, heading="5 Systematic uncertainties")}
     assert read["4.9 σ"] == "local WW + ZZ + γγ combined"
     assert "systematic" not in read["3.8 σ"]
+
+
+def test_an_lhcb_macro_decay_ending_in_ee_names_the_dielectron_channel():
+    """LHCb 2212.09153: "d B(BdToKstee)/dq2 = 33.3" is the electron mode's; not "T. D. Lee"."""
+    from mitra.answer.qualifiers import qualifiers_of
+
+    assert qualifiers_of("d B(BdToKstee) dqsq") == qualifiers_of("BuKee") == {"channel": frozenset({"ee"})}
+    assert qualifiers_of("as computed by T. D. Lee") == {}
