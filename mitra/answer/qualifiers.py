@@ -18,7 +18,7 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         # "did CMS expect"; not "over the background-only expectation", the null hypothesis
         # not the tag "± 0.04(exp.)", an experimental uncertainty
         ("expected", r"(?<!background-only )(?<!background )(?<!\d\()(?<!\d \()\bexp(?:ected|ectation|ects?\b|\.)"
-                     r"|\bpredict(?:ed|ions?)\b"
+                     r"|\bpredict(?:s|ed|ions?)?\b"
                      r"|\bsensitivity\b"),
         ("observed", r"\bobs(?:erved|\.)|\bmeasured\b"),
     ],

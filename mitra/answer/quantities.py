@@ -44,6 +44,7 @@ from mitra.core.text import split_sentences, tokenize
 
 _CLAUSE_END = re.compile(r"[,;:]|\s(?:and|while|whereas|but|or|compared)\s|\)\s*[,;]", re.I)
 _CLAUSE_START = re.compile(r";|\b(?:whereas|while|but|compared (?:with|to)|than)\b", re.I)
+_COMPARED = re.compile(r"\s*(?:than|compared (?:with|to))\b", re.I)
 _ANAPHOR = re.compile(r"^(?:it|its|this|these|they|their|the (?:latter|former|same)|such)\b", re.I)
 _TAG_GAP = re.compile(r"\s*(?:(?:is|are)\s+)?\(?\s*")  # "0.2 (stat)", "±0.17 is statistical"
 # What follows a value's uncertainties and names what it is for: "± 0.002 mrad for RICH1 gas".
@@ -205,6 +206,10 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     inherited = _open_classes(previous, heading)
     in_clause = clause_words(sentence, raws, windows)
     distributed(sentence, raws, quals, windows, settings, bound, in_clause)
+    for i in range(1, len(raws)):  # "… resolution … is 3% worse than the 15.1 MeV": a resolution too
+        if _COMPARED.match(sentence, windows[i][0]) and not raws[i].spread:
+            before = tokenize(sentence[windows[i - 1][0]:raws[i - 1].start])
+            in_clause[i] |= frozenset(t for t in before if CONTENT.fullmatch(t))
     mentions = []
     for i, raw in enumerate(raws):
         own = {cls: set(values) for cls, values in bound[i].items()}
@@ -266,13 +271,18 @@ def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
 
 def _shared(text: str, raws: list[Figure], quals, windows, bound: list[dict[str, set[str]]]) -> None:
     """A qualifier outside every number's window ("The observed limits are 2.1 TeV for … and
-    1.5 TeV for …") is shared by the numbers that name no value of its class."""
+    1.5 TeV for …") is shared by the numbers that name no value of its class, and what a
+    value's clause names it for by a number compared with it ("than the 15.1 MeV")."""
     named = [set(own) for own in bound]  # the classes each names itself, before any is shared
+    # "… of J/ψ → μ+μ− candidates is 3% worse than the 15.1 MeV/c2 obtained offline": what a
+    # comparison is made with is the same thing's, measured otherwise
+    compared = [bool(_COMPARED.match(text, left)) for left, _ in windows]
     for cls, value, start, end in quals:
-        if cls == "setting" or any(left <= start < right for left, right in windows):
+        outside = not any(left <= start < right for left, right in windows)
+        if cls == "setting" or not (outside or cls in SUBJECTS):
             continue
         for i, raw in enumerate(raws):
-            if cls not in named[i] and start < raw.start and not (
+            if cls not in named[i] and start < raw.start and (outside or compared[i]) and not (
                     cls == "measure" and compared_with(text, start, end, raw)):
                 bound[i].setdefault(cls, set()).add(value)
 

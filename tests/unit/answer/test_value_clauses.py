@@ -158,3 +158,20 @@ def test_an_lhcb_macro_decay_ending_in_ee_names_the_dielectron_channel():
 
     assert qualifiers_of("d B(BdToKstee) dqsq") == qualifiers_of("BuKee") == {"channel": frozenset({"ee"})}
     assert qualifiers_of("as computed by T. D. Lee") == {}
+
+
+def test_a_value_compared_with_is_the_same_quantity_s():
+    """LHCb 1412.6352: "the invariant mass resolution of J/ψ → μ+μ− candidates … is found to be 3%
+    worse than the 15.1 MeV/c2 obtained offline": 15.1 MeV is the J/ψ → μμ mass resolution."""
+    text = ("The invariant mass resolution of jpsi -> mu+mu- candidates reconstructed with this procedure is found "
+            "to be 3% worse than the 15.1 MeV/c2 obtained offline.")
+    read = {m.written: m for m in mentions(text)}
+    assert read["15.1 MeV"].qualifiers == {"channel": frozenset({"μμ"})}
+    assert {"resolut", "mass"} <= read["15.1 MeV"].words
+    assert _ranked("What J/psi -> mu+ mu- mass resolution is obtained offline?", text)[0] == "15.1 MeV"
+
+
+def test_what_a_model_predicts_is_expected():
+    from mitra.answer.qualifiers import qualifiers_of
+
+    assert qualifiers_of("What total width does the standard model predict?") == {"measure": frozenset({"expected"})}
