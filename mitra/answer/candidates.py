@@ -40,8 +40,9 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
 * **an equation**: a value written as the right-hand side of a symbol the question names
   ("the value of AGamma": "agamma = (−5.9 ± 5.9) × 10⁻³") counts for;
 * **an interval's end**: where the question asks for the upper or lower end (edge, bound) of
-  an interval, or the largest or smallest value of a range ("between 30% and 70%"), the value at that end of one its sentence states ("[0.0061, 2.0]", "7.7 ×
-  10⁻²³ < τH < 1.3 × 10⁻²¹ s") counts for, the other end against;
+  an interval, or the largest or smallest value of a range ("between 30% and 70%"), the value
+  at that end of one its sentence states ("[0.0061, 2.0]", "7.7 × 10⁻²³ < τH < 1.3 × 10⁻²¹
+  s") counts for, the other end against;
 * **what is counted**: where the question asks how many of something, a value whose own
   next words name it ("There are 320 categories in total") counts for;
 * **a selection's bound**: a value that bounds a selection ("110 < mH < 200 GeV", "pT > 30

@@ -32,8 +32,9 @@ def setting(asked: Asked, m: Mention) -> float:
     "at η around 1.2", "the 8 TeV data"): +1 each where the value's sentence states that one
     for it (the nearest of its kind, within its clause first, or its partner in a "…,
     respectively" list or a bracketed pair, "1.7 (2.6) … at √s = 7 (8) TeV", or its table
-    row's label: "1-lepton"), −1 where it states only others of that kind, or pairs another; −1 for a value the question itself states ("in the 90% signal window"): a
-    setting, not what it asks."""
+    row's label: "1-lepton"), −1 where it states only others of that kind, or pairs another;
+    −1 for a value the question itself states ("in the 90% signal window"): a setting, not
+    what it asks."""
     found = _figures(m.sentence)
     if any(_same(m_figure, wanted) for m_figure in found if m_figure.start == m.span[0] for wanted in asked.stated):
         return -1.0  # the question states it: a setting of what it asks ("in the 90% window"), not the answer
@@ -110,15 +111,13 @@ def _pairings(sentence: str, found: tuple[Figure, ...], values: list[int], start
         names = _name_pair(sentence, found[pair[0]].start, found[pair[1]].end)
         if names is not None:
             yield at - pair[0], names
+    mark = RESPECTIVELY.search(sentence)
+    if mark is not None:  # the values listed before it: "800 and 500 MeV/c, respectively, and … 3 GeV/c"
+        values = [v for v in values if v < mark.start()]
     if start not in values or len(values) < 2:
         return
     own = values.index(start)
-    if (mark := RESPECTIVELY.search(sentence)) is not None:
-        # the values listed before it: "800 and 500 MeV/c, respectively, and … 3 GeV/c"
-        values = [v for v in values if v < mark.start()]
-        if start not in values or len(values) < 2:
-            return
-        own = values.index(start)
+    if mark is not None:
         for listed in _item_list(len(values)).finditer(sentence):
             # The list "…, respectively" pairs: the one right before it, or the sentence's subject.
             if not (_PAIRED.match(sentence, listed.end()) or len(sentence[:listed.start()].split()) <= 3):
@@ -148,7 +147,7 @@ def _name_pair(sentence: str, left: int, right: int) -> list[frozenset[str]] | N
     the last before it; not an abbreviation ("boosted decision tree (BDT)") or a unit
     ("mass (GeV)"), a qualifier pair or two spellings of one name."""
     pairs = [m for m in _NAME_PAIR.finditer(sentence) if m.group(1).isupper() == m.group(2).isupper()
-             and (unit_at(m.group(2), 0) or ("", "", 0))[2] != len(m.group(2))
+             and not _is_unit(m.group(2))
              and not qualifiers(m.group())]  # "observed (expected)": the binder pairs those already
     chosen = next((m for m in pairs if m.start() >= right), None) or next(
         (m for m in reversed(pairs) if m.end() <= left), None)
@@ -156,6 +155,11 @@ def _name_pair(sentence: str, left: int, right: int) -> list[frozenset[str]] | N
         return None
     first, second = (frozenset(tokenize(name)) for name in chosen.groups())
     return [first - second, second - first] if first - second and second - first else None
+
+
+def _is_unit(word: str) -> bool:
+    unit = unit_at(word, 0)
+    return unit is not None and unit[2] == len(word)
 
 
 # After a list of values, before the names they follow in order: "… × 10-4 for the".
@@ -304,18 +308,20 @@ def interval_end(asked: Asked, m: Mention) -> float:
 # "How many fully reconstructed … signal decays are found": what is counted, up to its verb.
 _HOW_MANY = re.compile(r"\bhow many\s+(.{1,80}?)(?:\s+(?:are|is|were|was|do|does|did|have|has|remain|pass)\b|\?|$)",
                        re.I)
-# A number as written, its uncertainties after it: "162 909 +- 516", "3028", "1.19 ± 0.05".
-_WRITTEN = re.compile(r"[-−+]?\d[\d.]*(?:[\s\u2009]\d{3}(?!\d))*(?:\s*(?:±|\+-|\+/-)\s*\d[\d.]*(?:[\s\u2009]\d{3}(?!\d))*)*")
 _COUNTED_WORDS = 3
 
 
 def counted(asked: Asked, m: Mention) -> float:
-    """1 where the question asks how many of something and the value's own next words name it
-    ("There are 320 categories in total", "162 909 ± 516 signal decays in the SR")."""
+    """1 where the question asks how many of something and the value's own next words, past
+    its uncertainties, name it ("There are 320 categories in total", "162 909 ± 516 signal
+    decays in the SR", "3000 signal candidates")."""
     wanted = _HOW_MANY.search(asked.text)
-    written = _WRITTEN.match(m.sentence, m.span[0])
-    if wanted is None or written is None or _is_bound(m):  # "… < 5.4 … candidates": a cut on them
+    found = _figures(m.sentence)
+    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    if wanted is None or at is None or _is_bound(m):  # "… < 5.4 … candidates": a cut on them
         return 0.0
-    following = m.sentence[written.end():].split()[:_COUNTED_WORDS]
+    last = at
+    while last + 1 < len(found) and found[last + 1].spread:
+        last += 1
+    following = m.sentence[found[last].num_end:].split()[:_COUNTED_WORDS]
     return 1.0 if set(tokenize(" ".join(following))) & (asked.content & set(tokenize(wanted.group(1)))) else 0.0
-

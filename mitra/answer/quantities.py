@@ -201,13 +201,16 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     ordinal(sentence, raws, bound)
     listed(sentence, raws, bound)
     respectively(sentence, raws, quals, in_brackets, bound)
-    _shared(sentence, raws, quals, windows, bound)
+    # "… of J/ψ → μ+μ− candidates is 3% worse than the 15.1 MeV/c2 obtained offline": what a
+    # comparison is made with is the same thing's, measured otherwise
+    compared = [bool(_COMPARED.match(sentence, left)) for left, _ in windows]
+    _shared(sentence, raws, quals, windows, compared, bound)
     one_measure(sentence, raws, quals, bound)
     inherited = _open_classes(previous, heading)
     in_clause = clause_words(sentence, raws, windows)
     distributed(sentence, raws, quals, windows, settings, bound, in_clause)
     for i in range(1, len(raws)):  # "… resolution … is 3% worse than the 15.1 MeV": a resolution too
-        if _COMPARED.match(sentence, windows[i][0]) and not raws[i].spread:
+        if compared[i] and not raws[i].spread:
             before = tokenize(sentence[windows[i - 1][0]:raws[i - 1].start])
             in_clause[i] |= frozenset(t for t in before if CONTENT.fullmatch(t))
     mentions = []
@@ -269,14 +272,12 @@ def _tag_of_other(text: str, raws: list[Figure], i: int, start: int) -> bool:
                for j, other in enumerate(raws))
 
 
-def _shared(text: str, raws: list[Figure], quals, windows, bound: list[dict[str, set[str]]]) -> None:
+def _shared(text: str, raws: list[Figure], quals, windows, compared: list[bool],
+            bound: list[dict[str, set[str]]]) -> None:
     """A qualifier outside every number's window ("The observed limits are 2.1 TeV for … and
     1.5 TeV for …") is shared by the numbers that name no value of its class, and what a
     value's clause names it for by a number compared with it ("than the 15.1 MeV")."""
     named = [set(own) for own in bound]  # the classes each names itself, before any is shared
-    # "… of J/ψ → μ+μ− candidates is 3% worse than the 15.1 MeV/c2 obtained offline": what a
-    # comparison is made with is the same thing's, measured otherwise
-    compared = [bool(_COMPARED.match(text, left)) for left, _ in windows]
     for cls, value, start, end in quals:
         outside = not any(left <= start < right for left, right in windows)
         if cls == "setting" or not (outside or cls in SUBJECTS):
