@@ -7,11 +7,11 @@ the top three and top six, with Wilson intervals. ``--fit`` also fits linear wei
 candidates' signals (a listwise softmax on the development sets, cross-validated by paper
 halves) and reports the value first with them on each set, beside the hand weights'.
 
-The 201 questions (``pdfs``, ``lhcb``) and ``fresh`` are the development set; ``fresh2`` is held
-out and read only as totals. The knowledge bases are those ``answer_values.py --work-dir DIR`` builds
+The 201 questions (``pdfs``, ``lhcb``), ``fresh`` and ``fresh2`` are the development set;
+``fresh3`` is held out and read only as totals. The knowledge bases are those ``answer_values.py --work-dir DIR`` builds
 (``--reuse`` keeps them).
 
-    python benchmarks/value_ranking.py [--sets pdfs,lhcb,fresh,fresh2] [--work-dir DIR] [--reuse] [--fit] [--out r.json]
+    python benchmarks/value_ranking.py [--sets pdfs,lhcb,fresh,fresh2,fresh3] [--work-dir DIR] [--reuse] [--fit] [--out r.json]
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from mitra.answer.answerer import Answerer
 from mitra.answer.candidates import candidates
 from mitra.answer.record import Timings
 
-DEVELOPMENT = ("pdfs", "lhcb", "fresh")
+DEVELOPMENT = ("pdfs", "lhcb", "fresh", "fresh2")
 
 
 def ranked(sets: list[str], work_dir: Path, reuse: bool) -> list[dict]:
@@ -119,7 +119,7 @@ def fitted(rows: list[dict]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sets", default="pdfs,lhcb,fresh,fresh2")
+    parser.add_argument("--sets", default="pdfs,lhcb,fresh,fresh2,fresh3")
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/mitra-answer-values"))
     parser.add_argument("--reuse", action="store_true")
     parser.add_argument("--fit", action="store_true", help="also fit linear weights over the signals")

@@ -56,7 +56,16 @@ on 2026-11-29 (the sixth session) before ``fresh`` was opened, by a helper sessi
 the same way: 72 questions, 6 on each of the next 12 longest LHCb papers not used above
 (2108.09283, 1611.03076, 1407.7712, 2011.12041, 1507.03414, 2112.07458, 1906.08356, 2109.01056,
 2012.05319, 2305.01463, 1812.10790, 1701.07873); 18 table rows, a sibling for all 72, no value the
-abstract states. Tuning never looks at its questions one by one, only at its totals.
+abstract states. Its totals were measured held out (43 % first for the code's ranking); in the
+seventh session it was opened, and from then it counts as development.
+
+``value_questions_fresh3.jsonl`` holds the held-out set ``fresh3`` (ids ``fresh3-…``), written
+on 2026-11-29 (the seventh session) before ``fresh2`` was opened, by a helper session under the
+same rules and blind in the same way: 72 questions, 6 on each of the next 12 longest LHCb papers
+not used above and not in the expert set (2009.00026, 1509.02372, 2208.03262, 2401.11342,
+2405.00098, 2104.15074, 1706.07122, 1610.02230, 1711.02505, 2312.09102, 2211.10920, 2501.06483);
+19 table rows, a sibling for all 72, no value the abstract states. Tuning never looks at its
+questions one by one, only at its totals.
 
 ``qasper_value_questions`` adds, from the QASPER subset, the questions whose gold answer
 (``answer_leval``) is a number or a number with a unit ("48,705", "33,663"): value = that
@@ -80,7 +89,8 @@ from pydantic import BaseModel
 
 FILE = Path(__file__).with_name("value_questions.jsonl")
 FRESH = Path(__file__).with_name("value_questions_fresh.jsonl")  # ``fresh``: development since 2026-11-29 (docstring)
-FRESH2 = Path(__file__).with_name("value_questions_fresh2.jsonl")  # ``fresh2``: the held-out set
+FRESH2 = Path(__file__).with_name("value_questions_fresh2.jsonl")  # ``fresh2``: development since the 7th session
+FRESH3 = Path(__file__).with_name("value_questions_fresh3.jsonl")  # ``fresh3``: the held-out set
 _QASPER = "data/qasper/qasper_dev_subset_with_fulltext_and_evidence.json"
 
 
@@ -98,8 +108,8 @@ class ValueQuestion(BaseModel):
 
     @property
     def set(self) -> str:
-        """Which set it belongs to: pdfs, lhcb, fresh, fresh2 (LHCb papers; fresh2 held out) or qasper."""
-        if self.id.startswith(("fresh-", "fresh2-")):
+        """Which set it belongs to: pdfs, lhcb, fresh, fresh2, fresh3 (LHCb papers; fresh3 held out) or qasper."""
+        if self.id.startswith(("fresh-", "fresh2-", "fresh3-")):
             return self.id.split("-", 1)[0]
         return "pdfs" if self.source.startswith("hep_pdfs/") else self.source.split(":", 1)[0]
 
