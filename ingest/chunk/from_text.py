@@ -454,8 +454,8 @@ def _latex_section_body(sections: _Sections, body: str, preamble: bool) -> None:
         elif name == "thebibliography":
             sections.out.drop(REFERENCES, content)
         else:
-            # Display maths belongs to the sentence around it: keep it in the prose flow.
-            prose.append(f" {content} ")
+            # Display maths belongs to the sentence around it, in the prose flow (stripped: no paragraph end)
+            prose.append(f" {content.strip()} ")
     prose.append(body[pos:])
     for paragraph in _prose_paragraphs("".join(prose)):
         if preamble and _looks_like_author_list(paragraph.raw):

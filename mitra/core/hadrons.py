@@ -79,9 +79,9 @@ _SYMBOLS = {
 }
 _TOKENS = {symbol: tokens for tokens, symbols in _SYMBOLS.items() for symbol in symbols.split()}
 _LONGEST = max(map(len, _TOKENS))
-# A macro decay: capitalised symbols, "To", capitalised symbols ("BdToKpi", "LbToLcpiTopKS"),
+# A macro decay: capitalised symbols, "To", symbols ("BdToKpi", "LbToLcpiTopKS", "BdTopipi"),
 # after an optional lower-case quantity ("tauBsToKK") and before an optional "Decay".
-_MACRO_DECAY = re.compile(r"\b([a-z]*)([A-Z][A-Za-z0-9]*?To[A-Z][A-Za-z0-9]*?)(Decay)?\b")
+_MACRO_DECAY = re.compile(r"\b([a-z]*)([A-Z][A-Za-z0-9]*?To[A-Za-z][A-Za-z0-9]*?)(Decay)?\b")
 _TO = re.compile(r"To(?=[A-Za-z])")  # "LbToLcpiTopKS": Lc -> p KS
 # After lower-casing: one hadron's flavour, charge and star in any order.
 _HADRON = re.compile(

@@ -32,7 +32,8 @@ _MACROS = {
     r"\sqs": "sqrt(s)", r"\etal": "et al.", r"\ie": "i.e.", r"\eg": "e.g.", r"\pp": "pp",
     r"\to": "->", r"\rightarrow": "->", r"\pm": "+-", r"\times": "x", r"\sim": "~",
     r"\approx": "~", r"\le": "<=", r"\ge": ">=", r"\leq": "<=", r"\geq": ">=",
-    r"\percent": "%",
+    r"\percent": "%", r"\sig": "signal", r"\bkg": "background", r"\lqsq": "low-q2", r"\cqsq": "central-q2",
+    r"\rdstar": "R(D*)", r"\rdstarm": "R(D*-)",
 }
 _MACRO_RE = re.compile(
     "(" + "|".join(re.escape(m) for m in sorted(_MACROS, key=len, reverse=True)) + r")(?![A-Za-z])"
@@ -51,6 +52,10 @@ _SPANNING_CELL = re.compile(r"\\multi(?:column|row)\{[^{}]*\}\{[^{}]*\}(" + _BRA
 _PLUS_MINUS_COLUMN = re.compile(r"\$?\s*&\s*\$?\s*\+-\s*\$?\s*&\s*\$?")
 _PARTICLE_RE = re.compile(r"\\P(?!hi|si|i\b|r\b)([A-Z][A-Za-z]*|mu|e|gamma|pi|nu|tau|K)(?![a-z])")
 _CMD_RE = re.compile(r"\\([A-Za-z]+)\*?")
+# upgreek's upright letters: \updelta -> \delta, \upmu -> \mu (LHCb writes "\updelta m_U")
+_UPRIGHT_GREEK = re.compile(r"\\up(?=(?:alpha|beta|gamma|delta|epsilon|varepsilon|zeta|eta|theta|iota|kappa|lambda|mu"
+                            r"|nu|xi|pi|rho|sigma|tau|upsilon|phi|varphi|chi|psi|omega|Gamma|Delta|Theta|Lambda|Xi|Pi"
+                            r"|Sigma|Upsilon|Phi|Psi|Omega)(?![A-Za-z]))")
 # A sub- or superscript glued to its symbol: B^0_s -> B0s, p_{T} -> pT, \mu^+ -> mu+.
 _SCRIPT = re.compile(r"(?<=[a-z0-9}+\-*])[_^](?:\{([^{}]*)\}|(?=[a-z0-9+\-*]))", re.IGNORECASE)
 
@@ -90,6 +95,7 @@ def clean_latex(text: str) -> str:
     # Remaining commands: keep their name as a word (\Kshort -> Kshort, \rm -> rm is dropped below).
     # LHCb/PDG particle macros: \PW -> W, \Pmu -> mu (but \Phi, \Psi, \Pi are Greek).
     text = _PARTICLE_RE.sub(r"\\\1", text)
+    text = _UPRIGHT_GREEK.sub(r"\\", text)
     # one word each, also where one follows another: \Kp\pip\pim -> "Kp pip pim" (K+ π+ π−), not "Kppippim"
     text = _CMD_RE.sub(lambda m: "" if m.group(1) in _STYLE_CMDS else m.group(1) + " " * text.startswith("\\", m.end()),
                        text)

@@ -19,6 +19,7 @@ from mitra.core.text import clean_latex, tokenize
         # LHCb's decay macros as the text layer keeps them share every word with the notation
         ["Bs0 -> K+K-", "B0s → K+K−", r"$B^0_s \to K^+K^-$", "BsToKK", r"\BsToKK"],
         ["B0 → K+π−", "BdToKpi", r"B^0 \to K^+\pi^-"],
+        ["B0 → π+π−", "BdTopipi", r"\BdTopipi"],  # products in lower case after "To"
         ["B0 → K*0 μ+μ−", r"$B^0\to K^{*0}\mu^+\mu^-$", "BdToKstmm"],
         ["Bs0 -> J/psi pi+pi-", "BsToJpsipipi", r"B_s^0 \to J/\psi \pi^+\pi^-"],
         # macro symbols standing alone, as LaTeX-to-text leaves "\Bp\Kp\pip\pim"
@@ -79,3 +80,16 @@ def test_a_latex_row_of_plain_words_and_numbers_is_split_into_cells():
 
     assert latex_rows(r"Source & $\sigma(x)$ \\ Fixed yield ratios & 0.09\\ $\Lb$ background & 0.97\\") == [
         "Source | sigma(x)", "Fixed yield ratios | 0.09", "Lb background | 0.97"]
+
+
+def test_upright_greek_letters_read_as_the_letters():
+    """LHCb writes "\\updelta m_U" (upgreek): it had read as the word "updelta"."""
+    assert clean_latex(r"the $\updelta m_{\rm U}<0$ hypothesis, $\upmu$m and $\uppi^+$") == \
+        "the delta mU<0 hypothesis, mu m and pi+"
+    assert clean_latex(r"the $\Upsilon$ and \upsilon") == "the Upsilon and upsilon"
+
+
+def test_lhcb_macros_a_reader_would_spell_out():
+    assert clean_latex(r"$N_\sig$ in the \lqsq bin, $\rdstarm_{\rm comb} = 0.267$") == \
+        "N signal in the low-q2 bin, R(D*-) comb = 0.267"
+    assert tokenize("Together in Tokyo") == ["togeth", "tokyo"]  # "To" inside a word is no decay

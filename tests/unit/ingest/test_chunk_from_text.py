@@ -115,6 +115,18 @@ def test_latex_chunks_keep_renderable_maths_and_index_its_words():
     assert chunk.index_text == "Selection\nEvents need pT > 25 GeV."
 
 
+def test_latex_display_maths_and_the_where_after_it_stay_one_paragraph():
+    """LHCb's "= 0.458 ± 0.010 ± 0.012 ± 0.020,\\end{equation*}\\nwhere the first uncertainty is
+    statistical …" had been cut into two chunks, the value in one and what names its
+    uncertainties in the other."""
+    latex = ("\\section{Fit} Padding to make two paragraphs too long for one chunk. " * 4 + "We find\n"
+             "\\begin{equation*}\nR = 0.458 \\pm 0.010 \\pm 0.020,\n\\end{equation*}\n"
+             "where the first uncertainty is statistical and the second from the choice of model.")
+    chunks = chunk_text(Document(analysis_id="A", doc_id="note"), latex, 5, 400).chunks
+    [holder] = [c for c in chunks if "0.458" in c.text]
+    assert "the second from the choice of model" in holder.text
+
+
 # ---------------------------------------------------------------- formats and coverage
 def test_markdown_with_inline_and_display_maths_keeps_every_word():
     doc = Document(analysis_id="A", doc_id="paper")
