@@ -67,7 +67,7 @@ from typing import Sequence
 from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
 from mitra.answer.pairing import bound, counted, equated, interval_end, respective, setting
-from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, qualifiers
+from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, SUBJECTS, qualifiers
 from mitra.answer.quantities import Mention
 from mitra.core.text import tokenize
 from mitra.core.types import Hit
@@ -160,16 +160,32 @@ _RATIO = re.compile(r"\bbranching (?:fraction|ratio)s?\b|\bsignal strengths?\b|\
                     r"|\bratios?\b|\bfractions?\b|\bprobabilit|\bpurit|\befficienc", re.I)
 
 
+# A mass asked for (not a momentum), and a value in GeV/c, a momentum: "6 < pT < 8 GeV/c" for the
+# dimuon mass window "8.8 < m(μμ) < 11.0 GeV/c2". The unit is read from the first one written after it.
+_ASKS_MASS = re.compile(r"\bmass(?:es)?\b(?![- ](?:difference|resolution))", re.I)
+_ASKS_MOMENTUM = re.compile(r"\bmoment(?:um|a)\b|\bp_?T\b|transverse", re.I)
+_ENERGY_UNIT = re.compile(r"eV\s?/\s?c(?P<squared>\s?\^?\s?[2²])?|eV\b")
+
+
+def _momentum_for_mass(asked: Asked, m: Mention) -> bool:
+    if m.kind != "energy" or not _ASKS_MASS.search(asked.text) or _ASKS_MOMENTUM.search(asked.text):
+        return False
+    unit = _ENERGY_UNIT.search(m.sentence, m.span[0], m.span[1] + 40)
+    return unit is not None and unit.group().startswith("eV/") and not unit.group("squared")
+
+
 def _kind_fits(asked: Asked, m: Mention) -> bool | None:
     """True: the kind asked; None: either says none (a table cell under "Obs. (exp.)
     significance" has no unit), or a percentage of a kind stated relatively; False: another
     kind (ruled out)."""
     if m.kind == "luminosity" and (asked.kind != "luminosity" or (asked.spread and not m.spread)):
         return False  # "9 fb⁻¹": the data a result is stated on, not the result, nor its luminosity's uncertainty
+    if _momentum_for_mass(asked, m):
+        return False
     if asked.kind == "count" and m.power is not None and m.power < 0:
         return False  # "how many decays": not the "10-8" of a branching fraction
-    if not asked.kind and m.kind in UNIT_KINDS and _RATIO.search(asked.text):
-        return False  # a branching fraction, a signal strength, an asymmetry has no unit: not "125 GeV"
+    if not asked.kind and (m.kind in UNIT_KINDS or m.kind == "significance") and _RATIO.search(asked.text):
+        return False  # a branching fraction, a signal strength, an asymmetry has no unit: not "125 GeV", not "15 σ"
     if not asked.kind or not m.kind or (m.kind == "percent" and asked.kind in UNIT_KINDS):
         return None
     return asked.kind == m.kind
@@ -205,6 +221,14 @@ def _by_default(asked: dict[str, frozenset[str]], stated: dict[str, frozenset[st
     """The question names a value of a class whose unnamed value is another (an expected
     limit), and the value's clause names none: read as the default (observed)."""
     return any(values - DEFAULTS[cls] and not stated.get(cls) for cls, values in asked.items() if cls in DEFAULTS)
+
+
+def _told_apart(asked: dict[str, frozenset[str]], shown: Sequence[Mention]) -> dict[str, frozenset[str]]:
+    """The question's qualifiers less those of a subject class (the channel, the state …) the
+    shown passages state no other value of: in a paper on Z → μμ alone a value need not say
+    "μμ", and one that does not is not the combination's."""
+    return {cls: values if cls not in SUBJECTS or any(m.qualifiers.get(cls, frozenset()) - values for m in shown)
+            else frozenset() for cls, values in asked.items()}  # still named: a value naming it is no other's
 
 
 def _reference(m: Mention) -> bool:
@@ -262,6 +286,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     weights = _idf(sentences, asked.quantity)
     texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
     collaborations = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
+    beyond = _told_apart(asked.beyond_title, everything)
     found: list[Candidate] = []
     for rank, (hit, passage) in enumerate(zip(hits, passages)):
         heading = set(tokenize(passage.heading))
@@ -283,9 +308,9 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "sentence": _share(set(tokenize(m.sentence)) | heading | m.words, weights, asked.acronyms),
                        "passage": _share(texts[rank], weights, asked.acronyms),
                        "kind": 1.0 if fits else 0.0, "rank": 1 / (1 + rank),
-                       "left out": 1.0 if problem is not None or not answers_asked(asked.beyond_title, stated) else 0.0,
+                       "left out": 1.0 if problem is not None or not answers_asked(beyond, stated) else 0.0,
                        "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,
-                       "default": 1.0 if _by_default(asked.beyond_title, stated) else 0.0,
+                       "default": 1.0 if _by_default(beyond, stated) else 0.0,
                        "bare": 1.0 if _bare(asked, m) else 0.0, "spread": 1.0 if _other_side(asked, m) else 0.0,
                        "setting": setting(asked, m), "respective": respective(asked, m),
                        "equated": equated(asked, m), "bound": bound(asked, m),
@@ -293,6 +318,8 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        # the title's qualifiers fill what the question leaves open; a value they contradict
                        # may still be the one asked ("the partial Run 2 mass … in H → ZZ and H → γγ")
                        "title contradicted": 1.0 if _contradicted(asked.context, stated) else 0.0}
+            if signals["respective"] > 0 and not signals["sentence"]:
+                signals["respective"] = 0.0  # paired with the name asked, in a sentence about another quantity
             # the value its sentence pairs with the setting asked ("5.1 and 19.7 fb-1 for 7 and 8 TeV,
             # respectively") is stated for that part alone
             signals["part"] = max(0.0 if signals["setting"] > 0 else _part(asked.qualifiers, stated), one_of)

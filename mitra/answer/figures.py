@@ -61,6 +61,10 @@ _DOWN = re.compile(r"\s*(?:\([a-z.]+\)\s*)?\}?\s*(?:_\s?\{?)?[-−–]\s?")  # a
 _GLUED = re.compile(r"(?<![\w.])(?P<c>\d+(?:\.\d+)?)(?:[-−–](?P<d1>\d+(?:\.\d+)?)\+(?P<u1>\d+(?:\.\d+)?)"
                     r"|\+(?P<u2>\d+(?:\.\d+)?)[-−–](?P<d2>\d+(?:\.\d+)?))(?!\w|\.\d)")
 _SAME_UNIT = re.compile(r"\s*\)?\s*(?:\(|,|and|or|to|[-–+]|±|\+-|\+/-|\\pm)?\s*\(?\s*")
+# A bracket closing after a number, or after its uncertainties: "(5.8)", "(7 500 ± 100)"
+_CLOSED = re.compile(r"(?:\s*(?:±|\+-|\+/-|\\pm)\s*[\d.]+)*\s*\)")
+# "8.8 < m(μμ) < 11.0 GeV/c2": a range's lower end is written without its unit
+RANGE = re.compile(r"\s*(?:<=?|≤)\s*[^<>≤≥]{1,20}?\s*(?:<=?|≤)\s*")
 _RESTATED = re.compile(r"\s*(?:\([a-z.]+\)\s*)?=\s*")
 _TAGGED_PLUS_MINUS = re.compile(r"\s*\([a-z.]+\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")  # "± 0.18 (stat.) ± 0.04"
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
@@ -208,8 +212,8 @@ def figures(text: str) -> list[Figure]:
     raws = _glued(text, raws)
     for before, after in zip(raws, raws[1:]):  # "5.0 (5.8) σ", "2.15 and 2.20 TeV", "5.0 ± 0.3 GeV": one unit
         between = text[before.end:after.start]
-        if re.fullmatch(r"\s*\(\s*", between) and (re.match(r"\s*\)", text[after.num_end:])
-                                                   or re.match(r"\s*\)", text[after.end:])):  # "2.0σ (1.7σ)"
+        if re.fullmatch(r"\s*\(\s*", between) and (_CLOSED.match(text, after.num_end)
+                                                   or _CLOSED.match(text, after.end)):  # "2.0σ (1.7σ)", "(7 500 ± 100)"
             after.paren = True
         if PLUS_MINUS.fullmatch(text[before.num_end:after.start]) and not any(
                 PLUS_MINUS.fullmatch(text[r.num_end:before.start]) for r in raws if r.num_end <= before.start):
@@ -229,7 +233,8 @@ def figures(text: str) -> list[Figure]:
                    or (after.spread and _TAGGED_PLUS_MINUS.fullmatch(between)))
         if after.paren and unit_at(text, after.num_end):
             continue  # "0.0003 (3.6 standard deviations)": the bracket's own unit, unlike "5.0 (5.8) σ"
-        if _SAME_UNIT.fullmatch(between) or (after.paren and re.fullmatch(r"\s*\(\s*", between)) or chained:
+        if (_SAME_UNIT.fullmatch(between) or (after.paren and re.fullmatch(r"\s*\(\s*", between)) or chained
+                or RANGE.fullmatch(between)):
             before.unit, before.kind, before.unit_written = after.unit, after.kind, after.unit_written
     return raws
 

@@ -7,15 +7,20 @@ from __future__ import annotations
 
 import re
 
-from mitra.answer.figures import PLUS_MINUS, Figure
-from mitra.answer.qualifiers import CONDITIONS
+from mitra.answer.figures import PLUS_MINUS, RANGE, Figure
+from mitra.answer.qualifiers import CONDITIONS, qualifiers
 from mitra.core.text import tokenize
 
-_ORDINAL = re.compile(
-    r"\bfirst (?:uncertainty |error |one )?(?:is |being |are )?(?:the )?(?P<first>statistical|systematic|theoretical)"
-    r".{0,40}?\bsecond (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<second>statistical|systematic|theoretical)?"
-    r"(?:.{0,40}?\bthird (?:uncertainty |error |one )?(?:is |being )?(?:the )?(?P<third>statistical|systematic|theoretical)?)?",
-    re.I)
+# "where the first uncertainty is statistical, the second systematic, and the third due to the
+# choice of model": each ordinal opens the name of the chain's uncertainty in that place
+_ORDINAL = re.compile(r"\b(?:first|second|third|fourth|fifth)\b(?:\s+(?:uncertainty|error|one|term|contribution))?"
+                      r"(?:\s+(?:is|being|are|comes|arises))?", re.I)
+_ORDINALS_NAMED = re.compile(r"\bfirst\b.{0,80}?\bsecond\b", re.I | re.S)
+# a sentence that only names the uncertainties of the one before it
+ORDINALS_FOLLOW = re.compile(r"\s*(?:where|here)?,?\s*the\s+first\s+(?:uncertainty|error)", re.I)
+_FIRST_UNCERTAINTY = re.compile(r"first\s+(?:uncertainty|error)", re.I)
+_ITEM_END = re.compile(r"[.;](?:\s|\Z)")
+_KINDS = ("statistical", "systematic", "theoretical")
 RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 # a word, or a name with digits ("RICH1", "Run2"), not a number or a symbol ("13", "q2", "c4")
 CONTENT = re.compile(r"[^\W\d_]{2}[^\W_]*")
@@ -25,23 +30,39 @@ CONJUNCT = re.compile(r",|\s(?:and|or)\s", re.I)
 _ELLIPSIS_WORDS = 2  # "and (an expected) 7 MeV for …" leaves its quantity to the value before it
 
 
-def ordinal(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> None:
-    """"0.307 ± 0.017 ± 0.023, where the first uncertainty is statistical and the second
-    systematic": each ± of a chain takes its ordinal's name."""
-    named = _ORDINAL.search(text)
+def ordinal(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> dict[int, frozenset[str]]:
+    """"0.458 ± 0.010 ± 0.012 ± 0.020, where the first uncertainty is statistical, the second
+    systematic, and the third the uncertainty from the choice of WS model": each ± of a chain
+    takes its ordinal's name where it is one of the classes, and its words in any case (the
+    returned clause words, by the number's index). ``text`` may run on past the numbers into
+    the sentence after them that names them."""
+    named = _ORDINALS_NAMED.search(text)
     if not named:
-        return
-    kinds = [(named.group(g) or "").lower() or None for g in ("first", "second", "third")]
+        return {}
+    marks = list(_ORDINAL.finditer(text, named.start()))
+    items = []
+    for k, mark in enumerate(marks):
+        end = marks[k + 1].start() if k + 1 < len(marks) else len(text)
+        stop = _ITEM_END.search(text, mark.end(), end)
+        item = text[mark.end():stop.start() if stop else end]
+        kind = next((name for name in _KINDS
+                     if any(c == "uncertainty" and v == name for c, v, _, _ in qualifiers(item))), None)
+        items.append((kind, frozenset(t for t in tokenize(item) if CONTENT.fullmatch(t)) - _UNCERTAINTY))
+    if not any(kind for kind, _ in items) and not _FIRST_UNCERTAINTY.match(marks[0].group()):
+        return {}  # "the first and second muons": no uncertainties named
+    words: dict[int, frozenset[str]] = {}
     chain: list[int] = []
     for i in range(1, len(raws) + 1):
         linked = i < len(raws) and PLUS_MINUS.fullmatch(text[raws[i - 1].num_end:raws[i].start])
         if linked:
             chain.append(i)
             continue
-        for position, j in enumerate(chain[:3]):
-            if kinds[position]:
-                bound[j]["uncertainty"] = {kinds[position]}
+        for j, (kind, said) in zip(chain, items):
+            if kind:
+                bound[j]["uncertainty"] = {kind}
+            words[j] = said
         chain = []
+    return words
 
 
 def listed(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> None:
@@ -62,7 +83,8 @@ def clause_words(text: str, raws: list[Figure], windows: list[tuple[int, int]]) 
     for i in range(1, len(raws)):
         if raws[i].spread:
             words[i] |= words[i - 1] | _UNCERTAINTY
-        elif raws[i - 1].kind == raws[i].kind and _LIST_GAP.fullmatch(text[raws[i - 1].end:raws[i].start]):
+        elif raws[i - 1].kind == raws[i].kind and (_LIST_GAP.fullmatch(gap := text[raws[i - 1].end:raws[i].start])
+                                                   or RANGE.fullmatch(gap)):  # "8.8 < m(μμ) < 11.0 GeV"
             words[i] |= words[i - 1]
     return words
 

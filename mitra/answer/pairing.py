@@ -43,8 +43,10 @@ def setting(asked: Asked, m: Mention) -> float:
     # each number the question states counts once: "tt 2-lepton 2-jet" for "the 2-jet category"
     matched: set[int] = set()
     for f in label:  # a table row's label names its row ("1-lepton", "7 TeV"), whatever kind its cells are
-        alike = [k for k, wanted in enumerate(asked.stated) if _alike(f, wanted.unit, wanted.kind)]
-        same = {k for k in alike if _same(f, asked.stated[k])}
+        # a label's number may leave its unit to the header: "95.5" is the row of "the nominal 95.5% interval"
+        alike = [k for k, wanted in enumerate(asked.stated) if _alike(f, wanted.unit, wanted.kind)
+                 or (not f.unit and f.value == wanted.value)]
+        same = {k for k in alike if _same(f, asked.stated[k]) or f.value == asked.stated[k].value}
         if alike and not same:
             score -= 1.0
         matched |= same
@@ -60,7 +62,7 @@ def setting(asked: Asked, m: Mention) -> float:
         values = [f.start for f in found if _alike(f, m.unit, m.kind) and f not in settings and not f.paren]
         paired = next(((a, b) for a, b in zip(settings, settings[1:]) if not a.paren and b.paren), None)
         if pair is not None and paired is not None:  # "1.7 (2.6) … for √s = 7 (8) TeV": one to one
-            score += 1.0 if _same(paired[at - pair[0]], wanted) else -float(any(_same(f, wanted) for f in paired))
+            score += 1.0 if _same(paired[pair.index(at)], wanted) else -float(any(_same(f, wanted) for f in paired))
             continue
         if RESPECTIVELY.search(m.sentence) and len(values) == len(settings) > 1 and m.span[0] in values:
             partner = settings[values.index(m.span[0])]
@@ -68,7 +70,8 @@ def setting(asked: Asked, m: Mention) -> float:
             partner = min(settings, key=lambda f: _apart(m.sentence, m.span, f))
         if _same(partner, wanted):
             score += 1.0
-        elif not any(_same(f, wanted) for f in settings):
+        elif not any(_same(f, wanted) for f in settings) and not any(
+                not f.unit and f.value == wanted.value for f in found):  # "0 < pT < 8 GeV": the 0 has no unit
             score -= 1.0
     return score
 
@@ -110,7 +113,7 @@ def _pairings(sentence: str, found: tuple[Figure, ...], values: list[int], start
     if at is not None and (pair := _bracket_pair(found, at)) is not None:
         names = _name_pair(sentence, found[pair[0]].start, found[pair[1]].end)
         if names is not None:
-            yield at - pair[0], names
+            yield pair.index(at), names
     mark = RESPECTIVELY.search(sentence)
     if mark is not None:  # the values listed before it: "800 and 500 MeV/c, respectively, and … 3 GeV/c"
         values = [v for v in values if v < mark.start()]
@@ -118,10 +121,13 @@ def _pairings(sentence: str, found: tuple[Figure, ...], values: list[int], start
         return
     own = values.index(start)
     if mark is not None:
-        for listed in _item_list(len(values)).finditer(sentence):
-            # The list "…, respectively" pairs: the one right before it, or the sentence's subject.
-            if not (_PAIRED.match(sentence, listed.end()) or len(sentence[:listed.start()].split()) <= 3):
-                continue
+        # The list "…, respectively" pairs: the one right before it, the sentence's opening one,
+        # else the last before the values ("The signal yields in the D0D0 and D+D0 spectra are 263
+        # and 171, respectively")
+        lists = list(_item_list(len(values)).finditer(sentence))
+        paired = [listed for listed in lists if _PAIRED.match(sentence, listed.end())
+                  or len(sentence[:listed.start()].split()) <= 3]
+        for listed in paired or [listed for listed in lists if listed.end() <= values[0]][-1:]:
             items = [_LEADING.sub("", item).split() for item in listed.groups()]
             items[-1] = items[-1][:max(1, len(items[0]))]  # "isobar, K-matrix and QMI approaches": not the head noun
             yield own, [frozenset(tokenize(" ".join(item))) for item in items]
@@ -130,11 +136,12 @@ def _pairings(sentence: str, found: tuple[Figure, ...], values: list[int], start
 
 
 def _bracket_pair(found: tuple[Figure, ...], at: int) -> tuple[int, int] | None:
-    """The pair "x (y)" of one kind that the figure at ``at`` is part of."""
-    for i in (at - 1, at):
-        if 0 <= i and i + 1 < len(found) and not found[i].paren and found[i + 1].paren \
-                and found[i].kind == found[i + 1].kind:
-            return i, i + 1
+    """The pair "x (y)" of one kind that the figure at ``at`` is part of, past their
+    uncertainties ("148 000 ± 400 (7 500 ± 100)")."""
+    main = [i for i, f in enumerate(found) if not f.spread]
+    for a, b in zip(main, main[1:]):
+        if at in (a, b) and not found[a].paren and found[b].paren and found[a].kind == found[b].kind:
+            return a, b
     return None
 
 
@@ -252,6 +259,9 @@ _ASKS_BOUND = re.compile(r"\blimit|\bbound|threshold|\bcuts?\b|requir|window|\br
 
 
 # A question asking for a selection's cut, which a bound written "pT miss > 250 GeV" states.
+# "greater than 15", "exceeding 1.7 (2.6)": the bracketed value of a pair is the bound's too
+_BOUND_WORDS = re.compile(r"\b(?:(?:greater|larger|smaller|less|lower|higher) than|exceed(?:ing|s)?)\s*"
+                          r"(?:[\d.]+\s*\(\s*)?\Z", re.I)
 _ASKS_CUT = re.compile(r"threshold|\bcuts?\b|\brequire[sd]?\b|\bminimum\b|\bmaximum\b|\bat (?:least|most)\b",
                        re.I)
 
@@ -262,7 +272,10 @@ def bound(asked: Asked, m: Mention) -> float:
     require?": "pT miss > 250 GeV", not "a trigger with a threshold of 200 GeV")."""
     is_bound = _is_bound(m)
     if _ASKS_BOUND.search(asked.text) and asked.kind != "count":  # a count is no bound: "the yield over the q² ranges"
-        return -1.0 if is_bound and _ASKS_CUT.search(asked.text) else 0.0
+        # a cut in words too ("separated … with a significance greater than 15"); but "more than 75%" of a
+        # result is no selection, so words alone never count against a value
+        in_words = bool(_BOUND_WORDS.search(m.sentence, max(0, m.span[0] - 20), m.span[0]))
+        return -1.0 if (is_bound or in_words) and _ASKS_CUT.search(asked.text) else 0.0
     return 1.0 if is_bound else 0.0
 
 

@@ -142,7 +142,9 @@ def conditions(text: str, raws: list[Figure]) -> list[tuple[str, str, int, int]]
 
 
 # "for mH = 125.5 GeV", "with mχ = 1 GeV": the point a result is given at, not a result.
-_SETTING = re.compile(r"\b(?:for|with|at|assuming)\s+[^\s=]{1,15}\s?[=∼~≈]\s?\Z", re.I)
+# "for mH = 125 GeV", "at M(D0 p) = 2.88 GeV"
+_SETTING = re.compile(r"\b(?:for|with|at|assuming)\s+(?:[^\s=]{1,15}|[^\W\d]\w{0,3}\s?\([^()=]{1,20}\))\s?[=∼~≈]\s?\Z",
+                      re.I)
 CONDITIONS = frozenset({"energy", "year", "setting"})  # classes whose value is a number of the text
 # Which data a value comes from: a value that names none is from the analysis's own data.
 DATA = frozenset({"energy", "year", "run"})

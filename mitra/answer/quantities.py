@@ -36,7 +36,8 @@ from decimal import Decimal
 from functools import lru_cache
 
 from mitra.answer.figures import Figure, base_value, figures, unit_at
-from mitra.answer.lists import CONJUNCT, CONTENT, clause_words, distributed, is_condition, listed, ordinal, respectively
+from mitra.answer.lists import (CONJUNCT, CONTENT, ORDINALS_FOLLOW, clause_words, distributed, is_condition, listed,
+                                ordinal, respectively)
 from mitra.answer.measures import compared_with, one_measure
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
 from mitra.answer.table_layout import Layout, blocks, caption_lines
@@ -164,7 +165,9 @@ def _clause_start(text: str, pos: int) -> int:
     return semi + 1 if semi >= 0 else 0
 
 
-def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
+def _read(sentence: str, previous: str, heading: str, after: str = "") -> list[Mention]:
+    """The numbers of ``sentence``; ``previous`` is the sentence before it where this one opens
+    on an anaphor, ``after`` the one after it where that one names its uncertainties."""
     named = qualifiers(sentence)
     raws = [r for r in figures(sentence) if not any(q[2] <= r.start < q[3] for q in named)]
     if not raws:
@@ -175,8 +178,9 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     settings = {q[2] for q in quals if q[0] in CONDITIONS}
     windows = [_window(sentence, raws, i, _clause_start(sentence, raw.start), settings) for i, raw in enumerate(raws)]
     for i in range(1, len(raws)):
-        if raws[i].paren:  # "5.0 (5.8) σ": the bracketed number reads its main number's words
-            windows[i] = (min(windows[i - 1][0], windows[i][0]), max(windows[i - 1][1], windows[i][1]))
+        if raws[i].paren:  # "5.0 (5.8) σ", "148 000 ± 400 (7 500 ± 100)": it reads its main number's words
+            j = next((j for j in range(i - 1, -1, -1) if not raws[j].spread), i - 1)
+            windows[i] = (min(windows[j][0], windows[i][0]), max(windows[j][1], windows[i][1]))
     bound: list[dict[str, set[str]]] = []
     for i, raw in enumerate(raws):
         left, right = windows[i]
@@ -198,7 +202,7 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
             own.setdefault(cls, set()).add(value)
         bound.append(own)
     _bracketed(sentence, raws, quals, in_brackets, bound)
-    ordinal(sentence, raws, bound)
+    named_after = ordinal(f"{sentence} {after}" if after else sentence, raws, bound)
     listed(sentence, raws, bound)
     respectively(sentence, raws, quals, in_brackets, bound)
     # "… of J/ψ → μ+μ− candidates is 3% worse than the 15.1 MeV/c2 obtained offline": what a
@@ -209,6 +213,8 @@ def _read(sentence: str, previous: str, heading: str) -> list[Mention]:
     inherited = _open_classes(previous, heading)
     in_clause = clause_words(sentence, raws, windows)
     distributed(sentence, raws, quals, windows, settings, bound, in_clause)
+    for i, said in named_after.items():  # "… and the third from the choice of model"
+        in_clause[i] |= said
     for i in range(1, len(raws)):  # "… resolution … is 3% worse than the 15.1 MeV": a resolution too
         if compared[i] and not raws[i].spread:
             before = tokenize(sentence[windows[i - 1][0]:raws[i - 1].start])
@@ -392,9 +398,11 @@ def mentions(text: str, heading: str = "") -> tuple[Mention, ...]:
         if table:  # its caption is the prose just before it ("Table 6: The expected and observed …")
             out.extend(_read_table(lines, previous, heading))
             continue
-        for sentence in split_sentences(" ".join(lines)):
+        sentences = split_sentences(" ".join(lines))
+        for k, sentence in enumerate(sentences):
             anaphoric = previous if _ANAPHOR.match(sentence) else ""
-            out.extend(_read(sentence, anaphoric, heading))
+            after = sentences[k + 1] if k + 1 < len(sentences) and ORDINALS_FOLLOW.match(sentences[k + 1]) else ""
+            out.extend(_read(sentence, anaphoric, heading, after))
             previous = sentence
         if previous:  # the caption a table after this prose reads, past its header's fragments
             previous = (split_sentences(" ".join(caption_lines(lines))) or [previous])[-1]

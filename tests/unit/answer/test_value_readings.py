@@ -1,0 +1,126 @@
+"""Readings found on the LHCb papers of ``fresh2`` once it was opened (issue 46): uncertainties
+named by ordinals in words, a channel the passages never tell values apart by, a "…,
+respectively" list inside the subject, a cut written in words, a range's unit and words, a
+table row labelled by the number the question states, and a setting written on a function
+("at M(D0 p) = 2.88 GeV")."""
+
+from __future__ import annotations
+
+from mitra.answer.asked import Asked
+from mitra.answer.pairing import bound, respective, setting
+from mitra.answer.quantities import mentions
+from tests.unit.answer.test_values import _ranked
+
+COHERENCE = ("The baseline models can be used to calculate the model-derived coherence factor RK3pi mod = 0.458 +- "
+             "0.010 +- 0.012 +- 0.020, where the first uncertainty is statistical, the second systematic, and the "
+             "third the uncertainty from the choice of WS model.")
+
+
+def test_each_ordinal_names_its_uncertainty_in_words_too():
+    read = {m.written: m for m in mentions(COHERENCE)}
+    assert read["0.010"].qualifiers["uncertainty"] == {"statistical"}
+    assert read["0.012"].qualifiers["uncertainty"] == {"systematic"}
+    assert {"choic", "ws"} <= read["0.020"].words and "choic" not in read["0.012"].words
+    question = "What uncertainty from the choice of wrong-sign amplitude model is quoted on the coherence factor?"
+    assert _ranked(question, COHERENCE)[0] == "0.020"
+    assert _ranked("What is the systematic uncertainty on the coherence factor?", COHERENCE)[0] == "0.012"
+
+
+def test_ordinals_in_the_sentence_after_the_value_name_its_uncertainties():
+    text = ("We measure B = (1.2 +- 0.3 +- 0.1 +- 0.05) x 10-5. The first uncertainty is statistical, the second "
+            "systematic and the third due to the uncertainty on the fs/fd ratio.")
+    read = {m.written: m for m in mentions(text)}
+    assert read["0.3"].qualifiers["uncertainty"] == {"statistical"} and {"fs", "fd"} <= read["0.05"].words
+    # "the first and second muons" names no uncertainty
+    plain = {m.written: m for m in mentions("The mass is 5.1 +- 0.2 +- 0.1 GeV for the first and second muons.")}
+    assert "uncertainty" not in plain["0.2 GeV"].qualifiers
+
+
+def test_a_channel_no_shown_value_is_told_apart_by_need_not_be_named():
+    """In a paper on Z → μμ alone, "the heavy-flavour background is (1.0 ± 0.1)%" is μμ's; it
+    had counted as left out and read as the combination's."""
+    text = ("The invariant mass of two muons must be in the range 60 < M mumu < 120 GeV/c2 . The contribution from the "
+            "heavy flavour processes is determined to be (1.0 +- 0.1) % for the selected sample.")
+    question = "In the Z->mu+mu- cross-section measurement, what fraction of the sample is heavy-flavour background?"
+    assert _ranked(question, text)[0] == "1.0 %"
+    # where another channel's value is shown, naming the channel still counts
+    both = text + " The ee channel gives a contribution of 2.0 % from heavy flavour processes."
+    assert _ranked("What fraction of the Z->ee sample is heavy-flavour background?", both)[0] == "2.0 %"
+
+
+def test_respectively_pairs_a_list_in_the_sentence_subject():
+    text = "The signal yields in the Dz Dz and Dp Dz spectra are found to be 263 +- 23 and 171 +- 26 , respectively."
+    asked = Asked.read("What Tcc+ signal yield is observed in the D+D0 mass spectrum?")
+    assert {m.written: respective(asked, m) for m in mentions(text) if not m.spread} == {"263": -1.0, "171": 1.0}
+
+
+def test_a_cut_asked_counts_for_a_bound_written_in_words():
+    text = ("The muon candidates are required to form a secondary vertex with a vertex-fit chi2 per degree of freedom "
+            "smaller than 9 and separated from any PV with a significance greater than 15.")
+    asked = Asked.read("What minimum significance is required for the separation of the vertex from any PV?")
+    assert {m.written: bound(asked, m) for m in mentions(text)} == {"9": -1.0, "15": -1.0}
+    # in words alone it never counts against a value: "more than 75%" of a result
+    assert bound(Asked.read("By how much is the contamination reduced?"),
+                 mentions("a tighter working point reducing the contamination by more than 75%.")[0]) == 0.0
+
+
+def test_a_range_s_lower_end_takes_its_unit_and_the_upper_its_words():
+    read = {m.written: m for m in mentions("The mass of the muon pair is required to be in the range 8.8 < m mumu < "
+                                           "11.0 GeV/c2 .")}
+    assert read["8.8 GeV"].kind == "energy" and "mass" in read["11.0 GeV"].words
+
+
+def test_a_row_labelled_by_the_number_the_question_states_without_its_unit():
+    text = "Nominal CL | Coverage DK | Coverage Dh\n68.3 | 67.1 +- 0.5 | 66.9 +- 0.5\n95.5 | 93.5 +- 0.4 | 94.3 +- 0.3"
+    assert _ranked("What coverage does the DK combination achieve for the nominal 95.5% interval?", text)[0] == "93.5"
+
+
+def test_a_setting_written_on_a_function_is_no_boundary_of_the_value_after_it():
+    text = "The width of the resolution function at M(Dz proton)=2.88 GeV is 1.1 MeV , i.e. small."
+    read = {m.written: m for m in mentions(text)}
+    assert read["2.88 GeV"].condition and "resolut" in read["1.1 MeV"].words
+    assert _ranked("What is the width of the M(D0 p) resolution function at M(D0 p) = 2.88 GeV?", text)[0] == "1.1 MeV"
+
+
+def test_a_fraction_is_never_a_number_of_standard_deviations():
+    text = ("These are found to correspond to 16 and 15 standard deviations for the spin-1 only and spin-3 only "
+            "models, respectively. The fit fraction of the spin-3 resonance is 2.2 +- 0.1 %.")
+    assert _ranked("What fit fraction does the fit assign to the spin-3 resonance?", text)[0] == "2.2 %"
+
+
+def test_a_bracketed_pair_of_values_past_their_uncertainties_pairs_a_bracketed_pair_of_names():
+    text = "A signal yield of 148 000 +- 400 ( 7 500 +- 100 ) is obtained for control (signal) decays."
+    asked = Asked.read("How many Bs->Ds K pi pi signal decays does the invariant-mass fit yield?")
+    assert {m.written: respective(asked, m) for m in mentions(text) if not m.spread} == {"148 000": -1.0, "7 500": 1.0}
+    assert "yield" in next(m for m in mentions(text) if m.written == "7 500").words
+
+
+def test_a_pairing_in_a_sentence_about_another_quantity_does_not_count_for_a_value():
+    text = ("The production asymmetries for the Bd and Bs mesons are determined to be (-0.60 +- 0.49)% and (-1.2 +- "
+            "1.5)% , respectively. The effective tagging powers for the BdTopipi and BsToKK decays are (4.5 +- 0.2)% "
+            "and (5.1 +- 0.2)% , respectively.")
+    assert _ranked("What effective tagging power is achieved for B0->pi+pi- decays?", text)[0] == "4.5 %"
+
+
+def test_a_number_the_question_states_is_no_other_setting_where_its_row_writes_it_without_unit():
+    # as the LHCb text has it, "\\SI" left before the upper end: the lower end reads no unit
+    text = ("Dp | 0 < pT < SI 8 GeVc | 2 < y < 4.5 | 1.049 +- 0.031 | 1102 +- 5 +- 111\n"
+            "Dp | 1 < pT < SI 8 GeVc | 2 < y < 4.5 | 0.920 +- 0.031 | 998 +- 5 +- 111")
+    asked = Asked.read("What prompt D+ cross-section is measured at 13 TeV for 0 < pT < 8 GeV/c and 2 < y < 4.5?")
+    read = {m.written: setting(asked, m) for m in mentions(text)}
+    assert read["1102"] >= 0 and read["998"] < 0
+
+
+def test_a_mass_asked_is_never_a_value_in_gev_per_c():
+    """GeV/c is a momentum, GeV/c2 a mass: "6 < pT < 8 GeV/c" is no edge of a mass window."""
+    text = ("Dimuon mass distributions of the candidates selected in the region 6<pty<8 GeV/c and 2.2<yy<3.0 are "
+            "shown in Fig. 2. The mass of the muon pair is required to be in the range 8.8 < m mumu < 11.0 GeV/c2 .")
+    ranked = _ranked("What is the lower edge of the dimuon invariant-mass window used to select the candidates?", text)
+    assert ranked[0] == "8.8 GeV" and "6 GeV" not in ranked
+
+
+def test_a_cut_in_words_bounds_both_values_of_a_bracketed_pair():
+    text = ("The hardware trigger requires two muon candidates with the product of their pT exceeding 1.7 (2.6) "
+            "( GeV/c ) 2 for data collected at sqrt(s) =7 (8) TeV .")
+    asked = Asked.read("What minimum product of the muon transverse momenta does the hardware trigger require?")
+    assert {m.written: bound(asked, m) for m in mentions(text)}["2.6"] == -1.0
