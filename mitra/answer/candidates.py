@@ -13,15 +13,16 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
   shares: "the dijet-mass cross-check" of the H → bb observation need not say "H → bb",
   nor the row "Systematic | 0.203" of its uncertainty table "the VH(bb) signal strength");
   a value stated for part of the data the question names, or for more (Run 2 alone for
-  "Run 1 and Run 2 combined"), counts against it; a qualifier the shown
+  "Run 1 and Run 2 combined"), counts against it; a channel or state no shown value is told
+  apart by need not be named (in a paper on Z → μμ alone); a qualifier the shown
   passages tell values apart by and the question leaves out counts against it, a specific
   channel or category twice; a clause that names no measure where the question asks for
   an expected one reads as observed and counts against it;
 * **collaboration**: a value whose clause names only another collaboration than the one the
   question (or else the title) names is ruled out (CMS's mass in ATLAS's introduction);
 * **kind**: a number of another kind than asked (a mass for a significance, a number
-  with a unit for a branching fraction, a data set's size for an uncertainty) is ruled
-  out, a setting (√s = 13 TeV, a year, "for mH = 125 GeV") or a confidence level (95% CL)
+  with a unit or in standard deviations for a branching fraction or fraction, a momentum in
+  GeV/c for a mass, a data set's size for an uncertainty) is ruled out, a setting (√s = 13 TeV, a year, "for mH = 125 GeV") or a confidence level (95% CL)
   is never a value;
 * **quantity words**: the question's quantity words the value's own clause holds, those
   its sentence and section heading hold, and those its whole passage holds, each weighed
@@ -32,8 +33,9 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
   sentence states that one for it (the nearest of its kind within its clause, or its table
   row's label: "1-lepton") counts for, one whose sentence states only others of that kind
   against;
-* **one-to-one pairings**: the value paired with the name the question names counts for, the
-  others of its pairing against: a "…, respectively" list ("1256, 1252 and 1260 MeV for the
+* **one-to-one pairings**: the value paired with the name the question names counts for (in a
+  sentence holding some of the question's quantity words), the others of its pairing against:
+  a "…, respectively" list ("1256, 1252 and 1260 MeV for the
   isobar, K-matrix and QMI approaches"), a bracketed pair ("94.5% (96.2%) … the belle (babar)
   results", "1.7 (2.6) … at √s = 7 (8) TeV") and names following a list ("x and y for the A
   and B decays");

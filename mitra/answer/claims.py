@@ -226,7 +226,11 @@ VALUE_QUESTION = re.compile(
     r"widths?|significances?|limits?|thresholds?|"
     r"luminosit(?:y|ies)|cross[- ]sections?|lifetimes?|uncertaint(?:y|ies)|yields?|efficienc(?:y|ies)|resolutions?|"
     r"fractions?|ratios?|asymmetr(?:y|ies)|precision|numbers?|energ(?:y|ies)|momentum|momenta|strength|purit(?:y|ies)|"
-    r"lengths?|pitch|thickness|size|sensitivit(?:y|ies)|intervals?|bounds?|rates?|factors?|shifts?|scales?)\b)",
+    r"lengths?|pitch|thickness|size|sensitivit(?:y|ies)|intervals?|bounds?|rates?|factors?|shifts?|scales?|"
+    r"power|correlations?|edges?|radius|radii|coefficients?|parameter|angles?|phase(?!-)|differences?|coverage|"
+    r"offsets?|biases?|percentages?)\b"
+    # "What lambda_theta is measured …": a symbol asked for
+    r"|(?:what|which)\s+[^\W\d_]+_[\w{}]+\s+(?:is|are|was|were|does|do)\b)",
     re.I)
 
 

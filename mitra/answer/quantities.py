@@ -314,10 +314,18 @@ def _open_classes(previous: str, heading: str) -> dict[str, set[str]]:
 
 
 # -------------------------------------------------------------------- tables
-def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
+# A caption that opens on what every cell is: "Summary of systematic uncertainties on …"
+_UNCERTAINTY_TABLE = re.compile(r"\s*(?:(?:table\s*\d+\s*[.:]?\s*)?(?:an?\s+|the\s+)?(?:summary|list|breakdown|overview)"
+                                r"\s+of\s+(?:the\s+)?)?(?:(?:absolute|relative|dominant|main|leading)\s+)?"
+                                r"(?P<kind>systematic|statistical|theoretical)?\s*uncertaint", re.I)
+
+
+def _read_table(lines: list[str], caption: str, heading: str, title: str = "") -> list[Mention]:
     """Each cell's numbers, bound to its row's label, its group's and its column's header
-    (``table_layout``), under the qualifiers of the heading and the sentence before it."""
+    (``table_layout``), under the qualifiers of the heading and the sentence before it;
+    ``title``, the caption's first sentence, may say every cell is an uncertainty."""
     layout = Layout.of(lines)
+    uncertainties = _UNCERTAINTY_TABLE.match(title)
     # Only the classes of the caption's last sentence reach the cells: its words, its other
     # classes and the unit it states ("significance values (in standard deviations)") lifted
     # table cells over the prose that answers, and a caption's unit is rarely every column's
@@ -347,6 +355,8 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                     bound.setdefault(cls, set(values))
                 for cls, values in m.qualifiers.items():
                     bound[cls] = set(values)
+                if uncertainties and uncertainties.group("kind"):  # not the fit fraction, its systematic;
+                    bound.setdefault("uncertainty", {uncertainties.group("kind").lower()})  # a row may say "Theory"
                 if len(bound.get("channel", set()) - {"combined"}) >= 2:
                     bound["channel"].add("combined")
                 # "Mass (GeV)" over it, or "Width [MeV] | …"; a row short of its header lost a cell
@@ -359,7 +369,8 @@ def _read_table(lines: list[str], caption: str, heading: str) -> list[Mention]:
                     span=(start + m.span[0], start + m.span[1]),
                     qualifiers={c: frozenset(v) for c, v in bound.items() if v},
                     # a label's numbers name it ("1-lepton", the group "2017"), unlike a sentence's
-                    words=frozenset(t for t in tokenize(label) if CONTENT.fullmatch(t)), spread=m.spread,
+                    words=frozenset(t for t in tokenize(label) if CONTENT.fullmatch(t)),
+                    spread=m.spread or bool(uncertainties),
                     shared_unit=m.shared_unit, sign=m.sign))
     return mentions
 
@@ -393,12 +404,13 @@ def mentions(text: str, heading: str = "") -> tuple[Mention, ...]:
     if not any(ch.isdigit() for ch in text):
         return ()
     out: list[Mention] = []
-    previous = ""
+    previous = title = ""
     for table, lines in blocks(text):
         if table:  # its caption is the prose just before it ("Table 6: The expected and observed …")
-            out.extend(_read_table(lines, previous, heading))
+            out.extend(_read_table(lines, previous, heading, title))
             continue
         sentences = split_sentences(" ".join(lines))
+        title = sentences[0] if sentences else ""
         for k, sentence in enumerate(sentences):
             anaphoric = previous if _ANAPHOR.match(sentence) else ""
             after = sentences[k + 1] if k + 1 < len(sentences) and ORDINALS_FOLLOW.match(sentences[k + 1]) else ""

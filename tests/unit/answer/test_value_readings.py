@@ -124,3 +124,31 @@ def test_a_cut_in_words_bounds_both_values_of_a_bracketed_pair():
             "( GeV/c ) 2 for data collected at sqrt(s) =7 (8) TeV .")
     asked = Asked.read("What minimum product of the muon transverse momenta does the hardware trigger require?")
     assert {m.written: bound(asked, m) for m in mentions(text)}["2.6"] == -1.0
+
+
+def test_a_tagging_power_a_correlation_or_a_symbol_is_a_value_asked():
+    """"What effective tagging power is achieved …" had not read as a value question: no
+    candidates, and the model wrote about the CP asymmetry's formula instead."""
+    from mitra.answer.claims import value_question
+    for question in ("What effective tagging power is achieved for B0->pi+pi- decays?",
+                     "What correlation between the 13 TeV and 7 TeV measurements is assumed?",
+                     "What is the upper edge of the uniform prior range for r_B?",
+                     "What lambda_theta is measured in the Collins-Soper frame?"):
+        assert value_question(question), question
+    for question in ("Which parameters are floated in the fit?", "What phase-space region is excluded?"):
+        assert not value_question(question), question
+
+
+def test_every_cell_of_a_table_of_systematic_uncertainties_is_one():
+    """LHCb's "Summary of systematic uncertainties on … fit fractions" (1507.03414): its row
+    "JP … | 0.76 | 0.44" had been given, with no warning, as the Λ(1520) fit fraction."""
+    table = ("Summary of systematic uncertainties on Pc masses, widths and fit fractions. The sFit/cFit difference is "
+             "listed as a cross-check.\n\nSource | Fit fractions (%)\n| Lz(1405) | Lz(1520)\n"
+             "Extended vs. reduced | 1.37 | 0.15\nJP ( 3/2+ , 5/2- ) or ( 5/2+ , 3/2- ) | 0.76 | 0.44")
+    cell = next(m for m in mentions(table) if m.written == "0.44")
+    assert cell.spread and cell.qualifiers["uncertainty"] == {"systematic"}
+    text = table + "\n\nThe cFit gives a Lz(1520) fit fraction of 18.93 +- 0.52 %."
+    assert _ranked("What fit fraction does cFit give for the Lambda(1520) with the (3/2-, 5/2+) model?",
+                   text)[0] == "18.93 %"
+    assert _ranked("What systematic uncertainty on the Lz(1520) fit fraction comes from the JP assignment?",
+                   table)[0] == "0.44"
