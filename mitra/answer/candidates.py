@@ -33,9 +33,8 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
   sentence states that one for it (the nearest of its kind within its clause, or its table
   row's label: "1-lepton") counts for, one whose sentence states only others of that kind
   against;
-* **one-to-one pairings**: the value paired with the name the question names counts for (in a
-  sentence holding some of the question's quantity words), the others of its pairing against:
-  a "…, respectively" list ("1256, 1252 and 1260 MeV for the
+* **one-to-one pairings**: the value paired with the name the question names counts for, the
+  others of its pairing against: a "…, respectively" list ("1256, 1252 and 1260 MeV for the
   isobar, K-matrix and QMI approaches"), a bracketed pair ("94.5% (96.2%) … the belle (babar)
   results", "1.7 (2.6) … at √s = 7 (8) TeV") and names following a list ("x and y for the A
   and B decays");
@@ -320,8 +319,6 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        # the title's qualifiers fill what the question leaves open; a value they contradict
                        # may still be the one asked ("the partial Run 2 mass … in H → ZZ and H → γγ")
                        "title contradicted": 1.0 if _contradicted(asked.context, stated) else 0.0}
-            if signals["respective"] > 0 and not signals["sentence"]:
-                signals["respective"] = 0.0  # paired with the name asked, in a sentence about another quantity
             # the value its sentence pairs with the setting asked ("5.1 and 19.7 fb-1 for 7 and 8 TeV,
             # respectively") is stated for that part alone
             signals["part"] = max(0.0 if signals["setting"] > 0 else _part(asked.qualifiers, stated), one_of)
