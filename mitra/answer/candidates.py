@@ -67,6 +67,7 @@ from typing import Sequence
 
 from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
+from mitra.answer.figures import small_whole
 from mitra.answer.pairing import bound, counted, equated, interval_end, respective, setting
 from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, SUBJECTS, qualifiers
 from mitra.answer.quantities import Mention
@@ -240,8 +241,7 @@ def _reference(m: Mention) -> bool:
 def _bare(asked: Asked, m: Mention) -> bool:
     """A whole number under ten with no unit, in prose, where no count is asked for ("2
     standard deviation intervals", "Figure 7", "1."): a label or a word as often as a value."""
-    return (asked.kind != "count" and not m.unit and m.power is None and "|" not in m.sentence
-            and m.value == m.value.to_integral_value() and m.value < 10 and "." not in m.written)
+    return asked.kind != "count" and "|" not in m.sentence and small_whole(m.value, m.unit, m.power, m.written)
 
 
 def _other_side(asked: Asked, m: Mention) -> bool:

@@ -239,6 +239,12 @@ def figures(text: str) -> list[Figure]:
     return raws
 
 
+def small_whole(value: Decimal, unit: str, power: int | None, written: str) -> bool:
+    """A whole number under ten with no unit or power ("2 standard deviation intervals",
+    "Figure 7", the 2 of "| A f | 2"): a label, a word or a formula's power as often as a value."""
+    return not unit and power is None and value == value.to_integral_value() and value < 10 and "." not in written
+
+
 def _signed(exponent: str) -> int:
     """"−22", "–3", "+2" as the int the typography means."""
     return int(exponent.replace("−", "-").replace("–", "-"))

@@ -22,7 +22,7 @@ from typing import Sequence
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import UNIT_KINDS, Candidate, candidates, confident, siblings
 from mitra.answer.claims import Quote
-from mitra.answer.figures import figures
+from mitra.answer.figures import figures, small_whole
 from mitra.answer.notes import Note
 from mitra.answer.prompts import CITATION
 from mitra.answer.table_layout import header_of
@@ -196,18 +196,13 @@ def gives_no_value(asked: Asked, text: str) -> bool:
     words ("The energy scale is calibrated with Z → ee events [2]") stands."""
     plain = CITATION.sub("", text)
     given = {(f.value, f.power) for f in figures(asked.text)}
-    stated = [f for f in figures(plain) if asked.kind == "count" or not _bare(f, plain)]
+    # "| A f | 2" of a formula copied from a passage gives no value
+    stated = [f for f in figures(plain)
+              if asked.kind == "count" or not small_whole(f.value, f.unit, f.power, plain[f.start:f.num_end])]
     if not asked.value or any((f.value, f.power) not in given for f in stated):
         return False
     words = set(tokenize(plain))
     return bool(words) and len(words & asked.word_set) / len(words) >= ECHO_SHARE
-
-
-def _bare(f: Figure, text: str) -> bool:
-    """A whole number under ten with no unit or power ("| A f | 2", "step 3"): a formula's power
-    or a label as often as a value, so it alone does not make an answer give one."""
-    return not f.unit and f.power is None and f.value < 10 and f.value == f.value.to_integral_value() \
-        and "." not in text[f.start:f.num_end]
 
 
 def listed_instead(numbered: Sequence[tuple[int, Candidate]], sources: Sequence[Hit],

@@ -6,10 +6,18 @@ table row labelled by the number the question states, and a setting written on a
 
 from __future__ import annotations
 
+import pytest
+
 from mitra.answer.asked import Asked
 from mitra.answer.pairing import bound, respective, setting
 from mitra.answer.quantities import mentions
 from tests.unit.answer.test_values import _ranked
+
+def _signal(signal, question: str, text: str) -> dict[str, float]:
+    """Each value of ``text`` (not its uncertainties) with ``signal`` for ``question``."""
+    asked = Asked.read(question)
+    return {m.written: signal(asked, m) for m in mentions(text) if not m.spread}
+
 
 COHERENCE = ("The baseline models can be used to calculate the model-derived coherence factor RK3pi mod = 0.458 +- "
              "0.010 +- 0.012 +- 0.020, where the first uncertainty is statistical, the second systematic, and the "
@@ -50,15 +58,15 @@ def test_a_channel_no_shown_value_is_told_apart_by_need_not_be_named():
 
 def test_respectively_pairs_a_list_in_the_sentence_subject():
     text = "The signal yields in the Dz Dz and Dp Dz spectra are found to be 263 +- 23 and 171 +- 26 , respectively."
-    asked = Asked.read("What Tcc+ signal yield is observed in the D+D0 mass spectrum?")
-    assert {m.written: respective(asked, m) for m in mentions(text) if not m.spread} == {"263": -1.0, "171": 1.0}
+    assert _signal(respective, "What Tcc+ signal yield is observed in the D+D0 mass spectrum?", text) == {
+        "263": -1.0, "171": 1.0}
 
 
 def test_a_cut_asked_counts_for_a_bound_written_in_words():
     text = ("The muon candidates are required to form a secondary vertex with a vertex-fit chi2 per degree of freedom "
             "smaller than 9 and separated from any PV with a significance greater than 15.")
-    asked = Asked.read("What minimum significance is required for the separation of the vertex from any PV?")
-    assert {m.written: bound(asked, m) for m in mentions(text)} == {"9": -1.0, "15": -1.0}
+    assert _signal(bound, "What minimum significance is required for the separation of the vertex from any PV?",
+                   text) == {"9": -1.0, "15": -1.0}
     # in words alone it never counts against a value: "more than 75%" of a result
     assert bound(Asked.read("By how much is the contamination reduced?"),
                  mentions("a tighter working point reducing the contamination by more than 75%.")[0]) == 0.0
@@ -72,10 +80,10 @@ def test_a_range_s_lower_end_takes_its_unit_and_the_upper_its_words():
 
 def test_a_row_labelled_by_the_number_the_question_states_without_its_unit():
     text = "Nominal CL | Coverage DK | Coverage Dh\n68.3 | 67.1 +- 0.5 | 66.9 +- 0.5\n95.5 | 93.5 +- 0.4 | 94.3 +- 0.3"
-    asked = Asked.read("What coverage does the DK combination achieve for the nominal 95.5% interval?")
-    read = {m.written: setting(asked, m) for m in mentions(text)}
+    question = "What coverage does the DK combination achieve for the nominal 95.5% interval?"
+    read = _signal(setting, question, text)
     assert read["93.5"] == 1.0 and read["67.1"] < 1.0
-    assert _ranked(asked.text, text)[0] == "93.5"
+    assert _ranked(question, text)[0] == "93.5"
 
 
 def test_a_setting_written_on_a_function_is_no_boundary_of_the_value_after_it():
@@ -85,17 +93,10 @@ def test_a_setting_written_on_a_function_is_no_boundary_of_the_value_after_it():
     assert _ranked("What is the width of the M(D0 p) resolution function at M(D0 p) = 2.88 GeV?", text)[0] == "1.1 MeV"
 
 
-def test_a_fraction_is_never_a_number_of_standard_deviations():
-    text = ("These are found to correspond to 16 and 15 standard deviations for the spin-1 only and spin-3 only "
-            "models, respectively. The fit fraction of the spin-3 resonance is 2.2 +- 0.1 %.")
-    ranked = _ranked("What fit fraction does the fit assign to the spin-3 resonance?", text)
-    assert ranked[0] == "2.2 %" and "15 σ" not in ranked
-
-
 def test_a_bracketed_pair_of_values_past_their_uncertainties_pairs_a_bracketed_pair_of_names():
     text = "A signal yield of 148 000 +- 400 ( 7 500 +- 100 ) is obtained for control (signal) decays."
-    asked = Asked.read("How many Bs->Ds K pi pi signal decays does the invariant-mass fit yield?")
-    assert {m.written: respective(asked, m) for m in mentions(text) if not m.spread} == {"148 000": -1.0, "7 500": 1.0}
+    question = "How many Bs->Ds K pi pi signal decays does the invariant-mass fit yield?"
+    assert _signal(respective, question, text) == {"148 000": -1.0, "7 500": 1.0}
     assert "yield" in next(m for m in mentions(text) if m.written == "7 500").words
 
 
@@ -103,24 +104,31 @@ def test_a_number_the_question_states_is_no_other_setting_where_its_row_writes_i
     # as the LHCb text has it, "\\SI" left before the upper end: the lower end reads no unit
     text = ("Dp | 0 < pT < SI 8 GeVc | 2 < y < 4.5 | 1.049 +- 0.031 | 1102 +- 5 +- 111\n"
             "Dp | 1 < pT < SI 8 GeVc | 2 < y < 4.5 | 0.920 +- 0.031 | 998 +- 5 +- 111")
-    asked = Asked.read("What prompt D+ cross-section is measured at 13 TeV for 0 < pT < 8 GeV/c and 2 < y < 4.5?")
-    read = {m.written: setting(asked, m) for m in mentions(text)}
+    read = _signal(setting, "What prompt D+ cross-section is measured at 13 TeV for 0 < pT < 8 GeV/c and 2 < y < 4.5?",
+                   text)
     assert read["1102"] >= 0 and read["998"] < 0
 
 
-def test_a_mass_asked_is_never_a_value_in_gev_per_c():
-    """GeV/c is a momentum, GeV/c2 a mass: "6 < pT < 8 GeV/c" is no edge of a mass window."""
-    text = ("Dimuon mass distributions of the candidates selected in the region 6<pty<8 GeV/c and 2.2<yy<3.0 are "
-            "shown in Fig. 2. The mass of the muon pair is required to be in the range 8.8 < m mumu < 11.0 GeV/c2 .")
-    ranked = _ranked("What is the lower edge of the dimuon invariant-mass window used to select the candidates?", text)
-    assert ranked[0] == "8.8 GeV" and "6 GeV" not in ranked
+@pytest.mark.parametrize("question, text, first, ruled_out", [
+    # GeV/c is a momentum, GeV/c2 a mass: "6 < pT < 8 GeV/c" is no edge of a mass window
+    ("What is the lower edge of the dimuon invariant-mass window used to select the candidates?",
+     "Dimuon mass distributions of the candidates selected in the region 6<pty<8 GeV/c and 2.2<yy<3.0 are shown in "
+     "Fig. 2. The mass of the muon pair is required to be in the range 8.8 < m mumu < 11.0 GeV/c2 .", "8.8 GeV", "6 GeV"),
+    # a fraction is never a number of standard deviations
+    ("What fit fraction does the fit assign to the spin-3 resonance?",
+     "These are found to correspond to 16 and 15 standard deviations for the spin-1 only and spin-3 only models, "
+     "respectively. The fit fraction of the spin-3 resonance is 2.2 +- 0.1 %.", "2.2 %", "15 σ"),
+])
+def test_a_value_of_another_kind_than_asked_is_ruled_out(question, text, first, ruled_out):
+    ranked = _ranked(question, text)
+    assert ranked[0] == first and ruled_out not in ranked
 
 
 def test_a_cut_in_words_bounds_both_values_of_a_bracketed_pair():
     text = ("The hardware trigger requires two muon candidates with the product of their pT exceeding 1.7 (2.6) "
             "( GeV/c ) 2 for data collected at sqrt(s) =7 (8) TeV .")
-    asked = Asked.read("What minimum product of the muon transverse momenta does the hardware trigger require?")
-    assert {m.written: bound(asked, m) for m in mentions(text)}["2.6"] == -1.0
+    assert _signal(bound, "What minimum product of the muon transverse momenta does the hardware trigger require?",
+                   text)["2.6"] == -1.0
 
 
 def test_a_tagging_power_a_correlation_or_a_symbol_is_a_value_asked():
