@@ -362,6 +362,12 @@ def markdown(report: dict) -> str:
     return "\n".join(lines)
 
 
+def parse_overrides(items: list[str]) -> dict:
+    """``--set KEY=VALUE`` items as settings (numbers, lists, booleans and null read as JSON)."""
+    return {key: json.loads(value) if value[:1] in "0123456789-[{tfn\"" else value
+            for key, value in (item.split("=", 1) for item in items)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sets", default="pdfs,lhcb,qasper", help=f"any of {','.join(SETS)}")
@@ -376,8 +382,7 @@ def main() -> None:
                              "model writes prose, as before issue 46); repeatable")
     parser.add_argument("--sample", type=int, help="N questions of each set, drawn with a fixed seed (after --limit)")
     args = parser.parse_args()
-    overrides = {key: json.loads(value) if value[:1] in "0123456789-[{tfn\"" else value
-                 for key, value in (item.split("=", 1) for item in args.set)}
+    overrides = parse_overrides(args.set)
     sets = [s for s in args.sets.split(",") if s]
     if unknown := set(sets) - set(SETS):
         sys.exit(f"unknown set(s): {', '.join(sorted(unknown))} (choose from {', '.join(SETS)})")

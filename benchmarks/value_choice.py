@@ -1,0 +1,122 @@
+"""The model's choice among the code's candidate values, alone (issue 46): for each frozen value
+question whose asked value is among the ``value_candidates`` the code ranks from the fused top
+``value_passages``, the value the model copies (``mitra.answer.choose``), its probability, the
+tokens it read and the seconds it took, beside the code's first.
+
+Per set, with Wilson intervals: the model's choice right, the code's first right, the choice
+sure (``value_confidence``) and sure and right; and, for each ``value_lead`` threshold, how
+often the value a warned answer leads with is right (the model's choice at or above the
+threshold, else the code's first). Only the model's call is timed, so prompt variants are
+compared on what they change.
+
+``fresh3`` is held out: run it for totals only (the per-question lines go to stderr).
+
+    python benchmarks/value_choice.py --sets fresh,fresh2 --work-dir DIR --reuse [--model qwen|smollm2]
+        [--set value_candidates=8] [--out r.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from statistics import median
+
+from benchmarks.answer_quality import with_settings
+from benchmarks.answer_values import SETS, analysis_id, bench_of, parse_overrides, questions_of
+from benchmarks.corpora import shared_dir
+from benchmarks.corpora.value_questions import value_of
+from benchmarks.intervals import wilson
+from benchmarks.retrieval_quality import build
+from mitra.answer.choose import choose, written
+from mitra.answer.record import Timings
+from mitra.chat.session import load_answerer
+from mitra.core.settings import Settings
+from mitra.models.llm import demo_gguf_path
+
+LEADS = (0.25, 0.4, 0.5, 0.6, 0.7, 0.8)
+
+
+def choices(sets: list[str], work_dir: Path, reuse: bool, gguf: Path | None, overrides: dict) -> list[dict]:
+    """Per question whose value the code's candidates hold: which candidates are the value,
+    the model's choice (0: none), its probability, tokens read and seconds."""
+    root = shared_dir()
+    questions = questions_of(sets, root, None)
+    rows, answerer = [], None
+    for name in sets:
+        asked_qs = [q for q in questions if q.set == name]
+        bench = bench_of(name, root, asked_qs)
+        pipeline, _, _ = build(bench, work_dir / f"{name}-{len(bench.records)}", reuse, {"reranker": "none"})
+        pipeline = with_settings(pipeline, {"switch_margin": None, "final_k": 5, "llm_backend": "embedded",
+                                            "gguf_path": gguf, **overrides})
+        answerer = answerer.for_pipeline(pipeline) if answerer is not None else load_answerer(pipeline)
+        if not hasattr(answerer, "chat_model"):
+            sys.exit(f"the model did not load: {getattr(answerer, 'error', '')}")
+        for q in asked_qs:
+            asked, _, _, ranked = answerer.retrieve(pipeline.kb.get_analysis(analysis_id(q)), q.question, Timings())
+            value = value_of(q.value).copy_abs()
+            right = [c.mention.value.copy_abs() == value or any(a.mention.value.copy_abs() == value for a in c.also)
+                     for c in ranked]
+            if not any(right):
+                continue
+            start = time.perf_counter()
+            choice = choose(answerer.chat_model, asked, ranked)
+            rows.append({"id": q.id, "set": name, "right": right, "chosen": choice.index,
+                         "confidence": choice.confidence, "seconds": round(time.perf_counter() - start, 2),
+                         "tokens": choice.usage.get("input_tokens"), "values": [written(c) for c in ranked]})
+            print(f"  {q.id}: value at {right.index(True) + 1}, chose {choice.index} ({choice.confidence})",
+                  file=sys.stderr)
+    return rows
+
+
+def _right(row: dict, index: int) -> bool:
+    return index > 0 and row["right"][index - 1]
+
+
+def summary(rows: list[dict], settings: Settings) -> dict:
+    n = len(rows)
+    sure = [r for r in rows if (r["confidence"] or 0.0) >= settings.value_confidence]
+
+    def leading(threshold: float) -> int:
+        return sum(_right(r, r["chosen"] if r["chosen"] and (r["confidence"] or 0.0) >= threshold else 1) for r in rows)
+
+    return {"questions": n,
+            "chosen_right": wilson(sum(_right(r, r["chosen"]) for r in rows), n),
+            "code_first_right": wilson(sum(r["right"][0] for r in rows), n),
+            "none": sum(r["chosen"] == 0 for r in rows),
+            "sure": len(sure), "sure_right": wilson(sum(_right(r, r["chosen"]) for r in sure), len(sure)),
+            "leads_right": {str(t): leading(t) for t in LEADS},
+            "tokens_p50": median(r["tokens"] or 0 for r in rows) if rows else None,
+            "seconds_p50": median(r["seconds"] for r in rows) if rows else None}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sets", default="fresh,fresh2", help=f"any of {','.join(SETS)}")
+    parser.add_argument("--model", default="qwen", choices=("qwen", "smollm2"))
+    parser.add_argument("--work-dir", type=Path, default=Path("/tmp/mitra-answer-values"))
+    parser.add_argument("--reuse", action="store_true")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args()
+    overrides = parse_overrides(args.set)
+    gguf = demo_gguf_path(Settings(_env_file=None)).resolve() if args.model == "qwen" else None
+    if gguf is not None and not gguf.exists():
+        sys.exit(f"the demo GGUF {gguf} is not assembled (mitra assemble-demo-model)")
+    sets = args.sets.split(",")
+    rows = choices(sets, args.work_dir, args.reuse, gguf, overrides)
+    settings = Settings(_env_file=None, **overrides)
+    report = {"benchmark": "value_choice", "model": args.model, "settings": overrides,
+              "by_set": {name: summary([r for r in rows if r["set"] == name], settings) for name in sets},
+              "all": summary(rows, settings),
+              "per_question": [r for r in rows if r["set"] != "fresh3"]}
+    text = json.dumps(report, indent=2)
+    if args.out:
+        args.out.write_text(text)
+    print(json.dumps({k: v for k, v in report.items() if k != "per_question"}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
