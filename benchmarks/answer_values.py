@@ -6,7 +6,8 @@ stat / syst, another channel, data set or table row) and the sentence or row sta
 Sets (``--sets``): ``pdfs`` (the 16 ATLAS/CMS PDFs, through the PDF reader), ``lhcb`` (the 8
 longest LHCb papers, as text), ``fresh`` and ``fresh2`` (72 questions each on 12 more
 LHCb papers: each held out once, development since), ``fresh3`` (the held-out set: 72 on 12
-further LHCb papers, not looked at one by one while tuning), ``qasper`` (QASPER questions whose gold answer is a number)
+further LHCb papers, not looked at one by one while tuning), ``fresh4`` (72 on the next 12,
+written before ``fresh3`` is opened, held out after it), ``qasper`` (QASPER questions whose gold answer is a number)
 and ``demo`` (the demo's answerable questions whose gold fact is a number). Each question is
 asked in a session locked on its paper, switch offers off, per model (``--models
 smollm2,qwen``; qwen is the demo GGUF and is skipped, saying so, where it is not assembled).
@@ -67,6 +68,7 @@ from benchmarks.corpora.value_questions import (
     FRESH,
     FRESH2,
     FRESH3,
+    FRESH4,
     ValueQuestion,
     load_value_questions,
     qasper_value_questions,
@@ -81,7 +83,7 @@ from mitra.evaluation.metrics import bootstrap_interval
 from mitra.models.llm import demo_gguf_path
 from mitra.retrieval.pipeline import Pipeline
 
-SETS = ("pdfs", "lhcb", "fresh", "fresh2", "fresh3", "qasper", "demo")
+SETS = ("pdfs", "lhcb", "fresh", "fresh2", "fresh3", "fresh4", "qasper", "demo")
 STAGES = ("retrieved", "in prompt", "written", "shown")
 _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 _QUOTED = re.compile(r"“[^”]*”")
@@ -123,6 +125,7 @@ def questions_of(sets: list[str], root: Path, limit: int | None) -> list[ValueQu
               "fresh": load_value_questions(FRESH) if "fresh" in sets else [],
               "fresh2": load_value_questions(FRESH2) if "fresh2" in sets else [],
               "fresh3": load_value_questions(FRESH3) if "fresh3" in sets else [],
+              "fresh4": load_value_questions(FRESH4) if "fresh4" in sets else [],
               "qasper": list(qasper_value_questions(root)) if "qasper" in sets else [],
               "demo": demo_value_questions() if "demo" in sets else []}
     return [q for name in sets for q in by_set[name][:limit]]
@@ -134,7 +137,7 @@ def bench_of(name: str, root: Path, questions: list[ValueQuestion]) -> Benchmark
         wanted = {Path(q.source).name for q in questions if q.set == "pdfs"}
         files = [f for f in pdf_set(root).files if f.path.name in wanted]
         return BenchmarkSet("values-pdfs", records=[f.analysis for f in files], files=files)
-    if name in ("lhcb", "fresh", "fresh2", "fresh3"):
+    if name in ("lhcb", "fresh", "fresh2", "fresh3", "fresh4"):
         wanted = {q.source.split(":", 1)[1] for q in questions if q.set == name}
         records = []
         with gzip.open(root / "data/lhcb/lhcb_papers.jsonl.gz", "rt", encoding="utf-8") as handle:

@@ -67,6 +67,13 @@ not used above and not in the expert set (2009.00026, 1509.02372, 2208.03262, 24
 19 table rows, a sibling for all 72, no value the abstract states. Tuning never looks at its
 questions one by one, only at its totals.
 
+``value_questions_fresh4.jsonl`` holds ``fresh4`` (ids ``fresh4-…``), written on 2026-11-30 (the
+eighth session) while ``fresh3`` was still held out, by a helper session under the same rules and
+blind in the same way: 72 questions, 6 on each of the next 12 longest LHCb papers not used above
+and not in the expert set (2012.09903, 2406.00235, 2407.18001, 2001.03225, 1703.08464, 1205.0975,
+1511.08039, 1509.00400, 1805.06759, 2105.09889, 1510.05949, 2212.02717); 19 table rows, a
+sibling for all 72. It is the held-out set once ``fresh3`` is opened.
+
 ``qasper_value_questions`` adds, from the QASPER subset, the questions whose gold answer
 (``answer_leval``) is a number or a number with a unit ("48,705", "33,663"): value = that
 number, sibling ``null``, evidence = the gold evidence paragraph that states it.
@@ -91,6 +98,7 @@ FILE = Path(__file__).with_name("value_questions.jsonl")
 FRESH = Path(__file__).with_name("value_questions_fresh.jsonl")  # ``fresh``: development since 2026-11-29 (docstring)
 FRESH2 = Path(__file__).with_name("value_questions_fresh2.jsonl")  # ``fresh2``: development since the 7th session
 FRESH3 = Path(__file__).with_name("value_questions_fresh3.jsonl")  # ``fresh3``: the held-out set
+FRESH4 = Path(__file__).with_name("value_questions_fresh4.jsonl")  # ``fresh4``: held out once fresh3 is opened
 _QASPER = "data/qasper/qasper_dev_subset_with_fulltext_and_evidence.json"
 
 
@@ -108,8 +116,8 @@ class ValueQuestion(BaseModel):
 
     @property
     def set(self) -> str:
-        """Which set it belongs to: pdfs, lhcb, fresh, fresh2, fresh3 (LHCb papers; fresh3 held out) or qasper."""
-        if self.id.startswith(("fresh-", "fresh2-", "fresh3-")):
+        """Which set it belongs to: pdfs, lhcb, fresh … fresh4 (LHCb papers; fresh3 and fresh4 held out) or qasper."""
+        if self.id.startswith(("fresh-", "fresh2-", "fresh3-", "fresh4-")):
             return self.id.split("-", 1)[0]
         return "pdfs" if self.source.startswith("hep_pdfs/") else self.source.split(":", 1)[0]
 
