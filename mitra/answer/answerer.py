@@ -228,7 +228,7 @@ class Answerer:
             if chosen is not None:
                 candidate, value, confidence, usage = chosen
                 sure = (values.sure(value, confidence, quote, self.settings)
-                        and values.stands(asked, candidate, [c for _, c in numbered], self.settings.value_margin))
+                        and values.stands(asked, candidate, [c for _, c in numbered]))
                 number = values.numbers(prompt.sources)
                 text, cited, remarks = values.stated(value), [value.passage], []
                 if not sure:

@@ -98,7 +98,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
         picked = answerer.pick(asked, ranked, hits, timings) if ranked else None
         if picked is not None:
             if (picked[1] is not None and picked[1] >= settings.value_confidence
-                    and values.stands(asked, picked[0], ranked, settings.value_margin)):
+                    and values.stands(asked, picked[0], ranked)):
                 chosen[n], _, usage = picked
             else:  # never stated unwarned: the likeliest values, as for a single question
                 unsure[n] = (picked[0], picked[1], ranked[:settings.value_alternatives + 1])

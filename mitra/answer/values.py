@@ -141,14 +141,10 @@ def agrees(candidate: Candidate, ranked: Sequence[Candidate]) -> bool:
     return not ranked or candidate.same(ranked[0])
 
 
-def stands(asked: Asked, candidate: Candidate, ranked: Sequence[Candidate], margin: float) -> bool:
+def stands(asked: Asked, candidate: Candidate, ranked: Sequence[Candidate]) -> bool:
     """Does a choice the model is sure of stand as the answer, on any path: it is about the
-    question (``about_it``), the ranking's first (``agrees``), and that first is clear
-    (``confident``: the value shown first). On the held-out papers (``fresh3``, ``fresh4``,
-    every question) the first two let the demo model state 22 values, 6 of them wrong with no
-    warning: agreeing with a ranking that is right a third of the time on a new paper is not
-    enough. The value shown first was right each of the 4 times it was shown."""
-    return about_it(asked, candidate) and agrees(candidate, ranked) and confident(ranked, margin)
+    question (``about_it``) and the ranking's first (``agrees``)."""
+    return about_it(asked, candidate) and agrees(candidate, ranked)
 
 
 def leading(value: Quote, confidence: float | None, first_ranked: Quote, settings: Settings,
@@ -175,9 +171,9 @@ def warned(value: Quote, confidence: float | None, alternatives: Sequence[Quote]
     why = ("the value shown first, which the choice did not outweigh" if shown is not None else
            "the values' ranking's first, as the choice was less likely than that")
     first = alternatives[0]
-    likely = confidence is not None and confidence >= settings.value_confidence
-    against = first if likely and (first.passage, first.number) != (value.passage, value.number) else None
-    return uncertain(lead, alternatives), cited, uncertain_note(value, confidence, lead, why, against, unclear=likely)
+    against = first if confidence is not None and confidence >= settings.value_confidence and (
+        first.passage, first.number) != (value.passage, value.number) else None
+    return uncertain(lead, alternatives), cited, uncertain_note(value, confidence, lead, why, against)
 
 
 def uncertain(value: Quote, alternatives: Sequence[Quote]) -> str:
@@ -229,16 +225,14 @@ def unchosen_note() -> Note:
 
 
 def uncertain_note(value: Quote, confidence: float | None, lead: Quote | None = None, why: str = "",
-                   against: Quote | None = None, unclear: bool = False) -> Note:
-    """Why no value is given as the answer: the model's choice did not stand out, (``against``)
-    it is not the value the ranking of the passages puts first, or (``unclear``) it is, but
-    that first is not clearly ahead of the next."""
+                   against: Quote | None = None) -> Note:
+    """Why no value is given as the answer: the model's choice did not stand out, or (``against``)
+    it is not the value the ranking of the passages puts first."""
     how = f" (probability {confidence:.0%})" if confidence is not None else ""
     led = (f" The answer leads with {lead.number} [{lead.passage}], {why}." if lead is not None
            and (lead.passage, lead.number) != (value.passage, value.number) else "")
     reason = (f"is not the value the ranking of the passages puts first, {against.number} [{against.passage}]"
-              if against is not None else "is the ranking's first, but not clearly ahead of the next value"
-              if unclear else "did not stand out from the others")
+              if against is not None else "did not stand out from the others")
     return Note(kind="value uncertain",
                 text=f"Not sure which value is asked: the model's choice, {value.number} [{value.passage}]{how}, "
                      f"{reason}, so no value is given as the answer.{led}")
