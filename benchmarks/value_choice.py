@@ -30,6 +30,7 @@ from benchmarks.corpora import shared_dir
 from benchmarks.corpora.value_questions import value_of
 from benchmarks.intervals import wilson
 from benchmarks.retrieval_quality import build
+from benchmarks.value_ranking import holds
 from mitra.answer.choose import choose, written
 from mitra.answer.record import Timings
 from mitra.chat.session import load_answerer
@@ -57,8 +58,7 @@ def choices(sets: list[str], work_dir: Path, reuse: bool, gguf: Path | None, ove
         for q in asked_qs:
             asked, _, _, ranked = answerer.retrieve(pipeline.kb.get_analysis(analysis_id(q)), q.question, Timings())
             value = value_of(q.value).copy_abs()
-            right = [c.mention.value.copy_abs() == value or any(a.mention.value.copy_abs() == value for a in c.also)
-                     for c in ranked]
+            right = [holds(c, value) for c in ranked]
             if not any(right):
                 continue
             start = time.perf_counter()

@@ -36,6 +36,12 @@ from mitra.answer.record import Timings
 DEVELOPMENT = ("pdfs", "lhcb", "fresh", "fresh2")
 
 
+def holds(candidate, value) -> bool:
+    """Is ``value`` (a magnitude) the candidate's, or that of a statement it stands for?"""
+    return candidate.mention.value.copy_abs() == value or any(a.mention.value.copy_abs() == value
+                                                              for a in candidate.also)
+
+
 def ranked(sets: list[str], work_dir: Path, reuse: bool) -> list[dict]:
     """Per question: its set, paper, whether a shown passage states the value, the asked
     value's rank (None: no candidate), and each candidate's signals with whether it is the value."""
@@ -54,8 +60,7 @@ def ranked(sets: list[str], work_dir: Path, reuse: bool) -> list[dict]:
             trusted = [h for h in result.hits if answerer.trusted(h)]
             found = candidates(asked, trusted[:pipeline.settings.value_passages])
             value = value_of(q.value).copy_abs()
-            right = [c.mention.value.copy_abs() == value or any(a.mention.value.copy_abs() == value for a in c.also)
-                     for c in found]
+            right = [holds(c, value) for c in found]
             rows.append({"id": q.id, "set": name, "paper": q.source, "form": q.form,
                          "shown": any(states(h.chunk.text, q.value, q.unit) for h in shown),
                          "rank": right.index(True) if True in right else None,
