@@ -8,7 +8,7 @@ candidates' signals (a listwise softmax on the development sets, cross-validated
 halves) and reports the value first with them on each set, beside the hand weights'.
 
 The 201 questions (``pdfs``, ``lhcb``), ``fresh`` and ``fresh2`` are the development set;
-``fresh3`` is held out and read only as totals (``fresh4`` too, until ``fresh3`` is opened). The knowledge bases are those ``answer_values.py --work-dir DIR`` builds
+``fresh4`` and ``fresh5`` are held out and read only as totals. The knowledge bases are those ``answer_values.py --work-dir DIR`` builds
 (``--reuse`` keeps them).
 
     python benchmarks/value_ranking.py [--sets pdfs,lhcb,fresh,fresh2,fresh3] [--work-dir DIR] [--reuse] [--fit] [--out r.json]

@@ -72,7 +72,14 @@ eighth session) while ``fresh3`` was still held out, by a helper session under t
 blind in the same way: 72 questions, 6 on each of the next 12 longest LHCb papers not used above
 and not in the expert set (2012.09903, 2406.00235, 2407.18001, 2001.03225, 1703.08464, 1205.0975,
 1511.08039, 1509.00400, 1805.06759, 2105.09889, 1510.05949, 2212.02717); 19 table rows, a
-sibling for all 72. It is the held-out set once ``fresh3`` is opened.
+sibling for all 72. It is the held-out set once ``fresh3`` is opened (the ninth session).
+
+``value_questions_fresh5.jsonl`` holds ``fresh5`` (ids ``fresh5-…``), written on 2026-11-30 (the
+ninth session) while ``fresh4`` was still held out, by a helper session under the same rules and
+blind in the same way: 72 questions, 6 on each of the next 12 longest LHCb papers not used above
+and not in the expert set (1503.02995, 2011.01867, 1505.01505, 1304.2600, 1806.01202, 2301.10328,
+1908.03099, 1911.05957, 1608.01289, 2107.10090, 1301.5347, 1902.05884); 25 table rows, a sibling
+for all 72. Held out, with ``fresh4``, from the ninth session: read only as totals.
 
 ``qasper_value_questions`` adds, from the QASPER subset, the questions whose gold answer
 (``answer_leval``) is a number or a number with a unit ("48,705", "33,663"): value = that
@@ -99,6 +106,7 @@ FRESH = Path(__file__).with_name("value_questions_fresh.jsonl")  # ``fresh``: de
 FRESH2 = Path(__file__).with_name("value_questions_fresh2.jsonl")  # ``fresh2``: development since the 7th session
 FRESH3 = Path(__file__).with_name("value_questions_fresh3.jsonl")  # ``fresh3``: the held-out set
 FRESH4 = Path(__file__).with_name("value_questions_fresh4.jsonl")  # ``fresh4``: held out once fresh3 is opened
+FRESH5 = Path(__file__).with_name("value_questions_fresh5.jsonl")  # ``fresh5``: held out with fresh4
 _QASPER = "data/qasper/qasper_dev_subset_with_fulltext_and_evidence.json"
 
 
@@ -116,8 +124,8 @@ class ValueQuestion(BaseModel):
 
     @property
     def set(self) -> str:
-        """Which set it belongs to: pdfs, lhcb, fresh … fresh4 (LHCb papers; fresh3 and fresh4 held out) or qasper."""
-        if self.id.startswith(("fresh-", "fresh2-", "fresh3-", "fresh4-")):
+        """Which set it belongs to: pdfs, lhcb, fresh … fresh5 (LHCb papers; fresh4 and fresh5 held out) or qasper."""
+        if self.id.startswith(("fresh-", "fresh2-", "fresh3-", "fresh4-", "fresh5-")):
             return self.id.split("-", 1)[0]
         return "pdfs" if self.source.startswith("hep_pdfs/") else self.source.split(":", 1)[0]
 
