@@ -37,7 +37,7 @@ MODES = {"one": "One analysis", "across": "Across analyses", "compare": "Side by
 NOTE_ICONS = {"citation moved": ":material/swap_horiz:", "figure removed": ":material/rule:",
               "not supported": ":material/warning:", "figure corrected": ":material/rule:",
               "figure unstated": ":material/rule:", "value not stated": ":material/warning:",
-              "value uncertain": ":material/help:"}
+              "value uncertain": ":material/help:", "value unconfirmed": ":material/help:"}
 MODE_PLACEHOLDER = {"across": "Ask across the analyses you may read…", "compare": "Ask both analyses…"}
 
 

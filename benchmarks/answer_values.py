@@ -5,9 +5,10 @@ stat / syst, another channel, data set or table row) and the sentence or row sta
 
 Sets (``--sets``): ``pdfs`` (the 16 ATLAS/CMS PDFs, through the PDF reader), ``lhcb`` (the 8
 longest LHCb papers, as text), ``fresh`` and ``fresh2`` (72 questions each on 12 more
-LHCb papers: each held out once, development since), ``fresh3`` (the held-out set: 72 on 12
-further LHCb papers, not looked at one by one while tuning), ``fresh4`` (72 on the next 12,
-written before ``fresh3`` is opened, held out after it), ``qasper`` (QASPER questions whose gold answer is a number)
+LHCb papers: each held out once, development since), ``fresh3`` (72 on 12 further LHCb papers:
+held out for two sessions, opened in the ninth), ``fresh4`` and ``fresh5`` (72 each on the next
+12 and 12, each written blind before the set before it was opened: the held-out sets, read only
+as totals), ``qasper`` (QASPER questions whose gold answer is a number)
 and ``demo`` (the demo's answerable questions whose gold fact is a number). Each question is
 asked in a session locked on its paper, switch offers off, per model (``--models
 smollm2,qwen``; qwen is the demo GGUF and is skipped, saying so, where it is not assembled).
@@ -21,7 +22,9 @@ Per question and model:
   own words (quoted passage sentences “…” and the siblings after "Beside it:" are judged as
   the quote); **right and sure** = right with no "value uncertain" note (stated as the
   answer, not as the likeliest under a warning); **wrong with no warning** = wrong and
-  ``answer.notes`` is empty (any note counts as a warning);
+  ``answer.notes`` is empty (any note counts as a warning); **stated, to check** = stated as
+  the answer with the note asking the member to check it (the ranking's first was not clearly
+  ahead), a warning that still gives the value;
 * shown first: ``answer.quote`` (the passage sentence shown before the model's prose), its
   marked number right / wrong / none; **bolds another quantity** = a quote whose number is
   not the value;
@@ -69,6 +72,7 @@ from benchmarks.corpora.value_questions import (
     FRESH2,
     FRESH3,
     FRESH4,
+    FRESH5,
     ValueQuestion,
     load_value_questions,
     qasper_value_questions,
@@ -83,7 +87,7 @@ from mitra.evaluation.metrics import bootstrap_interval
 from mitra.models.llm import demo_gguf_path
 from mitra.retrieval.pipeline import Pipeline
 
-SETS = ("pdfs", "lhcb", "fresh", "fresh2", "fresh3", "fresh4", "qasper", "demo")
+SETS = ("pdfs", "lhcb", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "qasper", "demo")
 STAGES = ("retrieved", "in prompt", "written", "shown")
 _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 _QUOTED = re.compile(r"“[^”]*”")
@@ -126,6 +130,7 @@ def questions_of(sets: list[str], root: Path, limit: int | None) -> list[ValueQu
               "fresh2": load_value_questions(FRESH2) if "fresh2" in sets else [],
               "fresh3": load_value_questions(FRESH3) if "fresh3" in sets else [],
               "fresh4": load_value_questions(FRESH4) if "fresh4" in sets else [],
+              "fresh5": load_value_questions(FRESH5) if "fresh5" in sets else [],
               "qasper": list(qasper_value_questions(root)) if "qasper" in sets else [],
               "demo": demo_value_questions() if "demo" in sets else []}
     return [q for name in sets for q in by_set[name][:limit]]
@@ -137,7 +142,7 @@ def bench_of(name: str, root: Path, questions: list[ValueQuestion]) -> Benchmark
         wanted = {Path(q.source).name for q in questions if q.set == "pdfs"}
         files = [f for f in pdf_set(root).files if f.path.name in wanted]
         return BenchmarkSet("values-pdfs", records=[f.analysis for f in files], files=files)
-    if name in ("lhcb", "fresh", "fresh2", "fresh3", "fresh4"):
+    if name in ("lhcb", "fresh", "fresh2", "fresh3", "fresh4", "fresh5"):
         wanted = {q.source.split(":", 1)[1] for q in questions if q.set == name}
         records = []
         with gzip.open(root / "data/lhcb/lhcb_papers.jsonl.gz", "rt", encoding="utf-8") as handle:
@@ -268,6 +273,8 @@ def ask(pipeline: Pipeline, answerer: PromptCapture, q: ValueQuestion) -> dict:
         "leads_with_value": leads,
         "sure": answer_verdict == "right" and not any(n.kind == "value uncertain" for n in answer.notes),
         "wrong_no_warning": answer_verdict == "wrong" and not answer.notes,
+        # stated as the answer with a note to check it (the ranking's first, not clearly ahead)
+        "to_check": any(n.kind == "value unconfirmed" for n in answer.notes),
         "quote": quote_verdict(quote, q),
         "quote_number": quote.number if quote is not None else None,
         "quote_siblings": len(getattr(quote, "siblings", []) or []) if quote is not None else 0,
@@ -298,6 +305,7 @@ def summarise(rows: list[dict]) -> dict:
             "right_sure": share([r["sure"] for r in part]),
             "leads_with_value": share([r["leads_with_value"] for r in part]),
             "wrong_no_warning": share([r["wrong_no_warning"] for r in part]),
+            "to_check": share([r.get("to_check", False) for r in part]),
             "quote_offered": share([r["quote"] is not None for r in part]),
             "quote": {k: share([r["quote"] == k for r in quoted]) for k in ("right", "wrong")},
             "bolds_another_quantity": share([r["quote"] == "wrong" for r in part]),
@@ -348,14 +356,15 @@ def markdown(report: dict) -> str:
         s = run["summary"]
         lines += [f"**{name}** ({s['questions']} questions, {s['errors']} errors; quote on screen p50 "
                   f"{s['quote_ms_p50']} ms, answer p50 {s['total_ms_p50']} ms)", "",
-                  "| questions | n | right | right and sure | listed, not first | wrong | wrong, no warning | "
+                  "| questions | n | right | right and sure | stated, to check | listed, not first | wrong | "
+                  "wrong, no warning | "
                   "shown first: right | bolds another | value box right | false decline | retrieved | in prompt | "
                   "written | shown |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for label, part in [("all", s["all"]), ("a shown passage states it", s["shown_passage_states_value"])] + [
                 (f"set {k}", v) for k, v in s["by_set"].items()] + [(f"{k}", v) for k, v in s["by_form"].items()]:
             lines.append(f"| {label} | {part['questions']} | {pct(part['answer']['right'])} | "
-                         f"{pct(part['right_sure'])} | {pct(part['answer']['listed'])} | "
+                         f"{pct(part['right_sure'])} | {pct(part['to_check'])} | {pct(part['answer']['listed'])} | "
                          f"{pct(part['answer']['wrong'])} | {pct(part['wrong_no_warning'])} | "
                          f"{pct(part['quote']['right'])} | {pct(part['bolds_another_quantity'])} | "
                          f"{pct(part['chosen']['right'])} | "

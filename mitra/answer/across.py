@@ -28,6 +28,7 @@ from mitra.answer.answerer import Answer, Answerer
 from mitra.answer.claims import Quote
 from mitra.answer.grounding import SentenceSupport, supported_share
 from mitra.answer.multipart import Skipped
+from mitra.answer.notes import Note
 from mitra.answer.prompts import CITATION, Passage, Prompt, expand_citation
 from mitra.answer.record import Timings
 from mitra.core.errors import MitraError
@@ -61,6 +62,7 @@ class AcrossAnswer(BaseModel):
     sources: list[Hit]  # sources[n - 1] is [n]; its chunk names its analysis
     cited: list[int]
     support: list[SentenceSupport] = []
+    remarks: list[Note] = []  # each line's notes on itself (a value to check), naming its analysis
     abstained: bool = False  # no searched analysis had anything on the question
     withheld: bool = False  # kept for the record's shape: a line is withheld in its own lock, never the whole
     draft: str | None = None
@@ -82,10 +84,6 @@ class AcrossAnswer(BaseModel):
     cited_sources = Answer.cited_sources  # these read only ``sources``, ``cited`` and ``support``
     notes = Answer.notes
     moved_citations = Answer.moved_citations
-
-    @property
-    def remarks(self) -> list:
-        return []
 
 
 class Comparison(BaseModel):
@@ -169,6 +167,7 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
                         confidence=c.confidence) for c in routed]
     sources: list[Hit] = []
     support: list[SentenceSupport] = []
+    remarks: list[Note] = []
     lines: list[str] = []
     timings, tokens = Timings(), 0
     for i, (c, part) in enumerate(zip(routed, parts), start=1):
@@ -198,6 +197,8 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
         part.line = f"{c.analysis.id}: {renumbered(answer.text, offset, len(answer.sources))}"
         support += [s_.model_copy(update={"text": renumbered(s_.text, offset, len(answer.sources)),
                                           "cited": [n + offset for n in s_.cited]}) for s_ in answer.support]
+        remarks += [n.model_copy(update={"text": f"{c.analysis.id}: " + renumbered(n.text, offset, len(answer.sources))})
+                    for n in answer.remarks]
         lines.append(part.line)
         if timings.first_token_ms is None:
             timings.first_token_ms = part.seconds * 1000  # the first analysis's line on screen
@@ -214,7 +215,7 @@ def stream_across(pipeline: Pipeline, answerer: Answerer, question: str, k: int 
         yield "\n\n" + "\n\n".join(closing)
     cited = [n for part in parts for n in part.cited]
     yield AcrossAnswer(question=question, text="\n\n".join(lines + closing), parts=parts, sources=sources,
-                       cited=list(dict.fromkeys(cited)), support=support, model=locked.model_info,
+                       cited=list(dict.fromkeys(cited)), support=support, remarks=remarks, model=locked.model_info,
                        completion_tokens=tokens, timings=timings)
 
 

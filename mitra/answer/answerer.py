@@ -230,8 +230,11 @@ class Answerer:
                 sure = (values.sure(value, confidence, quote, self.settings)
                         and values.stands(asked, candidate, [c for _, c in numbered]))
                 number = values.numbers(prompt.sources)
-                text, cited, remarks = values.stated(value), [value.passage], []
-                if not sure:
+                if sure:
+                    text, cited = values.stated(value), [value.passage]
+                    remarks = values.unconfirmed(value, confidence, [c for _, c in numbered], prompt.sources,
+                                                 self.settings.value_margin)
+                else:
                     others = [values.quoted(c, number, prompt.sources)
                               for _, c in numbered[:self.settings.value_alternatives + 1]]
                     text, cited, note = values.warned(value, confidence, others, self.settings, quote)

@@ -18,7 +18,7 @@ from mitra.answer.grounding import SentenceSupport
 from mitra.answer.prompts import CITATION
 
 NoteKind = Literal["citation moved", "figure corrected", "figure removed", "not supported", "figure unstated",
-                   "value not stated", "value uncertain"]
+                   "value not stated", "value uncertain", "value unconfirmed"]
 
 
 class Note(BaseModel):

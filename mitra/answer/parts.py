@@ -67,12 +67,14 @@ def _with_passages(prompt: Prompt, hits: Sequence[Hit]) -> Prompt:
     return replace(prompt, passages=prompt.passages + more)
 
 
-def value_hits(chosen: dict[int, Candidate],
-               unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate]]]) -> list[Hit]:
-    """The passages the parts' values cite: each chosen value's, and each unsure part's
-    likeliest value's (it may rank below the alternatives listed with it) and alternatives'."""
-    return [c.hit for c in chosen.values()] + [
-        c.hit for likeliest, _, alternatives in unsure.values() for c in (likeliest, *alternatives)]
+def value_hits(chosen: dict[int, tuple[Candidate, float, Sequence[Candidate]]],
+               unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate]]],
+               alternatives: int) -> list[Hit]:
+    """The passages the parts' values cite: each value's (a part's likeliest may rank below
+    the alternatives listed with it), and the values ranked next, which a warned line lists
+    and a stated value's note may name."""
+    return [c.hit for likeliest, _, ranked in [*chosen.values(), *unsure.values()]
+            for c in (likeliest, *ranked[:alternatives + 1])]
 
 
 def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: Sequence[str],
@@ -82,7 +84,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     settings = answerer.settings
     answers = [PartAnswer(question=q) for q in parts]
     found: list[tuple[int, str, list[Hit]]] = []
-    chosen: dict[int, Candidate] = {}
+    chosen: dict[int, tuple[Candidate, float, Sequence[Candidate]]] = {}
     unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate]]] = {}
     pinned: dict[str, list[str]] = {}
     retrieved, system, usage = 0, "hybrid", {}
@@ -99,9 +101,9 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
         if picked is not None:
             if (picked[1] is not None and picked[1] >= settings.value_confidence
                     and values.stands(asked, picked[0], ranked)):
-                chosen[n], _, usage = picked
+                chosen[n], usage = (picked[0], picked[1], ranked), picked[2]
             else:  # never stated unwarned: the likeliest values, as for a single question
-                unsure[n] = (picked[0], picked[1], ranked[:settings.value_alternatives + 1])
+                unsure[n] = (picked[0], picked[1], ranked)
             continue
         found.append((n, part.question, hits + values.extra(ranked, hits)))
         for chunk_id, sentences in values.pinned(ranked).items():
@@ -120,7 +122,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     mark = time.perf_counter()
     prompt, numbers = build_parts_prompt(analysis, found, history, settings, pinned) if found else (
         Prompt.of([], [], [], 0, settings), {})
-    prompt = _with_passages(prompt, value_hits(chosen, unsure))
+    prompt = _with_passages(prompt, value_hits(chosen, unsure, settings.value_alternatives))
     for n, numbered in numbers.items():
         answers[n - 1].passages = numbered
     timings.prompt_ms = (time.perf_counter() - mark) * 1000
@@ -130,12 +132,15 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     lines, supports, notes = [], [], []
     for n in sorted({*chosen, *unsure}):
         if n in chosen:
-            quote = values.quoted(chosen[n], number, prompt.sources)
+            candidate, confidence, ranked = chosen[n]
+            quote = values.quoted(candidate, number, prompt.sources)
             text, cited = values.stated(quote), [quote.passage]
+            notes += values.unconfirmed(quote, confidence, ranked, prompt.sources, settings.value_margin)
         else:
             candidate, confidence, alternatives = unsure[n]
             text, cited, note = values.warned(values.quoted(candidate, number, prompt.sources), confidence,
-                                              [values.quoted(c, number, prompt.sources) for c in alternatives],
+                                              [values.quoted(c, number, prompt.sources)
+                                               for c in alternatives[:settings.value_alternatives + 1]],
                                               settings)
             notes.append(note)
         line = f"{n}. {text}"

@@ -147,6 +147,30 @@ def stands(asked: Asked, candidate: Candidate, ranked: Sequence[Candidate]) -> b
     return about_it(asked, candidate) and agrees(candidate, ranked)
 
 
+def unconfirmed(value: Quote, confidence: float | None, ranked: Sequence[Candidate], sources: Sequence[Hit],
+                margin: float) -> list[Note]:
+    """The note a stated value needs where the ranking did not set it clearly apart
+    (``confident``: it was not the value shown first), naming the next value; none where it
+    did. Its siblings shown beside it, each labelled, are no rivals the member cannot see. On
+    the held-out papers (``fresh3``, ``fresh4``, every question) the demo model, sure of the
+    ranking's first, was wrong 6 times in 22 stated values, each time with a first that was
+    not clear; the value shown first was right each of the 4 times it was shown."""
+    beside = {(s.passage, s.number) for s in value.siblings}
+    number = numbers(sources)
+    rivals = [c for c in ranked if (number.get(c.hit.chunk.id), c.mention.as_written) not in beside]
+    if confident(rivals, margin):
+        return []
+    first = rivals[0].mention
+    runner = next((quoted(c, number, sources) for c in rivals[1:] if c.hit.chunk.id in number and not c.same(rivals[0])
+                   and not (c.mention.spread and c.mention.sentence == first.sentence)), None)  # not its own ± 0.14
+    how = f" (probability {confidence:.0%})" if confidence is not None else ""
+    next_one = f" (the next: {runner.number} [{runner.passage}])" if runner is not None else ""
+    return [Note(kind="value unconfirmed",
+                 text=f"Check this value in its passage: the model chose {value.number} [{value.passage}]{how}, which "
+                      f"the ranking of the values the passages state also put first, though not clearly ahead of the "
+                      f"others{next_one}.")]
+
+
 def leading(value: Quote, confidence: float | None, first_ranked: Quote, settings: Settings,
             shown: Quote | None = None) -> Quote:
     """The value a warned answer leads with when the model's choice is not sure: the value

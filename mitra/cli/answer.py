@@ -117,6 +117,7 @@ def _across_json(answer) -> dict:
         "draft": answer.draft,
         "support": [s.model_dump() for s in answer.support],
         "supported_share": answer.supported_share,
+        "notes": [note.model_dump() for note in answer.notes],
         "citations": [_cited_json(n, hit, titles) for n, hit in answer.cited_sources],
         "sources": [_cited_json(n, hit, titles) for n, hit in enumerate(answer.sources, start=1)],
         "model": answer.model.model_dump() if answer.model else None,

@@ -232,3 +232,19 @@ def test_each_analysis_s_choice_reads_fewer_values_than_a_locked_question(cli, o
     ollama_stub.chats.clear()
     ask(cli, "ask", "--across", "What is the observed signal strength?")
     assert max(len(chat["format"]["properties"]["value"]["enum"]) for chat in ollama_stub.chats if "format" in chat) > 3
+
+
+def test_each_line_s_note_on_its_value_reaches_the_across_answer_naming_its_analysis(cli, ollama_stub):
+    """A value line under a warning ("Not sure which value is asked …") keeps its note across,
+    naming its analysis, its citations numbered among the across sources, as a locked answer's."""
+    ollama_stub.reply = lambda r: (json.dumps({"value": r["format"]["properties"]["value"]["enum"][0]})
+                                   if "format" in r else answer_from_passages(r))
+    ollama_stub.logprob = -0.5  # each choice under value_confidence
+    out = ask(cli, "ask", "--across", "What is the observed signal strength?")
+    warned = [a for a in out["analyses"] if a["line"] and "Not sure which value" in a["line"]]
+    assert warned
+    for part in warned:
+        (note,) = [n for n in out["notes"] if n["text"].startswith(part["analysis_id"] + ": ")]
+        assert note["kind"] == "value uncertain"
+        cited = {int(n) for n in re.findall(r"\[(\d+)\]", note["text"])}
+        assert cited and cited <= set(part["cited"])

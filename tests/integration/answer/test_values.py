@@ -8,6 +8,7 @@ with the packaged SmolLM2."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -18,6 +19,7 @@ from tests.conftest import CHAT_LLM, OLLAMA_MODEL
 
 VECTOR = "Up to what mass is the vector mediator excluded in the dark matter search with an energetic jet?"
 VBF = "How many signal events does the VBF category expect with the first 2024 data?"
+OBSERVED = "What observed significance of the excess does the analysis find?"
 
 
 @pytest.fixture
@@ -145,6 +147,7 @@ def test_a_value_part_of_a_multi_part_question_is_chosen_not_written(answerer, d
     first, second = answer.parts
     assert second.answered and second.cited and "2. 2.10 TeV (vector) [" in answer.text
     assert answer.text.index("Z boson") < answer.text.index("2. 2.10 TeV")
+    assert not [n for n in answer.notes if n.kind == "value unconfirmed"]  # the ranking's clear first
     assert "2.10 TeV" in answer.sources[second.cited[0] - 1].chunk.text
 
 
@@ -206,6 +209,22 @@ def test_a_sure_choice_the_ranking_puts_lower_is_not_stated_as_the_answer(answer
     assert "the model's choice, 2.20 TeV" in note.text and f"puts first, {written}" in note.text
 
 
+def test_a_sure_choice_the_ranking_did_not_set_clearly_apart_is_stated_with_a_note_to_check_it(
+        answerer, demo_pipeline, ollama_stub):
+    """Held out, the demo model was sure of the ranking's first, and wrong, 6 times in 22 stated
+    values, each time with a first the ranking had not set clearly apart. Such a value is still
+    stated, with its labelled sibling beside it, and a note asks the member to check it, naming
+    the next value (the sibling already stands beside it, so it is not that)."""
+    ollama_stub.reply = lambda r: json.dumps({"value": r["format"]["properties"]["value"]["enum"][0]})
+    items = list(answerer.stream(demo_pipeline.kb.get_analysis("HIG-24-001"), OBSERVED))
+    answer = items[-1]
+    assert answer.quote is None and answer.value is not None and answer.value.number.startswith("2.7")
+    assert answer.text.startswith("2.7 standard deviations (observed) [") and "Beside it: expected 2.1" in answer.text
+    (note,) = answer.notes
+    assert note.kind == "value unconfirmed" and note.text.startswith("Check this value in its passage")
+    assert "probability 86%" in note.text and re.search(r"the next: 1\.6 standard deviations \[\d\]", note.text)
+
+
 def test_an_unsure_choice_does_not_displace_the_value_shown_first(answerer, demo_pipeline, ollama_stub):
     """The demo model's run: the value box showed the VBF expectation (37.6 signal events),
     then the model chose 566 at 55 % and the warned answer led with 566. The member already
@@ -261,3 +280,21 @@ def test_a_sure_value_part_the_ranking_puts_lower_gets_the_warned_values(answere
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), TWO_PARTS)
     assert "2. Not sure which value is asked. The likeliest is 2.20 TeV" in answer.text
     assert any(n.kind == "value uncertain" and "puts first" in n.text for n in answer.notes)
+
+
+def test_a_sure_value_part_the_ranking_did_not_set_clearly_apart_is_stated_with_a_note(answerer, demo_pipeline,
+                                                                                      ollama_stub):
+    """As a single question's: the part's line states the value, and a note asks to check it,
+    naming the next value, which the answer's sources hold."""
+    def reply(request: dict) -> str:
+        if "format" in request:
+            return json.dumps({"value": request["format"]["properties"]["value"]["enum"][0]})
+        if request["messages"][0]["content"].startswith("Split the user's question"):
+            return f"{BACKGROUND_PART}\n{OBSERVED}"
+        return "1. The dominant background is Z boson production [1]."
+    ollama_stub.reply = reply
+    answer = answerer.answer(demo_pipeline.kb.get_analysis("HIG-24-001"), f"{BACKGROUND_PART} {OBSERVED}")
+    assert "2. 2.7 standard deviations (observed) [" in answer.text
+    (note,) = [n for n in answer.notes if n.kind == "value unconfirmed"]
+    named = int(re.search(r"the next: [^\[]*\[(\d+)\]", note.text).group(1))
+    assert named <= len(answer.sources) and "1.6" in answer.sources[named - 1].chunk.text

@@ -101,9 +101,11 @@ def test_an_unsure_part_cites_its_likeliest_value_s_passage_even_below_the_alter
 
     from mitra.answer.parts import value_hits
 
-    first, second, chosen_low = (SimpleNamespace(hit=name) for name in ("h1", "h2", "h7"))
-    other = SimpleNamespace(hit="h3")
-    assert value_hits({1: other}, {2: (chosen_low, 0.1, [first, second])}) == ["h3", "h7", "h1", "h2"]
+    first, second, third, chosen_low = (SimpleNamespace(hit=name) for name in ("h1", "h2", "h9", "h7"))
+    other, next_one = SimpleNamespace(hit="h3"), SimpleNamespace(hit="h4")
+    # a stated part's next value too, which its note may name; the alternatives listed, no more
+    assert value_hits({1: (other, 0.9, [other, next_one])}, {2: (chosen_low, 0.1, [first, second, third])},
+                      alternatives=1) == ["h3", "h3", "h4", "h7", "h1", "h2"]
 
 
 TRIGGERS = ("Events are collected with triggers requiring $p_{T}^{miss}$ > 120 GeV computed without muons, which are "
