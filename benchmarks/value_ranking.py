@@ -7,7 +7,7 @@ the top three and top six, with Wilson intervals. ``--fit`` also fits linear wei
 candidates' signals (a listwise softmax on the development sets, cross-validated by paper
 halves) and reports the value first with them on each set, beside the hand weights'.
 
-The 201 questions (``pdfs``, ``lhcb``), ``fresh`` and ``fresh2`` are the development set;
+The 201 questions (``pdfs``, ``lhcb``), ``fresh``, ``fresh2`` and ``fresh3`` are the development set;
 ``fresh4`` and ``fresh5`` are held out and read only as totals. The knowledge bases are those ``answer_values.py --work-dir DIR`` builds
 (``--reuse`` keeps them).
 

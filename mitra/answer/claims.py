@@ -196,7 +196,8 @@ def bind(claim: str, context: str, cited: Sequence[PassageText], shown: Sequence
 # ------------------------------------------------------------------ the passage's own sentence
 QUANTITY_KINDS = [  # words of a question -> the kind of number it asks for
     # "σeff", "σ90", "σ_m": a resolution's symbol, not standard deviations
-    ("significance", re.compile(r"\bsignifican|\bstandard deviations?\b|\bsigma\b|σ(?![\w{_])", re.I)),
+    # "Sigma(1775)", "Sigma+", "Sigma_c": a baryon, not standard deviations
+    ("significance", re.compile(r"\bsignifican|\bstandard deviations?\b|\bsigma\b(?!\s*[(+*_^]|[-−0])|σ(?![\w{_])", re.I)),
     ("cross section", re.compile(r"\bcross[- ]sections?\b", re.I)),
     # "How large is the 8 TeV data set …?": its size is its integrated luminosity
     ("luminosity", re.compile(r"\bluminosit|\bhow much\s+(?:\w+\s+)?data\b|"
@@ -230,7 +231,9 @@ VALUE_QUESTION = re.compile(
     r"power|correlations?|edges?|radius|radii|coefficients?|parameter|angles?|phase(?!-)|differences?|coverage|"
     r"offsets?|biases?|percentages?)\b"
     # "What lambda_theta is measured …": a symbol asked for
-    r"|(?:what|which)\s+[^\W\d_]+_[\w{}]+\s+(?:is|are|was|were|does|do)\b)",
+    r"|(?:what|which)\s+[^\W\d_]+_[\w{}]+\s+(?:is|are|was|were|does|do)\b"
+    # "What minimum chi2_IP … is required …?": a cut, whatever it is on
+    r"|(?:what|which)\s+(?:minimum|maximum|lowest|highest|smallest|largest)\b)",
     re.I)
 
 

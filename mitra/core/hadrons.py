@@ -99,7 +99,9 @@ _FIXED = {"lb": "lambdab", "lc": "lambdac", "dz": "d0", "dzb": "d0", "bz": "b0",
 _ALONE = sorted((s for s, tokens in _TOKENS.items() if len(s) > 1 and s.lower() != tokens.replace(" ", "")
                  and s not in ("mm", "pp", "ll", "ee", "hh")), key=len, reverse=True)
 _FIRST_LETTERS = "".join(sorted({s[0] for s in _ALONE}))  # looked ahead for first: 3x faster
-_MACRO_SYMBOL = re.compile(r"(?:\\|(?<!\w))(?=[" + _FIRST_LETTERS + r"])(" + "|".join(_ALONE) + r")(?![\w+\-−*])")
+# followed by no charge or star ("pip-" is π+ then a sign), but "->" may follow: "YtwoS->mumu"
+_MACRO_SYMBOL = re.compile(r"(?:\\|(?<!\w))(?=[" + _FIRST_LETTERS + r"])(" + "|".join(_ALONE)
+                           + r")(?![\w+−*]|-(?!>))")
 
 
 def spell_macro_decays(text: str) -> str:

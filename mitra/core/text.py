@@ -64,11 +64,15 @@ def _glue_scripts(text: str) -> str:
     return _SCRIPT.sub(_script_words, text)
 
 
+_WORD_IN_SCRIPT = re.compile(r"[A-Za-z]{3}")
+
+
 def _script_words(match: re.Match) -> str:
-    """A script glued to its symbol, except a word (p_T^{miss} -> "pT miss", as a
-    reader says it and writes it in a question)."""
-    script = "".join((match.group(1) or "").split())
-    return f" {script}" if len(script) >= 3 and script.isalpha() else script
+    """A script glued to its symbol, except one that holds a word (p_T^{miss} -> "pT miss",
+    as a reader says it and writes it in a question; LHCb's "\\upsigma^{\\YtwoS\\to\\mumu}" ->
+    "sigma YtwoS -> mumu", whose particle had read as part of "sigmaYtwoS")."""
+    words = (match.group(1) or "").split()
+    return " " + " ".join(words) if _WORD_IN_SCRIPT.search("".join(words)) else "".join(words)
 
 
 _SPACE_CMDS = re.compile(r"\\[,;:! ]|~|\\\\(\[[^\]]*\])?")

@@ -157,3 +157,18 @@ def test_every_cell_of_a_table_of_systematic_uncertainties_is_one():
                    text)[0] == "18.93 %"
     assert _ranked("What systematic uncertainty on the Lz(1520) fit fraction comes from the JP assignment?",
                    table)[0] == "0.44"
+
+
+def test_a_minimum_asked_is_a_value_and_a_sigma_baryon_no_significance():
+    """``fresh3``: "what minimum chi2_IP … is required for each pion" had not read as a value
+    question (no candidates at all), and "the Sigma(1775) component" had read as asking for a
+    significance, so "5 sigma" and "12.0 sigma" outranked the row's CP asymmetry."""
+    from mitra.answer.claims import asked_kind, value_question
+
+    assert value_question("What minimum chi2_IP with respect to any PV is required for each pion of the 3pi system?")
+    assert value_question("Which maximum DOCA between the two muons is allowed?")
+    for baryon in ("Sigma(1775)", "Sigma+", "Sigma_c", "Sigma-", "Sigma0", "Sigma*"):
+        assert asked_kind(f"What CP asymmetry is measured for the {baryon} component?") != "significance", baryon
+    for significance in ("Above how many sigma is the excess?", "What is the local significance?",
+                         "At what sigma level is the signal observed?", "How many σ is it?"):
+        assert asked_kind(significance) == "significance", significance

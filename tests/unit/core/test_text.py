@@ -56,6 +56,15 @@ def test_clean_latex_glues_scripts_as_the_tokenizer_does():
     assert tokenize(clean_latex(r"$B^0_s$")) == tokenize("B^0_s")
 
 
+def test_a_script_naming_a_particle_or_decay_is_its_own_words():
+    """LHCb 1509.02372's cross-section table row "$\\upsigma^{\\YtwoS\\to\\mumu}$ & … 837 …" had
+    read "sigmaYtwoS->mumu": no Upsilon(2S) for a question naming it to find."""
+    row = clean_latex(r"$\upsigma^{\YtwoS\to\mumu}$ & $837 \pm 2 \pm 25$ \\")
+    assert row.startswith("sigma YtwoS -> mumu |")
+    assert {"upsilon", "2s"} <= set(tokenize(row)) and {"upsilon", "2s"} <= set(tokenize("YtwoS->mumu"))
+    assert clean_latex(r"$p_{T}^{miss}$ and $\Lambda_{b}^{0}$ and $D_{s1}^{+}$") == "pT miss and Lambdab0 and Ds1+"
+
+
 def test_a_macro_decay_keeps_its_quantity_and_only_parsed_words_change():
     assert tokenize("tauBsToKK") == ["tau", "bs", "k", "k"]
     assert tokenize("LbToLcpiTopKS") == ["lambdab", "lambdac", "pi", "p", "ks"]  # a chain: Lc -> p KS
