@@ -11,7 +11,8 @@ The 201 questions (``pdfs``, ``lhcb``), ``fresh``, ``fresh2`` and ``fresh3`` are
 ``fresh4`` and ``fresh5`` are held out and read only as totals. The knowledge bases are those ``answer_values.py --work-dir DIR`` builds
 (``--reuse`` keeps them).
 
-    python benchmarks/value_ranking.py [--sets pdfs,lhcb,fresh,fresh2,fresh3] [--work-dir DIR] [--reuse] [--fit] [--out r.json]
+    python benchmarks/value_ranking.py [--sets pdfs,lhcb,fresh,fresh2,fresh3] [--work-dir DIR] [--reuse] [--fit]
+        [--set KEY=VALUE] [--out r.json]
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.answer_quality import with_settings
-from benchmarks.answer_values import analysis_id, bench_of, questions_of
+from benchmarks.answer_values import analysis_id, bench_of, parse_overrides, questions_of
 from benchmarks.corpora import shared_dir
 from benchmarks.corpora.value_questions import states, value_of
 from benchmarks.intervals import wilson
@@ -42,7 +43,7 @@ def holds(candidate, value) -> bool:
                                                               for a in candidate.also)
 
 
-def ranked(sets: list[str], work_dir: Path, reuse: bool) -> list[dict]:
+def ranked(sets: list[str], work_dir: Path, reuse: bool, overrides: dict) -> list[dict]:
     """Per question: its set, paper, whether a shown passage states the value, the asked
     value's rank (None: no candidate), and each candidate's signals with whether it is the value."""
     root = shared_dir()
@@ -52,7 +53,7 @@ def ranked(sets: list[str], work_dir: Path, reuse: bool) -> list[dict]:
         asked_qs = [q for q in questions if q.set == name]
         bench = bench_of(name, root, asked_qs)
         pipeline, _, _ = build(bench, work_dir / f"{name}-{len(bench.records)}", reuse, {"reranker": "none"})
-        pipeline = with_settings(pipeline, {"switch_margin": None, "final_k": 5})
+        pipeline = with_settings(pipeline, {"switch_margin": None, "final_k": 5, **overrides})
         answerer = Answerer(pipeline.retriever, None, None, pipeline.settings)
         for q in asked_qs:
             analysis = pipeline.kb.get_analysis(analysis_id(q))
@@ -74,6 +75,9 @@ def summary(rows: list[dict], rank_of=lambda row: row["rank"]) -> dict:
     for name, depth in (("first", 1), ("top_three", 3), ("top_six", 6)):
         hits = sum(rank_of(r) is not None and rank_of(r) < depth for r in shown)
         out[name] = wilson(hits, len(shown)) | {"n_right": hits}
+    # over every question: a candidate from a passage outside the shown ones joins them when it is offered
+    out["every_question"] = {name: sum(rank_of(r) is not None and rank_of(r) < depth for r in rows)
+                             for name, depth in (("first", 1), ("top_six", 6))}
     return out
 
 
@@ -128,9 +132,10 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/mitra-answer-values"))
     parser.add_argument("--reuse", action="store_true")
     parser.add_argument("--fit", action="store_true", help="also fit linear weights over the signals")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting to override")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    rows = ranked(args.sets.split(","), args.work_dir, args.reuse)
+    rows = ranked(args.sets.split(","), args.work_dir, args.reuse, parse_overrides(args.set))
     by_set = defaultdict(list)
     for r in rows:
         by_set[r["set"]].append(r)
