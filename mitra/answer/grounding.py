@@ -189,13 +189,17 @@ def _verbatim(text: str) -> str:
     return " ".join(text.lower().split()).rstrip(" .!?")
 
 
-def points_at_value(sentence: str) -> bool:
+def points_at_value(sentence: str, question: str = "") -> bool:
     """Does the sentence end its predicate at a citation marker, stating nothing ("The
     systematic uncertainty on the measured boson mass is [3].", "… amounts to [2].")? One
     that states a value elsewhere ("… 91 percent of the total [1].") points at nothing; the
-    data or mass point it names ("The excess in the 13 TeV data is [2, 3].") is no value."""
+    data or mass point it names ("The excess in the 13 TeV data is [2, 3].") is no value,
+    nor is one it repeats from the question ("… of the 8 TeV / 7 TeV ratio is [2, 3].")."""
+    if not _POINTER.search(sentence):
+        return False
+    asked = {m.value for m in mentions(question)}
     body = _LEVEL.sub(" ", CITATION.sub(" ", sentence))
-    return bool(_POINTER.search(sentence)) and not any(not m.condition for m in mentions(body))
+    return not any(not m.condition and m.value not in asked for m in mentions(body))
 
 
 def signpost(body: str) -> bool:
@@ -276,7 +280,7 @@ def check_support(text: str, sources: Sequence[Hit], min_overlap: float,
     for sentence in sentences_with_citations(text):
         cited = _cited(sentence, len(sources))
         body = CITATION.sub(" ", sentence)
-        if cited and points_at_value(sentence):
+        if cited and points_at_value(sentence, question):
             checked.append(SentenceSupport(text=sentence, cited=cited, supported=False, pointer=True))
             continue
         if cited and signpost(body):

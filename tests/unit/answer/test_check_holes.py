@@ -198,6 +198,19 @@ def test_a_sentence_stating_a_value_is_no_pointer():
     assert points_at_value("The VH, H→bb excess in the ATLAS 13 TeV data is [2, 3].")
 
 
+def test_a_value_repeated_from_the_question_is_no_value_stated():
+    """"The slope … of the 8 TeV / 7 TeV ratio … is [2, 3]." was shown as the answer: its
+    energies, named by the question, read as the values it states."""
+    from mitra.answer.grounding import points_at_value
+
+    question = "What slope is found in the linear fit of the 8 TeV / 7 TeV cross-section ratio as a function of pT?"
+    sentence = "The slope found in the linear fit of the 8 TeV / 7 TeV cross-section ratio as a function of pT is [2, 3]."
+    assert points_at_value(sentence, question) and not points_at_value(sentence)
+    (support,) = check(sentence, question)
+    assert support.pointer and support.supported is False
+    assert not points_at_value("The slope of the 8 TeV / 7 TeV ratio is 9.5 per GeV [2].", question)
+
+
 def test_a_total_yield_is_no_total_uncertainty():
     from mitra.answer.qualifiers import qualifiers_of
 
