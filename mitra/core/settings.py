@@ -205,8 +205,8 @@ class RoutingSettings(BaseModel):
         "0.4 keeps it 97 % of the time, 0.5 86 %, 0.3 99 % with more passages spent on the others)"
     )
     across_value_candidates: int = Field(
-        4, ge=1, description="`mitra ask --across`: candidate values each analysis's model choice reads (fewer than a "
-        "locked question's `value_candidates`: each choice's prompt is read before its line shows, ~20 ms a token "
+        4, ge=1, description="`mitra ask --across`: candidate values each analysis's model choice reads, at most the "
+        "locked question's `value_candidates` (each choice's prompt is read before its line shows, ~20 ms a token "
         "for the demo model on 2 cores)"
     )
 
