@@ -51,6 +51,9 @@ _TAG_GAP = re.compile(r"\s*(?:(?:is|are)\s+)?\(?\s*")  # "0.2 (stat)", "±0.17 i
 # What follows a value's uncertainties and names what it is for: "± 0.002 mrad for RICH1 gas".
 _POST_PHRASE = re.compile(r"(?:\s*\([^()]{0,40}\))?\s+(?:for|in|at|on)\s", re.I)
 
+# "(in units of 10-3/(GeV/c))": the scale of the values before it, no value of its own
+_UNITS_OF = re.compile(r"\bunits? of\s*\Z", re.I)
+
 
 @dataclass(frozen=True)
 class Mention:
@@ -169,7 +172,8 @@ def _read(sentence: str, previous: str, heading: str, after: str = "") -> list[M
     """The numbers of ``sentence``; ``previous`` is the sentence before it where this one opens
     on an anaphor, ``after`` the one after it where that one names its uncertainties."""
     named = qualifiers(sentence)
-    raws = [r for r in figures(sentence) if not any(q[2] <= r.start < q[3] for q in named)]
+    raws = [r for r in figures(sentence) if not any(q[2] <= r.start < q[3] for q in named)
+            and not _UNITS_OF.search(sentence, 0, r.start)]
     if not raws:
         return []
     quals = named + conditions(sentence, raws)

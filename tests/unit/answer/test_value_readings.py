@@ -172,3 +172,13 @@ def test_a_minimum_asked_is_a_value_and_a_sigma_baryon_no_significance():
     for significance in ("Above how many sigma is the excess?", "What is the local significance?",
                          "At what sigma level is the signal observed?", "How many σ is it?"):
         assert asked_kind(significance) == "significance", significance
+
+
+def test_the_scale_a_list_is_stated_in_units_of_is_no_value_of_the_list():
+    """"(in units of 10-3/(GeV/c))" after a "…, respectively" list read as its fourth value,
+    and the list's values shifted one state along: 9.5, the Υ(2S) slope, bound to Υ(1S)."""
+    text = ("The slopes are found to be 10.8 ± 0.6, 9.5 ± 1.2 and 9.8 ± 1.6 (in units of 10-3/( GeV/c ) ) "
+            "for YoneS, YtwoS and YthreeS, respectively.")
+    read = {m.written: m for m in mentions(text) if not m.spread}
+    assert set(read) == {"10.8", "9.5", "9.8"}
+    assert read["9.5"].qualifiers["state"] == {"Υ(2S)"} and read["10.8"].qualifiers["state"] == {"Υ(1S)"}
