@@ -16,6 +16,7 @@ import re
 from dataclasses import replace
 from html.parser import HTMLParser
 
+from ingest.chunk.latex_columns import join_spec_columns
 from mitra.core.text import CELL_OPENS_ON_NUMBER, clean_latex, normalise_space
 
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
@@ -36,8 +37,10 @@ def pipe_rows(markdown: str) -> str:
 
 def latex_rows(latex: str) -> list[str]:
     """A LaTeX table's rows, one a line ("&" read as " | " by ``clean_latex``): cleaned whole,
-    its row ends ("\\\\") would fold every row into one line, and no cell's column be known."""
-    return [row for row in (clean_latex(part) for part in _LATEX_ROW_END.split(latex)) if row.strip(" |")]
+    its row ends ("\\\\") would fold every row into one line, and no cell's column be known.
+    Cells the column spec joins ("r@{$\\pm$}r") are one (``join_spec_columns``)."""
+    parts = _LATEX_ROW_END.split(join_spec_columns(latex))
+    return [row for row in (clean_latex(part) for part in parts) if row.strip(" |")]
 
 
 def _cells(line: str) -> list[str]:

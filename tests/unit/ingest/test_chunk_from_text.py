@@ -26,6 +26,24 @@ def test_a_latex_table_keeps_one_row_a_line_without_its_column_spec():
                                   "decay Bp Kp pip pim background yield | 143 +- 11"]
 
 
+def test_the_cells_a_column_spec_joins_are_one_cell():
+    """LHCb's 2401.11342: ``l@{$\\,<y^*<\\,$}lr@{$\\,\\pm\\,$}r@{$\\,\\pm\\,$}r`` prints
+    "3.25 < y* < 4.00 | 0.57 ± 0.05 ± 0.03" under a header of two cells; read cell by cell,
+    the row had five, and its systematic uncertainty, 0.03, was stated as the ratio asked."""
+    latex = (r"\section{Ratios} Text. \begin{table}\caption{Forward to backward ratio.}\centering"
+             r"\begin{tabular}{@{}l@{$\,<y^*<\,$}lr@{$\,\pm\,$}r@{$\,\pm\,$}r@{}} \toprule"
+             r"\multicolumn{2}{c}{$y^*$ interval} & \multicolumn{3}{c}{$R_{\rm FB}$} \\ \midrule"
+             r" 3.25 & 4.00 & 0.57 & 0.05 & 0.03 \\ \bottomrule \end{tabular}\end{table}")
+    (table,) = [p.text for p in parse_text(latex).paragraphs if p.kind is ChunkKind.table]
+    assert table.split("\n")[1:] == ["y* interval | RFB", "3.25 <y*< 4.00 | 0.57 +- 0.05 +- 0.03"]
+    # a decimal point and a repeated spec join too; space alone and a spanning cell do not
+    decimal = (r"\section{Yields} Text. \begin{table}\begin{tabular}{lr@{.}l*{2}{r@{\,$\pm$\,}l}}"
+               r" \multicolumn{3}{c}{Mode} & \multicolumn{2}{c}{A} & \multicolumn{2}{c}{B} \\")
+    decimal += r" Kpi & 12 & 34 & 5.1 & 0.2 & 7.3 & 0.4 \\ \end{tabular}\end{table}"
+    (table,) = [p.text for p in parse_text(decimal).paragraphs if p.kind is ChunkKind.table]
+    assert table.split("\n") == ["Mode | A | B", "Kpi | 12.34 | 5.1 +- 0.2 | 7.3 +- 0.4"]
+
+
 def test_split_sentences_respects_abbreviations():
     text = "See Fig. 3 and Eq. 2 here. Smith et al. agree. J. Doe disagrees! Then 5 events remain."
     assert split_sentences(text) == [
