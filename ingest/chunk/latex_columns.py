@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 _TABULAR = re.compile(r"\\begin\{(tabular[*x]?|array|longtable)\}")
-_ROW_END = re.compile(r"\\\\(?:\s*\[[^\]]*\])?")
+LATEX_ROW_END = re.compile(r"\\\\(?:\s*\[[^\]]*\])?")  # "\\", "\\[2pt]"
 _SPANNING = re.compile(r"\s*\\multicolumn\s*\{\s*(\d+)\s*\}")
 # What prints as space only: a separator made of these joins nothing.
 _SPACING = re.compile(r"\\(?:hspace\*?\s*\{[^{}]*\}|quad|qquad|[,;:! ]|enskip|enspace|thinspace|extracolsep\s*\{[^{}]*\})"
@@ -58,7 +58,7 @@ def separators(spec: str) -> list[str]:
             count, i = _braced(spec, i)
             inner, i = _braced(spec, i)
             repeated = inner * int(count) if count.strip().isdigit() else inner
-            spec, i = spec[:i] + repeated + spec[i:], i  # read the copies next
+            spec = spec[:i] + repeated + spec[i:]  # read the copies next
         elif char.isalpha():
             for _ in range(_COLUMN_ARGS.get(char, 0)):
                 _, i = _braced(spec, i)
@@ -115,7 +115,7 @@ def join_spec_columns(latex: str) -> str:
             break
         after = separators(spec)
         if any(_SPACING.sub("", text) for text in after):
-            pieces = _ROW_END.split(latex[body_start:end])
+            pieces = LATEX_ROW_END.split(latex[body_start:end])
             body = "\\\\".join(_joined(piece, after) for piece in pieces)
             out.append(latex[pos:body_start] + body)
             pos = end

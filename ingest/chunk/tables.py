@@ -16,14 +16,13 @@ import re
 from dataclasses import replace
 from html.parser import HTMLParser
 
-from ingest.chunk.latex_columns import join_spec_columns
+from ingest.chunk.latex_columns import LATEX_ROW_END, join_spec_columns
 from mitra.core.text import CELL_OPENS_ON_NUMBER, clean_latex, normalise_space
 
 _SEPARATOR = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
 HTML_TABLE = re.compile(r"<table\b.*?</table\s*>", re.S | re.I)
 _MARKUP = re.compile(r"<[^<>]*>|&(?:#\d+|#x[\da-f]+|[a-z]+\d*);", re.I)  # tags, character references
 CELL_SEPARATOR = " | "
-_LATEX_ROW_END = re.compile(r"\\\\(?:\s*\[[^\]]*\])?")
 
 
 def pipe_rows(markdown: str) -> str:
@@ -39,7 +38,7 @@ def latex_rows(latex: str) -> list[str]:
     """A LaTeX table's rows, one a line ("&" read as " | " by ``clean_latex``): cleaned whole,
     its row ends ("\\\\") would fold every row into one line, and no cell's column be known.
     Cells the column spec joins ("r@{$\\pm$}r") are one (``join_spec_columns``)."""
-    parts = _LATEX_ROW_END.split(join_spec_columns(latex))
+    parts = LATEX_ROW_END.split(join_spec_columns(latex))
     return [row for row in (clean_latex(part) for part in parts) if row.strip(" |")]
 
 
