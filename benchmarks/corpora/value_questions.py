@@ -81,6 +81,14 @@ and not in the expert set (1503.02995, 2011.01867, 1505.01505, 1304.2600, 1806.0
 1908.03099, 1911.05957, 1608.01289, 2107.10090, 1301.5347, 1902.05884); 25 table rows, a sibling
 for all 72. Held out, with ``fresh4``, from the ninth session: read only as totals.
 
+``value_questions_fresh6.jsonl`` holds ``fresh6`` (ids ``fresh6-…``), written on 2026-11-30 (the
+eleventh session) while ``fresh4`` and ``fresh5`` were still held out, by a helper session under
+the same rules and blind in the same way: 72 questions, 6 on each of the next 12 longest LHCb
+papers not used above and not in the expert set (2309.14206, 1302.1213, 2010.08483, 2311.08490,
+1807.01891, 1404.5673, 1304.6325, 1712.08683, 2308.01468, 2107.09593, 2112.12763, 1809.07416);
+23 table rows, a sibling for all 72, no value the abstract states. Held out, with ``fresh4`` and
+``fresh5``, from the eleventh session: read only as totals.
+
 ``qasper_value_questions`` adds, from the QASPER subset, the questions whose gold answer
 (``answer_leval``) is a number or a number with a unit ("48,705", "33,663"): value = that
 number, sibling ``null``, evidence = the gold evidence paragraph that states it.
@@ -107,6 +115,7 @@ FRESH2 = Path(__file__).with_name("value_questions_fresh2.jsonl")  # ``fresh2``:
 FRESH3 = Path(__file__).with_name("value_questions_fresh3.jsonl")  # ``fresh3``: the held-out set
 FRESH4 = Path(__file__).with_name("value_questions_fresh4.jsonl")  # ``fresh4``: held out once fresh3 is opened
 FRESH5 = Path(__file__).with_name("value_questions_fresh5.jsonl")  # ``fresh5``: held out with fresh4
+FRESH6 = Path(__file__).with_name("value_questions_fresh6.jsonl")  # ``fresh6``: held out with fresh4 and fresh5
 _QASPER = "data/qasper/qasper_dev_subset_with_fulltext_and_evidence.json"
 
 
@@ -124,8 +133,9 @@ class ValueQuestion(BaseModel):
 
     @property
     def set(self) -> str:
-        """Which set it belongs to: pdfs, lhcb, fresh … fresh5 (LHCb papers; fresh4 and fresh5 held out) or qasper."""
-        if self.id.startswith(("fresh-", "fresh2-", "fresh3-", "fresh4-", "fresh5-")):
+        """Which set it belongs to: pdfs, lhcb, fresh … fresh6 (LHCb papers; fresh4, fresh5 and fresh6 held out) or
+        qasper."""
+        if self.id.startswith(("fresh-", "fresh2-", "fresh3-", "fresh4-", "fresh5-", "fresh6-")):
             return self.id.split("-", 1)[0]
         return "pdfs" if self.source.startswith("hep_pdfs/") else self.source.split(":", 1)[0]
 
