@@ -56,24 +56,52 @@ class Choice:
         return self.index == 0
 
 
-def _marked(candidate: Candidate) -> str:
-    """The candidate's sentence around its value, the value between ⟦ ⟧."""
-    m = candidate.mention
-    start, end = m.span
-    left = m.sentence[max(0, start - _AROUND):start]
-    right = m.sentence[end:end + _AROUND]
-    left = ("…" if start > _AROUND else "") + left
-    right += "…" if end + _AROUND < len(m.sentence) else ""
-    return sanitise(f"{left}⟦{m.sentence[start:end]}⟧{right}").replace("\n", " ")
+def _groups(ranked: Sequence[Candidate]) -> list[list[Candidate]]:
+    """The candidates by the sentence (or table row) that states them, each sentence once, in
+    the order of its first candidate: "1.3 (1.4) standard deviations … without (with)" is read
+    once with both values marked, not twice."""
+    by_sentence: dict[tuple[str, str], list[Candidate]] = {}
+    for c in ranked:
+        by_sentence.setdefault((c.hit.chunk.id, c.mention.sentence), []).append(c)
+    return list(by_sentence.values())
 
 
-def _named(candidate: Candidate) -> str:
-    """What the value is stated for, after its line: its label, and a table cell's column
-    name, which its row alone does not say ("ggH-cat4 | 126 | … | ⟦1.47⟧ | …": HWHM (GeV))."""
+def _marked(group: Sequence[Candidate]) -> str:
+    """Their sentence around their values, each value between ⟦ ⟧."""
+    sentence = group[0].mention.sentence
+    spans = sorted({c.mention.span for c in group})
+    start, end = spans[0][0], spans[-1][1]
+    pieces, at = [], start
+    for s, e in spans:
+        if s >= at:  # a span inside the last (never two marks in one number)
+            pieces += [sentence[at:s], "⟦", sentence[s:e], "⟧"]
+            at = e
+    left = ("…" if start > _AROUND else "") + sentence[max(0, start - _AROUND):start]
+    right = sentence[at:end + _AROUND] + ("…" if end + _AROUND < len(sentence) else "")
+    return sanitise(left + "".join(pieces) + right).replace("\n", " ")
+
+
+def _column(candidate: Candidate) -> str:
+    """A table cell's column name, which its row alone does not say ("ggH-cat4 | 126 | … |
+    ⟦1.47⟧ | …": HWHM (GeV))."""
     m = candidate.mention
     column = column_of(candidate.hit.chunk.text, m.sentence, m.span[0]) if " | " in m.sentence else ""
-    said = "; ".join(part for part in (candidate.label, f"column: {sanitise(column)}" if column else "") if part)
-    return f" ({said})" if said else ""
+    return f"column: {sanitise(column)}" if column else ""
+
+
+def _named(group: Sequence[Candidate]) -> str:
+    """After the line, what its values are stated for: a label they share once, then each
+    value's own label and column after it (one value: its label; its column)."""
+    group = sorted(group, key=lambda c: c.mention.span)
+    labels = {c.label for c in group}
+    shared = labels.pop() if len(labels) == 1 else ""
+    own = [(c, "; ".join(p for p in ("" if shared else c.label, _column(c)) if p)) for c in group]
+    if len(group) == 1:
+        said = [s for _, s in own if s]
+    else:
+        said = [f"⟦{written(c)}⟧ {s}" for c, s in own if s]
+    text = "; ".join(p for p in (shared, " · ".join(said)) if p)
+    return f" ({text})" if text else ""
 
 
 def written(candidate: Candidate) -> str:
@@ -83,11 +111,11 @@ def written(candidate: Candidate) -> str:
 
 
 def choice_messages(asked: Asked, ranked: Sequence[Candidate]) -> list[BaseMessage]:
-    """The values, each in its sentence, then the question: a small model reads what comes
-    last most closely. The system message is the same for every question, so llama.cpp
+    """The values, in their sentences (each once), then the question: a small model reads what
+    comes last most closely. The system message is the same for every question, so llama.cpp
     reuses it from its prompt cache (the analysis's title follows it): the demo model's
     choice 12.3 → 9.8 s p50 on 2 idle cores, SmolLM2's 3.5–3.8 → 2.7–3.3 s."""
-    lines = [f"- {_marked(c)}" + _named(c) for c in ranked]
+    lines = [f"- {_marked(group)}" + _named(group) for group in _groups(ranked)]
     return [SystemMessage(CHOICE_SYSTEM),
             HumanMessage(f"Analysis: \"{sanitise(asked.title)}\"\nValues:\n" + "\n".join(lines)
                          + f"\n\nQuestion: {asked.text}")]

@@ -240,6 +240,18 @@ def test_the_choice_prompt_marks_each_value_in_its_sentence_and_asks_last():
     assert written(ranked[0]) == "2.10 TeV"
 
 
+def test_the_choice_prompt_reads_each_sentence_once_with_all_its_values_marked():
+    """"1.3 (1.4) standard deviations … without (with)" is one line with both values marked,
+    not the sentence twice: fewer tokens to read, and each value beside its sibling."""
+    passage = PassageText(n=1, heading="Results", text=(
+        "Considering the four degrees of freedom, this corresponds to 1.3 (1.4) standard deviations with respect "
+        "to the SM, for the fit without (with) the negative constraints."))
+    asked = Asked.read("How many standard deviations from the SM is the fit without the negative constraints?")
+    ranked = candidates(asked, hits([passage]))
+    lines = [line for line in choice_messages(asked, ranked)[1].content.split("\n") if line.startswith("- ")]
+    assert len(lines) == 1 and "⟦1.3⟧ (⟦1.4⟧) standard deviations" in lines[0]
+
+
 def test_the_choice_prompt_opens_the_same_for_every_analysis():
     """The system message names no analysis, so the server's prompt cache keeps it from one
     value question to the next (the demo model's choice 12.3 → 9.8 s p50 on idle cores); the
