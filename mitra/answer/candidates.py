@@ -39,7 +39,8 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
   results", "1.7 (2.6) … at √s = 7 (8) TeV") and names following a list ("x and y for the A
   and B decays");
 * **an equation**: a value written as the right-hand side of a symbol the question names
-  ("the value of AGamma": "agamma = (−5.9 ± 5.9) × 10⁻³") counts for;
+  ("the value of AGamma": "agamma = (−5.9 ± 5.9) × 10⁻³"; M a mass, τ a lifetime, σ a cross
+  section, Γ a width) counts for;
 * **an interval's end**: where the question asks for the upper or lower end (edge, bound) of
   an interval, or the largest or smallest value of a range ("between 30% and 70%"), the value
   at that end of one its sentence states ("[0.0061, 2.0]", "7.7 × 10⁻²³ < τH < 1.3 × 10⁻²¹

@@ -232,7 +232,7 @@ _SYMBOL_START = re.compile(r"[^\W\d_][^\s]*(?:\s+\d+)?\s*\Z")  # "agamma", "x' 2
 # A hat the PDF text layer puts between a symbol and its subscript: "κˆ F" is κ̂_F, the question's "κF".
 _HAT = re.compile(r"[ˆ˜¯]\s+(?=[^\W\d_]{1,3}\s*\Z)")
 # A symbol's letter as the word a question uses for it.
-_SYMBOL_WORDS = {"tau": "lifetim", "m": "mass", "sigma": "section"}
+_SYMBOL_WORDS = {"tau": "lifetim", "m": "mass", "sigma": "section", "gamma": "width"}
 
 
 def equated(asked: Asked, m: Mention) -> float:

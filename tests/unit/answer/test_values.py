@@ -382,6 +382,14 @@ def test_the_value_an_equation_gives_the_asked_symbol_leads():
                    text) == ["−5.9", "10-2", "10-4", "2.1"]  # its minus sign shown with it
 
 
+def test_gamma_written_for_a_resonance_is_its_width():
+    """"M = 3923.8 ± 1.5 MeV and Γ = 17.4 ± 5.1 MeV" (LHCb's 2009.00026): Γ is the width a
+    question asks for, as M is the mass; the mass came first for a width question."""
+    text = "The parameters of the new state are found to be M = 3923.8 +- 1.5 MeV and Gamma = 17.4 +- 5.1 MeV."
+    assert _ranked("What width is measured for the new state?", text)[0] == "17.4 MeV"
+    assert _ranked("What mass is measured for the new state?", text)[0] == "3923.8 MeV"
+
+
 def test_an_equation_of_the_symbol_does_not_answer_for_another_kind():
     """LHCb's B0 → K*0μμ angular analysis (1512.04442): "the significance of the Re(C9) shift"
     asks for 3.4 standard deviations, not the shift the equation gives Re(C9)."""
