@@ -371,7 +371,8 @@ def confident(ranked: Sequence[Candidate], margin: float) -> bool:
 
 def _named(m: Mention, cls: str) -> frozenset[str]:
     """The qualifiers of ``cls`` a value is stated for; a value that names no measure is the
-    observed one ("2.10 TeV are excluded, … compared with expected exclusions of … 2.20 TeV")."""
+    observed one ("2.10 TeV are excluded, … compared with expected exclusions of … 2.20 TeV"),
+    on either side: the expected 2.20 TeV has the observed 2.10 TeV beside it."""
     return m.qualifiers.get(cls) or (DEFAULTS["measure"] if cls == "measure" else frozenset())
 
 
@@ -385,8 +386,10 @@ def siblings(chosen: Candidate, hits: Sequence[Hit]) -> list[Candidate]:
             continue
         if not m.compatible_kind(chosen.mention) or m.kind != chosen.mention.kind:
             continue
-        apart = [cls for cls in _LABEL_ORDER if m.qualifiers.get(cls) and _named(chosen.mention, cls)
-                 and m.qualifiers[cls] != _named(chosen.mention, cls)]
+        # a table cell naming no measure is another column's ("μttH | 1.12" beside "Obs. (exp.)"), not the observed one
+        theirs = (lambda cls: m.qualifiers.get(cls, frozenset())) if "|" in m.sentence else (lambda cls: _named(m, cls))
+        apart = [cls for cls in _LABEL_ORDER if theirs(cls) and _named(chosen.mention, cls)
+                 and theirs(cls) != _named(chosen.mention, cls)]
         if apart:
             out.append(Candidate(chosen.hit, chosen.rank, m))
     return out

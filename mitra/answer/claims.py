@@ -229,7 +229,7 @@ VALUE_QUESTION = re.compile(
     r"fractions?|ratios?|asymmetr(?:y|ies)|precision|numbers?|energ(?:y|ies)|momentum|momenta|strength|purit(?:y|ies)|"
     r"lengths?|pitch|thickness|size|sensitivit(?:y|ies)|intervals?|bounds?|rates?|factors?|shifts?|scales?|"
     r"power|correlations?|edges?|radius|radii|coefficients?|parameter|angles?|phase(?!-)|differences?|coverage|"
-    r"offsets?|biases?|percentages?)\b"
+    r"offsets?|biases?|percentages?|exclusions?)\b"
     # "What lambda_theta is measured …": a symbol asked for
     r"|(?:what|which)\s+[^\W\d_]+_[\w{}]+\s+(?:is|are|was|were|does|do)\b"
     # "What minimum chi2_IP … is required …?": a cut, whatever it is on

@@ -151,6 +151,18 @@ def test_siblings_stand_beside_the_value_each_labelled():
     assert sibling.mention.written == "5.8 σ" and sibling.label == "expected"
 
 
+def test_an_expected_exclusion_has_the_observed_one_beside_it():
+    """"… 2.05 TeV and 2.10 TeV are excluded, respectively, compared with expected exclusions
+    of 2.15 and 2.20 TeV": asked for the vector mediator's exclusion, observed and expected
+    (a value question: "exclusion" asks for one), the expected 2.20 TeV has the observed
+    2.10 TeV beside it, which names no measure and so is the observed one."""
+    question = "What is the observed and expected exclusion for the vector mediator?"
+    asked = Asked.read(question, TITLE)
+    assert asked.value
+    expected = next(c for c in candidates(asked, hits(MONOJET)) if c.mention.written == "2.20 TeV")
+    assert "2.10 TeV" in [s.mention.written for s in siblings(expected, hits(MONOJET))]
+
+
 def test_the_first_is_shown_only_when_clear():
     clear = candidates(Asked.read(VECTOR, TITLE), hits(MONOJET))
     assert confident(clear, 1.0)
