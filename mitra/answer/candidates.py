@@ -369,11 +369,11 @@ def confident(ranked: Sequence[Candidate], margin: float) -> bool:
     return first.score - ranked[1].score - ties >= margin
 
 
-def _named(m: Mention, cls: str) -> frozenset[str]:
-    """The qualifiers of ``cls`` a value is stated for; a value that names no measure is the
-    observed one ("2.10 TeV are excluded, … compared with expected exclusions of … 2.20 TeV"),
-    on either side: the expected 2.20 TeV has the observed 2.10 TeV beside it."""
-    return m.qualifiers.get(cls) or (DEFAULTS["measure"] if cls == "measure" else frozenset())
+def _named(m: Mention, cls: str, default: bool = True) -> frozenset[str]:
+    """The qualifiers of ``cls`` a value is stated for; with ``default``, a value that names no
+    measure is the observed one ("2.10 TeV are excluded, … compared with expected exclusions of
+    … 2.20 TeV"), on either side: the expected 2.20 TeV has the observed 2.10 TeV beside it."""
+    return m.qualifiers.get(cls) or (DEFAULTS["measure"] if default and cls == "measure" else frozenset())
 
 
 def siblings(chosen: Candidate, hits: Sequence[Hit]) -> list[Candidate]:
@@ -387,9 +387,9 @@ def siblings(chosen: Candidate, hits: Sequence[Hit]) -> list[Candidate]:
         if not m.compatible_kind(chosen.mention) or m.kind != chosen.mention.kind:
             continue
         # a table cell naming no measure is another column's ("μttH | 1.12" beside "Obs. (exp.)"), not the observed one
-        theirs = (lambda cls: m.qualifiers.get(cls, frozenset())) if "|" in m.sentence else (lambda cls: _named(m, cls))
-        apart = [cls for cls in _LABEL_ORDER if theirs(cls) and _named(chosen.mention, cls)
-                 and theirs(cls) != _named(chosen.mention, cls)]
+        prose = "|" not in m.sentence
+        apart = [cls for cls in _LABEL_ORDER if (theirs := _named(m, cls, prose))
+                 and (ours := _named(chosen.mention, cls)) and theirs != ours]
         if apart:
             out.append(Candidate(chosen.hit, chosen.rank, m))
     return out

@@ -95,11 +95,9 @@ def _named(group: Sequence[Candidate]) -> str:
     group = sorted(group, key=lambda c: c.mention.span)
     labels = {c.label for c in group}
     shared = labels.pop() if len(labels) == 1 else ""
-    own = [(c, "; ".join(p for p in ("" if shared else c.label, _column(c)) if p)) for c in group]
-    if len(group) == 1:
-        said = [s for _, s in own if s]
-    else:
-        said = [f"⟦{written(c)}⟧ {s}" for c, s in own if s]
+    each = len(group) > 1
+    said = [(f"⟦{written(c)}⟧ " if each else "") + s for c in group
+            if (s := "; ".join(p for p in ("" if shared else c.label, _column(c)) if p))]
     text = "; ".join(p for p in (shared, " · ".join(said)) if p)
     return f" ({text})" if text else ""
 
