@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Sequence
 
@@ -376,9 +376,18 @@ def _named(m: Mention, cls: str, default: bool = True) -> frozenset[str]:
     return m.qualifiers.get(cls) or (DEFAULTS["measure"] if default and cls == "measure" else frozenset())
 
 
+def observed(m: Mention) -> Mention:
+    """A value in prose that names no measure, read as the observed one where a value beside it
+    is expected: labelled "observed vector", not "vector", beside "expected vector"."""
+    if "measure" in m.qualifiers or "|" in m.sentence:
+        return m
+    return replace(m, qualifiers={**m.qualifiers, "measure": DEFAULTS["measure"]})
+
+
 def siblings(chosen: Candidate, hits: Sequence[Hit]) -> list[Candidate]:
     """The other values of the chosen one's sentence (or table row) of its kind, told apart
-    from it by a class both name: shown beside it, each with its label."""
+    from it by a class both name: shown beside it, each with its label (the observed one
+    named so beside an expected one)."""
     passage = PassageText.of(chosen.rank, chosen.hit)
     out: list[Candidate] = []
     for m in passage.mentions:
@@ -392,4 +401,6 @@ def siblings(chosen: Candidate, hits: Sequence[Hit]) -> list[Candidate]:
                  and (ours := _named(chosen.mention, cls)) and theirs != ours]
         if apart:
             out.append(Candidate(chosen.hit, chosen.rank, m))
+    if any("measure" in c.mention.qualifiers for c in [chosen, *out]):
+        out = [Candidate(c.hit, c.rank, observed(c.mention)) for c in out]
     return out

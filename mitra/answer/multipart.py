@@ -33,6 +33,7 @@ from mitra.answer.prompts import (
     sanitise,
     select_passages,
 )
+from mitra.answer.qualifiers import qualifiers
 from mitra.core.settings import Settings
 from mitra.core.text import tokenize
 from mitra.core.types import Analysis, Hit
@@ -128,8 +129,51 @@ def _symbol(word: str) -> bool:
 
 
 def coordinated(question: str) -> list[str]:
-    """A value question asked of several symbols, as one question per symbol; [] when it asks
-    of one thing (or of a combination)."""
+    """A value question asked of several symbols, or under several qualifiers of one class
+    ("the observed and expected exclusion"), as one question for each; [] when it asks of one
+    thing (or of a combination)."""
+    return _of_each_symbol(question) or _of_each_qualifier(question)
+
+
+# Classes whose values are always separate results: "the observed and expected limit" asks two,
+# "the vector and axial-vector mediators" two.
+# A channel's or category's pair may be their combination ("the mass in the γγ and ZZ channels"
+# is one fit), so those are split only where a plural asks for several ("the signal strengths in");
+# data sets never ("the Higgs masses from Run 1 and Run 2" may be their combination).
+_SEPARATE = frozenset({"measure", "uncertainty", "significance", "mediator"})
+_SEPARATE_IF_PLURAL = frozenset({"channel", "category"})
+# "the significance, including statistical and systematic uncertainties": what one value takes in
+_TAKING_IN = re.compile(r"\b(?:includ(?:ing|es?|ed)|with|without|accounting\s+for|into\s+account|after)\s+(?:both\s+)?"
+                        r"(?:the\s+)?\Z", re.I)
+_JOINED = re.compile(r"\s*(?:,\s*)?(?:(?P<and>and)\s+)?(?:the\s+)?", re.I)
+
+
+def _of_each_qualifier(question: str) -> list[str]:
+    """One question per qualifier of a run of one class joined by "and" ("observed and
+    expected", "statistical, systematic and theoretical"), each with the rest of the question."""
+    if _COMBINED.search(question):
+        return []
+    found = qualifiers(question)
+    i = 0
+    while i < len(found):
+        run, joined = [found[i]], False
+        while i + 1 < len(found) and found[i + 1][0] == run[0][0]:
+            between = _JOINED.fullmatch(question, run[-1][3], found[i + 1][2])
+            if between is None:
+                break
+            joined = bool(between.group("and"))
+            run.append(found[i + 1])
+            i += 1
+        i += 1
+        if (len(run) >= 2 and joined and len({value for _, value, _, _ in run}) == len(run)
+                and (run[0][0] in _SEPARATE or (run[0][0] in _SEPARATE_IF_PLURAL and _PLURAL.search(question)))
+                and not _TAKING_IN.search(question, 0, run[0][2])):
+            head, tail = question[:run[0][2]], question[run[-1][3]:]
+            return [head + question[start:end] + tail for _, _, start, end in run]
+    return []
+
+
+def _of_each_symbol(question: str) -> list[str]:
     words = question.split()
     for i, word in enumerate(words):
         if word.lower() != "and" or i + 1 >= len(words):

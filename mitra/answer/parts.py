@@ -87,7 +87,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     chosen: dict[int, tuple[Candidate, float, Sequence[Candidate]]] = {}
     unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate]]] = {}
     pinned: dict[str, list[str]] = {}
-    retrieved, system, usage = 0, "hybrid", {}
+    retrieved, offered, system, usage = 0, 0, "hybrid", {}
     for n, part in enumerate(answers, start=1):
         if off_topic(answerer.coverage(analysis, part.question), settings.min_question_coverage):
             part.skipped = "off-topic"
@@ -98,6 +98,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
             part.skipped = "no-relevant-passage"
             continue
         picked = answerer.pick(asked, ranked, hits, timings) if ranked else None
+        offered += len(ranked)
         if picked is not None:
             if (picked[1] is not None and picked[1] >= settings.value_confidence
                     and values.stands(asked, picked[0], ranked)):
@@ -155,7 +156,8 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
         yield Answer(analysis_id=analysis.id, question=question, text=stated.strip() + said, sources=prompt.sources,
                      cited=sorted({c for s in supports for c in s.cited}), coverage=coverage, support=supports,
                      retrieved=retrieved, ranking=ranking, model=answerer.model_info,
-                     completion_tokens=usage.get("output_tokens"), parts=answers, timings=timings, remarks=notes)
+                     completion_tokens=usage.get("output_tokens"), parts=answers, timings=timings, remarks=notes,
+                     candidates=offered)
         return
     written, usage = yield from answerer.write(prompt, timings, elapsed_ms, question, analysis.title)
     if stated or said:
@@ -164,7 +166,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
                               elapsed_ms, [a for n, a in enumerate(answers, start=1) if n not in {*chosen, *unsure}],
                               stated + said)
     # Prose withheld for its parts leaves the value parts' lines standing: the answer is not withheld whole.
-    yield answer.model_copy(update={"support": answer.support + supports, "parts": answers,
+    yield answer.model_copy(update={"support": answer.support + supports, "parts": answers, "candidates": offered,
                                     "remarks": [*answer.remarks, *notes], "withheld": answer.withheld and not supports,
                                     "cited": answer.cited + [c for s in supports for c in s.cited
                                                              if c not in answer.cited]})

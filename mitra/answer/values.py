@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from mitra.answer.asked import Asked
-from mitra.answer.candidates import UNIT_KINDS, Candidate, candidates, confident, siblings
+from mitra.answer.candidates import UNIT_KINDS, Candidate, candidates, confident, label_of, observed, siblings
 from mitra.answer.claims import Quote
 from mitra.answer.figures import figures, small_whole
 from mitra.answer.notes import Note
@@ -87,6 +87,8 @@ def quoted(candidate: Candidate, numbers: dict[str, int], sources: Sequence[Hit]
         found = siblings(statement, sources) if n is not None else []
         if found:
             out.siblings = [s.quote(n) for s in found]
+            if any("measure" in s.mention.qualifiers for s in found):  # beside an expected value
+                out.label = label_of(observed(candidate.mention).qualifiers)
             break
     return out
 

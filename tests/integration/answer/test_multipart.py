@@ -230,8 +230,32 @@ def test_a_value_asked_of_several_symbols_is_a_part_per_symbol(question, parts):
     assert coordinated(question) == parts
 
 
+@pytest.mark.parametrize("question, parts", [
+    # one value asked under two measures: the single path chose one and said "Not sure which value is asked"
+    ("What is the observed and expected exclusion for the vector mediator?",
+     ["What is the observed exclusion for the vector mediator?", "What is the expected exclusion for the vector mediator?"]),
+    ("What are the observed and expected limits?", ["What are the observed limits?", "What are the expected limits?"]),
+    ("What are the statistical, systematic and theoretical uncertainties on the cross section?",
+     ["What are the statistical uncertainties on the cross section?",
+      "What are the systematic uncertainties on the cross section?",
+      "What are the theoretical uncertainties on the cross section?"]),
+    ("What are the local and the global significance?", ["What are the local significance?",
+                                                         "What are the global significance?"]),
+    ("What is the observed exclusion for the vector and axial-vector mediators?",
+     ["What is the observed exclusion for the vector mediators?",
+      "What is the observed exclusion for the axial-vector mediators?"]),
+    ("What are the signal strengths in the ggF and VBF categories?",  # a plural asks for each
+     ["What are the signal strengths in the ggF categories?", "What are the signal strengths in the VBF categories?"]),
+])
+def test_a_value_asked_under_several_qualifiers_of_one_class_is_a_part_per_qualifier(question, parts):
+    assert coordinated(question) == parts
+
+
 @pytest.mark.parametrize("question", [
-    "What are the observed and expected limits?",  # one quantity's siblings: side by side, not parts
+    "What is the combined statistical and systematic uncertainty?",  # one total
+    "What is the expected or observed limit?",  # either
+    "With what significance, including statistical and systematic uncertainties, is the excess seen?",  # one value
+    "What is the signal strength in the ggF and VBF categories?",  # may be their combination
     "How large is the systematic uncertainty on the boson mass CMS gets from the γγ and ZZ fit?",  # one fit
     "What cross sections does ATLAS get by combining the γγ and 4ℓ channels?",  # a combination
     "What local significances are expected for the combined 7 and 8 TeV data?",

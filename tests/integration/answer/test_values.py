@@ -44,15 +44,15 @@ def test_the_model_chooses_and_the_answer_states_the_value_as_the_passage_does(a
     schema = request["format"]
     assert schema["properties"]["value"]["enum"][-1] == "none" and request["logprobs"] is True
     assert "⟦2.10 TeV⟧" in request["messages"][-1]["content"]
-    assert answer.value is not None and answer.value.number == "2.10 TeV" and answer.value.label == "vector"
-    assert answer.text.startswith("2.10 TeV (vector) [") and "respectively" in answer.text
+    assert answer.value is not None and answer.value.number == "2.10 TeV" and answer.value.label == "observed vector"
+    assert answer.text.startswith("2.10 TeV (observed vector) [") and "respectively" in answer.text
     assert answer.cited == [answer.value.passage] and "2.10 TeV" in answer.sources[answer.value.passage - 1].chunk.text
     assert answer.value_confidence == pytest.approx(0.905, abs=1e-3)  # the value's two pieces, exp(-0.05) each
     assert [s.supported for s in answer.support] == [True] and not answer.notes
     # Shown first, before the model's reply, with the sibling values beside it, each labelled.
     shown = [item for item in items if isinstance(item, Quote)]
     assert shown == [answer.quote] and answer.quote.number == "2.10 TeV"
-    assert {(s.number, s.label) for s in answer.quote.siblings} >= {("2.05 TeV", "axial-vector")}
+    assert {(s.number, s.label) for s in answer.quote.siblings} >= {("2.05 TeV", "observed axial-vector")}
     assert items.index(answer.quote) < items.index(answer.text)
     assert answer.timings.quote_ms < answer.timings.total_ms
 
@@ -145,10 +145,11 @@ def test_a_value_part_of_a_multi_part_question_is_chosen_not_written(answerer, d
     prose = ollama_stub.chats[-1]["messages"][-1]["content"]
     assert "format" not in ollama_stub.chats[-1] and BACKGROUND_PART in prose and "Up to what mass" not in prose
     first, second = answer.parts
-    assert second.answered and second.cited and "2. 2.10 TeV (vector) [" in answer.text
+    assert second.answered and second.cited and "2. 2.10 TeV (observed vector) [" in answer.text
     assert answer.text.index("Z boson") < answer.text.index("2. 2.10 TeV")
     assert not [n for n in answer.notes if n.kind == "value unconfirmed"]  # the ranking's clear first
     assert "2.10 TeV" in answer.sources[second.cited[0] - 1].chunk.text
+    assert answer.candidates > 0  # "the model chose among 0 values" was said of a part's choice
 
 
 def test_prose_withheld_for_its_part_leaves_the_value_part_standing(answerer, demo_pipeline, ollama_stub):
@@ -157,7 +158,7 @@ def test_prose_withheld_for_its_part_leaves_the_value_part_standing(answerer, de
     ollama_stub.reply = two_parts_reply("1. The dominant background is top quark pair production with 99.9% purity [1].")
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), TWO_PARTS)
     assert answer.draft is not None and "99.9%" not in answer.text  # the prose part is held back
-    assert not answer.withheld and "2. 2.10 TeV (vector) [" in answer.text and answer.cited
+    assert not answer.withheld and "2. 2.10 TeV (observed vector) [" in answer.text and answer.cited
 
 
 def test_a_choice_the_model_is_not_sure_of_is_not_stated_as_the_answer(answerer, demo_pipeline, ollama_stub):
@@ -168,7 +169,7 @@ def test_a_choice_the_model_is_not_sure_of_is_not_stated_as_the_answer(answerer,
     ollama_stub.logprob = -0.5  # the value's two pieces: probability 0.37
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), VECTOR)
     assert answer.value is None and answer.value_confidence == pytest.approx(0.368, abs=1e-3)
-    assert answer.text.startswith("Not sure which value is asked. The likeliest is 2.10 TeV (vector) [")
+    assert answer.text.startswith("Not sure which value is asked. The likeliest is 2.10 TeV (observed vector) [")
     assert "the passages also state" in answer.text and "**" not in answer.text
     (note,) = answer.notes
     assert note.kind == "value uncertain" and "2.10 TeV" in note.text and "37%" in note.text
@@ -247,8 +248,8 @@ def test_a_value_part_the_model_is_not_sure_of_gets_the_warned_values(answerer, 
     ollama_stub.logprob = -0.75  # the value's two pieces: probability 0.22
     answer = answerer.answer(demo_pipeline.kb.get_analysis("EXO-24-003"), TWO_PARTS)
     prose = ollama_stub.chats[-1]["messages"][-1]["content"]
-    assert "Up to what mass" not in prose and "2. 2.10 TeV (vector) [" not in answer.text
-    assert "2. Not sure which value is asked. The likeliest is 2.10 TeV (vector) [" in answer.text
+    assert "Up to what mass" not in prose and "2. 2.10 TeV (observed vector) [" not in answer.text
+    assert "2. Not sure which value is asked. The likeliest is 2.10 TeV (observed vector) [" in answer.text
     second = answer.parts[1]
     assert second.answered and second.cited and "2.10 TeV" in answer.sources[second.cited[0] - 1].chunk.text
     assert any(n.kind == "value uncertain" and "22%" in n.text for n in answer.notes)

@@ -16,7 +16,7 @@ from mitra.answer.claims import PassageText
 from mitra.answer.figures import figures
 from mitra.answer.choose import choice_messages, choice_schema, confidence, parse_choice, written
 from mitra.answer.prompts import question_sentences
-from mitra.answer.values import extra, first, numbered, pinned, quoted, stated
+from mitra.answer.values import extra, first, numbered, numbers, pinned, quoted, stated
 from mitra.core.settings import Settings
 from mitra.core.types import Chunk, ChunkKind, Hit
 from tests.unit.answer.test_claims import DISCOVERY, HIGGS, MONOJET, SIGNIFICANCE, VECTOR
@@ -161,6 +161,18 @@ def test_an_expected_exclusion_has_the_observed_one_beside_it():
     assert asked.value
     expected = next(c for c in candidates(asked, hits(MONOJET)) if c.mention.written == "2.20 TeV")
     assert "2.10 TeV" in [s.mention.written for s in siblings(expected, hits(MONOJET))]
+
+
+def test_beside_an_expected_value_the_one_naming_no_measure_is_labelled_observed():
+    """The same sentence: the observed exclusions were labelled "vector" and "axial-vector"
+    beside "expected vector", as if the measure did not tell them apart."""
+    sources = hits(MONOJET)
+    asked = Asked.read("What is the observed exclusion for the vector mediator?", TITLE)
+    observed = next(c for c in candidates(asked, sources) if c.mention.written == "2.10 TeV")
+    quote = quoted(observed, numbers(sources), sources)
+    assert quote.label == "observed vector"
+    assert {(s.number, s.label) for s in quote.siblings} >= {("2.05 TeV", "observed axial-vector"),
+                                                            ("2.20 TeV", "expected vector")}
 
 
 def test_the_first_is_shown_only_when_clear():
