@@ -15,7 +15,7 @@ from functools import cached_property
 from mitra.answer.claims import QUANTITY_KINDS, asked_kind, value_question
 from mitra.answer.figures import Figure, figures, unit_at
 from mitra.answer.multipart import coordinated, looks_multipart
-from mitra.answer.qualifiers import qualifiers, qualifiers_of
+from mitra.answer.qualifiers import TAKEN_IN, qualifiers, qualifiers_of
 from mitra.core.text import math_to_words, tokenize
 
 # "in GeV", "in %", "(in fb)": the unit the member wants the value in.
@@ -63,7 +63,7 @@ class Asked:
         own = qualifiers_of(text)
         return cls(
             text=question, title=title, value=value_question(question), kind=asked_kind(_without_figures(text)),
-            spread=bool(_SPREAD.search(text)), unit=_unit(text), qualifiers=own,
+            spread=bool(_SPREAD.search(TAKEN_IN.sub(" ", text))), unit=_unit(text), qualifiers=own,
             # the title fills only the classes the question leaves open: "combining Run 1 and Run 2" under
             # a title naming the γγ and 4ℓ channels asks for the combination, not for a channel of it
             context={**qualifiers_of(title), **own},

@@ -104,7 +104,12 @@ NOUNS = {"measure": "", "uncertainty": "uncertainty", "significance": "significa
          "year": "data", "run": "data", "split": "set"}
 
 _PATTERNS = {cls: [(v, re.compile(p, re.I)) for v, p in values] for cls, values in _CLASSES.items()}
-_NOT_A_QUALIFIER = re.compile(r"\bas (?:expected|observed|predicted)\b", re.I)
+# "a significance of 3.2σ, including statistical and systematic uncertainties": what the value takes
+# in, not which uncertainty it is ("including the systematic uncertainty of 0.5%" still names one).
+TAKEN_IN = re.compile(r"\b(?:includ(?:ing|es?|ed)|taking\s+into\s+account|accounting\s+for)\s+(?:both\s+)?(?:the\s+|all\s+)?"
+                      r"(?:(?:statistical|systematic)\s+(?:and|or|\+)\s+)?(?:statistical|systematic)\s+"
+                      r"(?:uncertainties|errors|effects)\b(?!\s+(?:of|is|are|=)\b)", re.I)
+_NOT_A_QUALIFIER = re.compile(r"\bas (?:expected|observed|predicted)\b|" + TAKEN_IN.pattern, re.I)
 _YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 _ENERGY_CONTEXT = re.compile(r"(?:√s|sqrt\(?s\)?|\bs\s?=|\b(?:at|of) \d+(?:\.\d+)? TeV|centre[- ]of[- ]mass|center[- ]of[- ]mass|collision|"
                              r"data(?:\s?sets?)?\b|analys[ie]s\b|samples?\b|run\b)", re.I)

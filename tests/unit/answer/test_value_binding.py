@@ -157,3 +157,19 @@ def test_a_value_stated_roughly_is_never_shown_first():
     plain = candidates(Asked.read("What best-fit value does the four-lepton channel alone give?"),
                        hits([PassageText(1, "The four-lepton channel alone gives a best-fit value of 0.9.")]))
     assert confident(plain[:1], 0.0)
+
+
+def test_uncertainties_a_value_takes_in_name_no_uncertainty():
+    """"Taking into account the systematic uncertainties, the observed difference … is 2.99
+    (3.25)": both were labelled "observed systematic"; a value "including the systematic
+    uncertainty of 0.5%" still names one, and a question asking a significance "including
+    statistical and systematic uncertainties" asks for no uncertainty."""
+    read = {m.written: dict(m.qualifiers) for m in mentions(
+        "Taking into account the systematic uncertainties, the observed (expected) difference is 2.99 (3.25) "
+        "standard deviations.")}
+    assert "uncertainty" not in read["2.99 σ"] and "uncertainty" not in read["3.25 σ"]
+    kept = {m.written: dict(m.qualifiers) for m in mentions(
+        "The total uncertainty is 1.2%, including the systematic uncertainty of 0.5%.")}
+    assert "systematic" in kept["0.5 %"]["uncertainty"]
+    asked = Asked.read("With what significance, including statistical and systematic uncertainties, is the excess seen?")
+    assert not asked.spread and "uncertainty" not in asked.qualifiers
