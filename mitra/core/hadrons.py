@@ -134,9 +134,14 @@ def _particles(side: str) -> tuple[str, ...] | None:
     return None
 
 
+# An antiparticle written in ASCII ("D0bar", "Dbar0", "Bs0bar", "K*bar0"): the bar is dropped, as
+# the text layer drops an overline and LHCb's macros ("Dzb") drop it; "isobar" and "barrel" stay.
+_BAR = re.compile(r"\b(b|bs|bd|bc|d|ds|k|k\s*\*|lambda|lambdab|lambdac|lb|lc|xi|xib|xic|sigma|omega)(0?)bar(0?)(?![a-z])")
+
+
 def one_hadron_spelling(text: str) -> str:
     """Lower-cased ``text`` with each hadron's decorations in one order (see the module)."""
-    return _HADRON.sub(_hadron, text)
+    return _HADRON.sub(_hadron, _BAR.sub(r"\1\2\3", text))
 
 
 def _hadron(match: re.Match) -> str:

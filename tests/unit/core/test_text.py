@@ -33,6 +33,11 @@ from mitra.core.text import clean_latex, tokenize
         ["chi_c0", "chiczero"],
         ["ψ(2S)", "psi(2S)", "Psitwos", r"\psitwos"],
         ["Υ(1S)", "Upsilon(1S)", "YoneS", r"\Y1S"],
+        # an antiparticle in ASCII, as a member types it: the text layer and the macros drop the bar
+        ["B0 → D0 π+ π−", "B0bar -> D0bar pi+ pi-", "Bzb -> Dzb pip pim", r"$\overline{B}^0 \to \overline{D}^0 \pi^+\pi^-$"],
+        ["Bs0", "Bs0bar", "Bsbar"],
+        ["K*0", "K*bar0", "K*0bar"],
+        ["D0", "Dbar0", "D0bar"],
     ],
 )
 def test_notations_of_one_thing_tokenize_alike(spellings):
@@ -49,6 +54,7 @@ def test_prose_is_not_glued_or_renamed():
     # a symbol that is also a unit or a word stays itself, as does one glued to a charge
     assert tokenize("5 mm from the pp collision point") == ["5", "mm", "pp", "collis", "point"]
     assert tokenize("Kp+ and pip-") == ["kp", "pip"]
+    assert tokenize("the isobar model and the barrel") == ["isobar", "model", "barrel"]
 
 
 def test_clean_latex_glues_scripts_as_the_tokenizer_does():
