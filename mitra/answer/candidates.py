@@ -38,6 +38,8 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
   isobar, K-matrix and QMI approaches"), a bracketed pair ("94.5% (96.2%) … the belle (babar)
   results", "1.7 (2.6) … at √s = 7 (8) TeV") and names following a list ("x and y for the A
   and B decays");
+* **its word**: a value written right after one of the question's quantity words ("with a yield
+  of 87%") counts for, and is not ruled out by kind;
 * **an equation**: a value written as the right-hand side of a symbol the question names
   ("the value of AGamma": "agamma = (−5.9 ± 5.9) × 10⁻³"; M a mass, τ a lifetime, σ a cross
   section, Γ a width) counts for;
@@ -69,7 +71,7 @@ from typing import Sequence
 from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
 from mitra.answer.figures import small_whole
-from mitra.answer.pairing import bound, counted, equated, interval_end, respective, setting
+from mitra.answer.pairing import bound, counted, equated, interval_end, respective, setting, worded
 from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, SUBJECTS, qualifiers
 from mitra.answer.quantities import Mention
 from mitra.core.text import tokenize
@@ -94,6 +96,9 @@ W_AROUND = 0.1
 # As W_LEFT_OUT: the title's qualifiers fill the classes a question leaves open; one contradicting a
 # value counts against it, as a qualifier left out does, and no longer rules it out.
 W_TITLE = 1.5
+# A value written right after a quantity word asked ("a yield of 87%"): set on the dev sets (0.5, 1, 1.5,
+# 2, 3 tried: dev first +2, −1, ±0, −4, −9), held out +1 at 0.5 and −4 at 1 (docs/benchmarks.md).
+W_WORDED = 0.5
 # The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
 _LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "region", "run",
                 "split")
@@ -293,7 +298,10 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     for rank, (hit, passage) in enumerate(zip(hits, passages)):
         heading = set(tokenize(passage.heading))
         for m in passage.mentions:
+            named_by = worded(asked, m)
             fits = _kind_fits(asked, m)
+            if named_by and fits is False:  # "a yield of 87%" for "with what yield", though a yield reads as a count
+                fits = None
             if (m.condition or fits is False or _confidence_level(m) or _reference(m)
                     or _other_experiment(collaborations, m)):
                 continue
@@ -319,7 +327,8 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "end": interval_end(asked, m), "around": around, "counted": counted(asked, m),
                        # the title's qualifiers fill what the question leaves open; a value they contradict
                        # may still be the one asked ("the partial Run 2 mass … in H → ZZ and H → γγ")
-                       "title contradicted": 1.0 if _contradicted(asked.context, stated) else 0.0}
+                       "title contradicted": 1.0 if _contradicted(asked.context, stated) else 0.0,
+                       "worded": named_by}
             # the value its sentence pairs with the setting asked ("5.1 and 19.7 fb-1 for 7 and 8 TeV,
             # respectively") is stated for that part alone
             signals["part"] = max(0.0 if signals["setting"] > 0 else _part(asked.qualifiers, stated), one_of)
@@ -331,7 +340,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                      + W_RESPECTIVE * signals["respective"] + W_EQUATED * signals["equated"] - W_BOUND * signals["bound"]
                      + W_END * signals["end"] - W_PART * signals["part"] + W_AROUND * signals["around"]
                      + W_COUNTED * signals["counted"]
-                     - W_TITLE * signals["title contradicted"])
+                     - W_TITLE * signals["title contradicted"] + W_WORDED * signals["worded"])
             found.append(Candidate(hit, rank, m, round(score, 4), signals))
     found.sort(key=lambda c: (-c.score, c.rank))
     best: list[Candidate] = []

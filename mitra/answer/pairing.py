@@ -250,6 +250,18 @@ def equated(asked: Asked, m: Mention) -> float:
     return 1.0 if names & asked.quantity else 0.0
 
 
+# "with a yield of 87%", "the efficiency is 92%": the value written right after a word naming it.
+_WORDED = re.compile(r"([^\W\d_][\w-]*)\s+(?:of|is|was|are|were|=|:)\s+[-−+]?\(?\s*\Z")
+
+
+def worded(asked: Asked, m: Mention) -> float:
+    """1 where the value is written right after one of the question's quantity words ("With what
+    yield were the assemblies produced?": "81 assemblies were produced with a yield of 87%"),
+    which names it as plainly as an equation does."""
+    found = _WORDED.search(m.sentence, 0, m.span[0])
+    return 1.0 if found and set(tokenize(found.group(1))) & asked.quantity else 0.0
+
+
 # "110 < mH < 200 GeV", "pT > 30 GeV", "|η| < 2.4": a bound of a selection, not a result,
 # unless the question asks for a bound ("the upper limit on B", "the pT threshold").
 _BOUND_AFTER = re.compile(r"\s*(?:[^\W\d_]{1,4}\s?/\s?c\s?2?\s*)?[<>≤≥]")

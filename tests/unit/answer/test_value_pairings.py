@@ -84,3 +84,11 @@ def test_how_many_prefers_the_value_its_next_words_name():
     asked = Asked.read("How many signal decays are in the signal region?")
     assert [counted(asked, m) for m in mentions("The sample contains 162 909 +- 516 signal decays in the SR.")][0] == 1
     assert not any(counted(asked, m) for m in mentions("It keeps signal decays with a response > 5.4 decays."))
+
+
+def test_a_value_written_after_the_word_asked_is_named_by_it():
+    """"… 120 modules were assembled with a yield of 92%": asked "with what yield", the
+    percentage was ruled out (a yield read as a count) and the count of modules stated."""
+    text = "Over two years, 120 detector modules were assembled with a yield of 92%."
+    assert _ranked("With what yield were the detector modules assembled?", text)[0] == "92 %"
+    assert _ranked("How many detector modules were assembled?", text)[0] == "120"
