@@ -8,7 +8,8 @@ longest LHCb papers, as text), ``fresh`` and ``fresh2`` (72 questions each on 12
 LHCb papers: each held out once, development since), ``fresh3`` (72 on 12 further LHCb papers:
 held out for two sessions, opened in the ninth), ``fresh4``, ``fresh5`` and ``fresh6`` (72 each
 on the next 12, 12 and 12, each written blind while the sets before it were still held out: the
-held-out sets, read only as totals), ``qasper`` (QASPER questions whose gold answer is a number)
+held-out sets, read only as totals; one ``fresh6`` question, wrong with no warning on its first
+run, was read in the twelfth session), ``qasper`` (QASPER questions whose gold answer is a number)
 and ``demo`` (the demo's answerable questions whose gold fact is a number). Each question is
 asked in a session locked on its paper, switch offers off, per model (``--models
 smollm2,qwen``; qwen is the demo GGUF and is skipped, saying so, where it is not assembled).
