@@ -23,6 +23,8 @@ _IN_UNIT = re.compile(r"\bin\s+(?=\S)", re.I)
 _LAST_WORDS = re.compile(r"(?:\S+\s+){1,3}\Z")  # the three words before a number
 _WORD = re.compile(r"[^\W\d_]+")
 _SMALL = frozenset("at of the in on for and to a an by with".split())
+# A spin-parity ("the (3/2−, 5/2+) model", "J^P = 1/2+") names states, not a setting of the value.
+_SPIN_PARITY = re.compile(r"\d/2\s?[-+−]")
 _SPREAD = re.compile(r"\buncertaint|\berrors?\b|\bprecis", re.I)
 # Words about the asking or about numbers in general: they name no quantity.
 _ASKING = frozenset(tokenize(
@@ -68,7 +70,7 @@ class Asked:
             # a title naming the γγ and 4ℓ channels asks for the combination, not for a channel of it
             context={**qualifiers_of(title), **own},
             words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in other),
-            multipart=looks_multipart(question) or len(coordinated(question)) > 1, stated=tuple(figures(text)),
+            multipart=looks_multipart(question) or len(coordinated(question)) > 1, stated=tuple(f for f in figures(text) if not _SPIN_PARITY.match(text, f.start)),
             acronyms=_acronyms(text))
 
     @cached_property

@@ -92,3 +92,11 @@ def test_a_value_written_after_the_word_asked_is_named_by_it():
     text = "Over two years, 120 detector modules were assembled with a yield of 92%."
     assert _ranked("With what yield were the detector modules assembled?", text)[0] == "92 %"
     assert _ranked("How many detector modules were assembled?", text)[0] == "120"
+
+
+def test_a_spin_parity_the_question_names_is_no_setting():
+    """"the default (3/2−, 5/2+) model": its 3 and 5 counted against every value whose sentence
+    states no 3 or 5, the asked fit fraction among them."""
+    asked = Asked.read("What fit fraction does the default (3/2-, 5/2+) model give for the Lambda(1520)?")
+    assert asked.stated == ()
+    assert [f.value for f in Asked.read("What is the yield at 13 TeV?").stated] == [13]
