@@ -137,8 +137,12 @@ def test_passages_abstracts_and_answers_fetch_nothing(browser, leaky_app, listen
     tab.ask("What is the dominant background in the monojet search?")
     tab.pick("LEAK-1")
     tab.answered()
-    answer = tab.last_text("[data-testid=stChatMessage]")
-    assert "[image: plot]" in answer and f"{url}/leak-bare" in answer  # shown, as text
+
+    def shown_as_text(driver) -> bool:  # the message is drawn again after streaming: read it until whole
+        answer = tab.last_text("[data-testid=stChatMessage]")
+        return "[image: plot]" in answer and f"{url}/leak-bare" in answer
+
+    tab._wait(shown_as_text, "the image and the bare link, as text")
     tab._wait(_opened_cards_show(tab, f"{url}/leak-link"), "the passage's link as text")
 
     library = open_tab(browser, f"{leaky_app}/Library", new=True)
