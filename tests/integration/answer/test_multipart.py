@@ -265,18 +265,16 @@ def test_a_combination_or_siblings_stay_one_question(question):
     assert coordinated(question) == []
 
 
-def test_values_of_several_symbols_are_parts_without_the_split_call(parts_answerer, ollama_stub):
+@pytest.mark.parametrize("question, parts", [
+    ("What values of the luminosity L1 and L2 are measured?",
+     ["What values of the luminosity L1 are measured?", "What values of the luminosity L2 are measured?"]),
+    ("What is the observed and expected exclusion for the vector mediator?",
+     ["What is the observed exclusion for the vector mediator?", "What is the expected exclusion for the vector mediator?"]),
+])
+def test_values_of_several_symbols_or_qualifiers_are_parts_without_the_split_call(question, parts, parts_answerer,
+                                                                                   ollama_stub):
     answerer = parts_answerer()
-    answer = answerer.answer(DARK_MATTER, "What values of the luminosity L1 and L2 are measured?")
-    assert [p.question for p in answer.parts] == ["What values of the luminosity L1 are measured?",
-                                                  "What values of the luminosity L2 are measured?"]
+    answer = answerer.answer(DARK_MATTER, question)
+    assert [p.question for p in answer.parts] == parts
     assert not any("Split the user's question" in c["messages"][0]["content"] for c in ollama_stub.chats)
     assert answerer.retriever.queries[-2:] == [p.question for p in answer.parts]
-
-
-def test_observed_and_expected_are_parts_without_the_split_call(parts_answerer, ollama_stub):
-    answerer = parts_answerer()
-    answer = answerer.answer(DARK_MATTER, "What is the observed and expected exclusion for the vector mediator?")
-    assert [p.question for p in answer.parts] == ["What is the observed exclusion for the vector mediator?",
-                                                  "What is the expected exclusion for the vector mediator?"]
-    assert not any("Split the user's question" in c["messages"][0]["content"] for c in ollama_stub.chats)
