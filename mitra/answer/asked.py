@@ -70,7 +70,8 @@ class Asked:
             # a title naming the γγ and 4ℓ channels asks for the combination, not for a channel of it
             context={**qualifiers_of(title), **own},
             words=words, quantity=frozenset(w for w in words if w not in _ASKING and w not in other),
-            multipart=looks_multipart(question) or len(coordinated(question)) > 1, stated=tuple(f for f in figures(text) if not _SPIN_PARITY.match(text, f.start)),
+            multipart=looks_multipart(question) or len(coordinated(question)) > 1,
+            stated=tuple(f for f in figures(text) if not _SPIN_PARITY.match(text, f.start)),
             acronyms=_acronyms(text))
 
     @cached_property

@@ -142,15 +142,14 @@ def coordinated(question: str) -> list[str]:
 # data sets never ("the Higgs masses from Run 1 and Run 2" may be their combination).
 _SEPARATE = frozenset({"measure", "uncertainty", "significance", "mediator"})
 _SEPARATE_IF_PLURAL = frozenset({"channel", "category"})
-# "the significance, including statistical and systematic uncertainties": what one value takes in
-_TAKING_IN = re.compile(r"\b(?:includ(?:ing|es?|ed)|with|without|accounting\s+for|into\s+account|after)\s+(?:both\s+)?"
-                        r"(?:the\s+)?\Z", re.I)
 _JOINED = re.compile(r"\s*(?:,\s*)?(?:(?P<and>and)\s+)?(?:the\s+)?", re.I)
 
 
 def _of_each_qualifier(question: str) -> list[str]:
     """One question per qualifier of a run of one class joined by "and" ("observed and
-    expected", "statistical, systematic and theoretical"), each with the rest of the question."""
+    expected", "statistical, systematic and theoretical"), each with the rest of the question.
+    Uncertainties a value takes in ("including statistical and systematic uncertainties") are
+    no qualifiers (``qualifiers.TAKEN_IN``), so they ask for no part."""
     if _COMBINED.search(question):
         return []
     found = qualifiers(question)
@@ -166,8 +165,7 @@ def _of_each_qualifier(question: str) -> list[str]:
             i += 1
         i += 1
         if (len(run) >= 2 and joined and len({value for _, value, _, _ in run}) == len(run)
-                and (run[0][0] in _SEPARATE or (run[0][0] in _SEPARATE_IF_PLURAL and _PLURAL.search(question)))
-                and not _TAKING_IN.search(question, 0, run[0][2])):
+                and (run[0][0] in _SEPARATE or (run[0][0] in _SEPARATE_IF_PLURAL and _PLURAL.search(question)))):
             head, tail = question[:run[0][2]], question[run[-1][3]:]
             return [head + question[start:end] + tail for _, _, start, end in run]
     return []
