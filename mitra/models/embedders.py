@@ -102,9 +102,10 @@ class QueryCache:
             self._vectors.update(zip(missing, embed(missing)))
         for t in texts:
             self._vectors.move_to_end(t)
+        vectors = np.array([self._vectors[t] for t in texts], np.float32)  # before trimming: a batch may exceed size
         while len(self._vectors) > self.size:
             self._vectors.popitem(last=False)
-        return np.array([self._vectors[t] for t in texts], np.float32)
+        return vectors
 
 
 class SentenceTransformerEmbedder:

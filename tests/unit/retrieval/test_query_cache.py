@@ -46,3 +46,9 @@ def test_the_cache_keeps_the_latest_texts_only():
         e.embed_queries([text])
     assert e.model.encoded == ["a", "bb", "ccc", "a"]  # "a" was the oldest of three when "ccc" came
     assert e.embed_queries([]).shape[0] == 0
+
+
+def test_a_batch_larger_than_the_cache_is_embedded_whole():
+    e = embedder()
+    vectors = e.embed_queries(["a", "bb", "ccc"])  # three texts, a cache of two
+    assert vectors[:, 0].tolist() == [1, 2, 3]
