@@ -35,6 +35,7 @@ _SPLIT_DECIMAL = re.compile(r"(?<![\d.])(\d{1,3})\. (\d+)(?=\s?[-−+±(]|\s*\Z)
 # A line between rows that labels a group of them: a few words, no sentence.
 _GROUP_WORDS = 4
 _CAPITALISED = re.compile(r"\s+(?=[A-Z])")
+_NO_VALUE = re.compile(r"[-–—−]+")
 
 
 def blocks(text: str) -> list[tuple[bool, list[str]]]:
@@ -66,14 +67,23 @@ def _group_line(line: str) -> bool:
 
 
 def split_cells(line: str) -> list[str]:
-    """A row's cells, a decimal the text layer split read whole."""
-    return [_SPLIT_DECIMAL.sub(r"\1.\2", c) for c in _CELL.split(line.strip().strip("|"))]
+    """A row's cells, a decimal the text layer split read whole. A line that opens on the
+    separator has an empty first cell (a header over the data columns only: "| signal |
+    normalisation" over "trigger | 0.48 | 0.20"); an empty last cell is dropped."""
+    line = line.strip()
+    cells = _CELL.split(line.strip("|").strip())
+    return [_SPLIT_DECIMAL.sub(r"\1.\2", c) for c in ([""] if line.startswith("|") else []) + cells]
 
 
 def _states_values(row: list[str]) -> bool:
     """Do most of the row's cells after its label open on a number? A header's cells may hold
-    one ("μˆ(mH = 126 GeV)"), but do not open on it."""
-    return 2 * sum(bool(CELL_OPENS_ON_NUMBER.match(c)) for c in row[1:]) >= len(row) - 1
+    one ("μˆ(mH = 126 GeV)"), but do not open on it. An empty cell, or a dash for a value not
+    given ("f0 | - | | 0.455 ± 0.057"), counts neither way."""
+    cells = [c.strip() for c in row[1:] if c.strip()]
+    filled = [c for c in cells if not _NO_VALUE.fullmatch(c)]
+    if not filled:  # dashes only: a row of values not given; no cells: no row of values
+        return bool(cells)
+    return 2 * sum(bool(CELL_OPENS_ON_NUMBER.match(c)) for c in filled) >= len(filled)
 
 
 @dataclass
@@ -90,6 +100,9 @@ class Layout:
         first = next((i for i, r in enumerate(rows) if len(r) >= 2 and _states_values(r)), len(rows))
         # the rows of cells above the first row of values: its column names, over one line or more
         headers = [r for r in rows[:first] if len(r) >= 2] if first < len(rows) else []
+        # a row of values that opens on an empty cell had its label spanned from the row above:
+        # read as a short row ("| 95.5 | 93.5 ± 0.4" under "DK | 68.3 | 65.1 ± 0.7")
+        rows = rows[:first] + [r[1:] if len(r) > 2 and not r[0] else r for r in rows[first:]]
         groups, group = [], ""
         for row in rows:
             if len(row) == 1:
@@ -122,6 +135,10 @@ def _spanned(headers: list[list[str]]) -> list[list[str]]:
         span, rest = divmod(len(lower), len(upper))
         if span >= 2 and not rest:
             out[i] = [cell for cell in upper for _ in range(span)]
+        elif len(upper) > 2 and not lower[0]:  # "Requirement | Absolute | Relative" over "| A | B | A | B":
+            span, rest = divmod(len(lower) - 1, len(upper) - 1)  # the first names the row labels, the others span
+            if span >= 2 and not rest:
+                out[i] = upper[:1] + [cell for cell in upper[1:] for _ in range(span)]
     return out
 
 

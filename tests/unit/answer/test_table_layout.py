@@ -199,3 +199,32 @@ def test_a_row_need_not_repeat_what_the_title_names():
     found = next(c for c in candidates(asked, [passage]) if c.mention.written == "0.203")
     assert (found.signals["left out"], found.signals["default"]) == (0.0, 0.0)
     assert candidates(asked, [passage])[0].mention.written == "0.203"
+
+
+# LHCb's efficiency tables (1711.02505) and external inputs (2312.09102), as the LaTeX reader writes them: a
+# header row that opens on an empty cell, a dash for a value not given, an empty column between.
+EFFICIENCIES = (
+    "Efficiencies at each step.\nRequirement | Absolute efficiencies (%) | Relative efficiencies (%)\n"
+    "| signal | normalisation | signal | normalisation\n"
+    "trigger | 0.48 | 0.20 | 86.3 | 65.1\nvertex selection | 0.27 | 0.080 | 55.8 | 39.8")
+EXTERNAL_INPUTS = (
+    "Summary of external inputs.\nParameter | B0 -> J/psi K*0 | | B0 -> psi(2S) K*0\n"
+    "f0 | - | | 0.455 ± 0.057\nfperp | 0.209 ± 0.005 | | 0.30 ± 0.06")
+
+
+def test_a_header_that_opens_on_an_empty_cell_sits_under_the_header_that_spans_it():
+    layout = _table(EFFICIENCIES)
+    assert _column_of(layout, "vertex selection", "0.080") == "Absolute efficiencies (%) normalisation"
+    assert _column_of(layout, "vertex selection", "55.8") == "Relative efficiencies (%) signal"
+
+
+def test_a_dash_for_a_value_not_given_leaves_its_row_a_row_of_values():
+    layout = _table(EXTERNAL_INPUTS)
+    assert [row[0] for row in layout.headers] == ["Parameter"]
+    assert _column_of(layout, "fperp", "0.30 ± 0.06") == "B0 -> psi(2S) K*0"
+
+
+def test_a_row_of_values_opening_on_an_empty_cell_is_read_as_a_row_whose_label_spans_from_above():
+    layout = _table("Coverage.\n| eta [%] | alpha (profile likelihood) [%] | alpha (plugin) [%]\n"
+                    "DK | 68.3 | 65.1 ± 0.7 | 67.1 ± 0.7\n| 95.5 | 93.5 ± 0.4 | 94.3 ± 0.3")
+    assert _column_of(layout, "95.5", "93.5 ± 0.4") == "alpha (profile likelihood) [%]"
