@@ -139,9 +139,15 @@ def _particles(side: str) -> tuple[str, ...] | None:
 _BAR = re.compile(r"\b(b|bs|bd|bc|d|ds|k|k\s*\*|lambda|lambdab|lambdac|lb|lc|xi|xib|xic|sigma|omega)(0?)bar(0?)(?![a-z])")
 
 
+# A lepton-universality ratio glued to its hadron ("R_K*", "RK*", LHCb's "\\RKst", "R_D*" as the
+# scripts are glued): spelled as "R(K*)" is, apart, so R_K* is not R_K.
+_RATIO = re.compile(r"\br([kd])(\s*\^?\s*\*0?|st(?:ar)?)?(?![a-z0-9*^])")
+
+
 def one_hadron_spelling(text: str) -> str:
     """Lower-cased ``text`` with each hadron's decorations in one order (see the module)."""
-    return _HADRON.sub(_hadron, _BAR.sub(r"\1\2\3", text))
+    text = _RATIO.sub(lambda m: f"r {m.group(1)}{'star' if m.group(2) else ''} ", _BAR.sub(r"\1\2\3", text))
+    return _HADRON.sub(_hadron, text)
 
 
 def _hadron(match: re.Match) -> str:

@@ -38,6 +38,10 @@ from mitra.core.text import clean_latex, tokenize
         ["Bs0", "Bs0bar", "Bsbar"],
         ["K*0", "K*bar0", "K*0bar"],
         ["D0", "Dbar0", "D0bar"],
+        # a lepton-universality ratio, its hadron glued on or not (LHCb 2212.09153 heads its columns "RKst")
+        ["R(K*)", "R_K*", "RK*", "RKst", r"R_{K^{*0}}"],
+        ["R(K)", "R_K", "RK"],
+        ["R(D*)", "R_D*", "RDst"],
     ],
 )
 def test_notations_of_one_thing_tokenize_alike(spellings):
@@ -55,6 +59,8 @@ def test_prose_is_not_glued_or_renamed():
     assert tokenize("5 mm from the pp collision point") == ["5", "mm", "pp", "collis", "point"]
     assert tokenize("Kp+ and pip-") == ["kp", "pip"]
     assert tokenize("the isobar model and the barrel") == ["isobar", "model", "barrel"]
+    assert tokenize("R_K and R_K*") == ["r", "k", "r", "kstar"]  # two ratios, not one
+    assert tokenize("the 3rd") == ["3rd"]
 
 
 def test_clean_latex_glues_scripts_as_the_tokenizer_does():
