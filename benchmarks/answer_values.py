@@ -9,7 +9,8 @@ LHCb papers: each held out once, development since), ``fresh3`` (72 on 12 furthe
 held out for two sessions, opened in the ninth), ``fresh4``, ``fresh5`` and ``fresh6`` (72 each
 on the next 12, 12 and 12, each written blind while the sets before it were still held out: the
 held-out sets, read only as totals; one ``fresh6`` question, wrong with no warning on its first
-run, was read in the twelfth session), ``qasper`` (QASPER questions whose gold answer is a number)
+run, was read in the twelfth session), ``fresh7`` (72 on the next 12, written blind in the
+thirteenth session: held out), ``qasper`` (QASPER questions whose gold answer is a number)
 and ``demo`` (the demo's answerable questions whose gold fact is a number). Each question is
 asked in a session locked on its paper, switch offers off, per model (``--models
 smollm2,qwen``; qwen is the demo GGUF and is skipped, saying so, where it is not assembled).
@@ -75,6 +76,7 @@ from benchmarks.corpora.value_questions import (
     FRESH4,
     FRESH5,
     FRESH6,
+    FRESH7,
     ValueQuestion,
     load_value_questions,
     qasper_value_questions,
@@ -89,7 +91,7 @@ from mitra.evaluation.metrics import bootstrap_interval
 from mitra.models.llm import demo_gguf_path
 from mitra.retrieval.pipeline import Pipeline
 
-SETS = ("pdfs", "lhcb", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "qasper", "demo")
+SETS = ("pdfs", "lhcb", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "qasper", "demo")
 STAGES = ("retrieved", "in prompt", "written", "shown")
 _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 _QUOTED = re.compile(r"“[^”]*”")
@@ -134,6 +136,7 @@ def questions_of(sets: list[str], root: Path, limit: int | None) -> list[ValueQu
               "fresh4": load_value_questions(FRESH4) if "fresh4" in sets else [],
               "fresh5": load_value_questions(FRESH5) if "fresh5" in sets else [],
               "fresh6": load_value_questions(FRESH6) if "fresh6" in sets else [],
+              "fresh7": load_value_questions(FRESH7) if "fresh7" in sets else [],
               "qasper": list(qasper_value_questions(root)) if "qasper" in sets else [],
               "demo": demo_value_questions() if "demo" in sets else []}
     return [q for name in sets for q in by_set[name][:limit]]
@@ -145,7 +148,7 @@ def bench_of(name: str, root: Path, questions: list[ValueQuestion]) -> Benchmark
         wanted = {Path(q.source).name for q in questions if q.set == "pdfs"}
         files = [f for f in pdf_set(root).files if f.path.name in wanted]
         return BenchmarkSet("values-pdfs", records=[f.analysis for f in files], files=files)
-    if name in ("lhcb", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6"):
+    if name in ("lhcb", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"):
         wanted = {q.source.split(":", 1)[1] for q in questions if q.set == name}
         records = []
         with gzip.open(root / "data/lhcb/lhcb_papers.jsonl.gz", "rt", encoding="utf-8") as handle:

@@ -9,7 +9,7 @@ often the value a warned answer leads with is right (the model's choice at or ab
 threshold, else the code's first). Only the model's call is timed, so prompt variants are
 compared on what they change.
 
-``fresh4``, ``fresh5`` and ``fresh6`` are held out: run them for totals only (the per-question lines go to stderr).
+``fresh4`` to ``fresh7`` are held out: run them for totals only (the per-question lines go to stderr).
 
     python benchmarks/value_choice.py --sets fresh,fresh2 --work-dir DIR --reuse [--model qwen|smollm2]
         [--set value_candidates=8] [--out r.json]
@@ -111,7 +111,7 @@ def main() -> None:
     report = {"benchmark": "value_choice", "model": args.model, "settings": overrides,
               "by_set": {name: summary([r for r in rows if r["set"] == name], settings) for name in sets},
               "all": summary(rows, settings),
-              "per_question": [r for r in rows if r["set"] not in ("fresh4", "fresh5", "fresh6")]}
+              "per_question": [r for r in rows if r["set"] not in ("fresh4", "fresh5", "fresh6", "fresh7")]}
     text = json.dumps(report, indent=2)
     if args.out:
         args.out.write_text(text)

@@ -8,7 +8,7 @@ candidates' signals (a listwise softmax on the development sets, cross-validated
 halves) and reports the value first with them on each set, beside the hand weights'.
 
 The 201 questions (``pdfs``, ``lhcb``), ``fresh``, ``fresh2`` and ``fresh3`` are the development set;
-``fresh4``, ``fresh5`` and ``fresh6`` are held out and read only as totals. The knowledge bases are those
+``fresh4`` to ``fresh7`` are held out and read only as totals. The knowledge bases are those
 ``answer_values.py --work-dir DIR`` builds
 (``--reuse`` keeps them).
 

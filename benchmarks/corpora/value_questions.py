@@ -89,6 +89,15 @@ papers not used above and not in the expert set (2309.14206, 1302.1213, 2010.084
 23 table rows, a sibling for all 72, no value the abstract states. Held out, with ``fresh4`` and
 ``fresh5``, from the eleventh session: read only as totals.
 
+``value_questions_fresh7.jsonl`` holds ``fresh7`` (ids ``fresh7-…``), written on 2026-11-30 (the
+thirteenth session) by a helper session under the same rules and blind in the same way (it read
+the 12 papers' ``text`` and ``abstract``, the first three lines of the file above for the format,
+and ran one checking script; no code, result or other set): 72 questions, 6 on each of the next 12
+longest LHCb papers not used above and not in the expert set (1708.06370, 1408.2748, 1907.10003,
+2205.10213, 2410.21115, 1812.07008, 2112.11428, 1706.07013, 2012.13241, 2103.06810, 2010.09437,
+1311.3893); 25 table rows, a sibling for all 72. Held out from the thirteenth session, with
+``fresh4`` to ``fresh6``: read only as totals.
+
 ``qasper_value_questions`` adds, from the QASPER subset, the questions whose gold answer
 (``answer_leval``) is a number or a number with a unit ("48,705", "33,663"): value = that
 number, sibling ``null``, evidence = the gold evidence paragraph that states it.
@@ -116,6 +125,7 @@ FRESH3 = Path(__file__).with_name("value_questions_fresh3.jsonl")  # ``fresh3``:
 FRESH4 = Path(__file__).with_name("value_questions_fresh4.jsonl")  # ``fresh4``: held out once fresh3 is opened
 FRESH5 = Path(__file__).with_name("value_questions_fresh5.jsonl")  # ``fresh5``: held out with fresh4
 FRESH6 = Path(__file__).with_name("value_questions_fresh6.jsonl")  # ``fresh6``: held out with fresh4 and fresh5
+FRESH7 = Path(__file__).with_name("value_questions_fresh7.jsonl")  # ``fresh7``: held out, the newest
 _QASPER = "data/qasper/qasper_dev_subset_with_fulltext_and_evidence.json"
 
 
@@ -133,9 +143,9 @@ class ValueQuestion(BaseModel):
 
     @property
     def set(self) -> str:
-        """Which set it belongs to: pdfs, lhcb, fresh … fresh6 (LHCb papers; fresh4, fresh5 and fresh6 held out) or
+        """Which set it belongs to: pdfs, lhcb, fresh … fresh7 (LHCb papers; fresh4 to fresh7 held out) or
         qasper."""
-        if self.id.startswith(("fresh-", "fresh2-", "fresh3-", "fresh4-", "fresh5-", "fresh6-")):
+        if self.id.startswith(("fresh-", "fresh2-", "fresh3-", "fresh4-", "fresh5-", "fresh6-", "fresh7-")):
             return self.id.split("-", 1)[0]
         return "pdfs" if self.source.startswith("hep_pdfs/") else self.source.split(":", 1)[0]
 

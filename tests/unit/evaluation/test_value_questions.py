@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from benchmarks.corpora.value_questions import (FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, load_value_questions,
-                                                readings, states, value_of)
+from benchmarks.corpora.value_questions import (FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7,
+                                                load_value_questions, readings, states, value_of)
 from mitra.core.text import clean_latex
 
 QUESTIONS = load_value_questions()
@@ -29,7 +29,8 @@ def test_both_sources_are_there():
                                                   (FRESH3, "fresh3", (FRESH, FRESH2)),
                                                   (FRESH4, "fresh4", (FRESH, FRESH2, FRESH3)),
                                                   (FRESH5, "fresh5", (FRESH, FRESH2, FRESH3, FRESH4)),
-                                                  (FRESH6, "fresh6", (FRESH, FRESH2, FRESH3, FRESH4, FRESH5))])
+                                                  (FRESH6, "fresh6", (FRESH, FRESH2, FRESH3, FRESH4, FRESH5)),
+                                                  (FRESH7, "fresh7", (FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6))])
 def test_each_later_set_is_apart_well_formed_and_states_its_values(path, name, earlier):
     fresh = load_value_questions(path)
     before = QUESTIONS + [q for other in earlier for q in load_value_questions(other)]
