@@ -70,6 +70,7 @@ from typing import Sequence
 
 from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
+from mitra.answer.decays import another_decay, decays
 from mitra.answer.figures import small_whole
 from mitra.answer.pairing import bound, counted, equated, interval_end, respective, setting, worded
 from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, SUBJECTS, qualifiers
@@ -294,6 +295,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
     collaborations = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
     beyond = _told_apart(asked.beyond_title, everything)
+    asked_decays = decays(asked.text)
     found: list[Candidate] = []
     for rank, (hit, passage) in enumerate(zip(hits, passages)):
         heading = set(tokenize(passage.heading))
@@ -328,7 +330,9 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        # the title's qualifiers fill what the question leaves open; a value they contradict
                        # may still be the one asked ("the partial Run 2 mass … in H → ZZ and H → γγ")
                        "title contradicted": 1.0 if _contradicted(asked.context, stated) else 0.0,
-                       "worded": named_by}
+                       "worded": named_by,
+                       # not scored (as a signal it did not pay): it only keeps the value from being sure
+                       "another decay": 1.0 if another_decay(asked_decays, m.sentence.split(" | ", 1)[0]) else 0.0}
             # the value its sentence pairs with the setting asked ("5.1 and 19.7 fb-1 for 7 and 8 TeV,
             # respectively") is stated for that part alone
             signals["part"] = max(0.0 if signals["setting"] > 0 else _part(asked.qualifiers, stated), one_of)
@@ -360,15 +364,16 @@ _APPROXIMATE = re.compile(r"(?:[∼~≈]|\b(?:approximately|about|around|roughly
 def confident(ranked: Sequence[Candidate], margin: float) -> bool:
     """Is the first candidate clear enough to show before any model reads it: its sentence
     holds enough of the question's quantity words, it leaves out nothing the shown passages
-    tell apart, it is no selection's bound, bare small number or number the question states,
-    and the next value trails it by ``margin``?"""
+    tell apart, it is no selection's bound, bare small number, number the question states or
+    value stated for another decay (``decays``), and the next value trails it by ``margin``?"""
     if not ranked:
         return False
     first = ranked[0]
     if first.signals["sentence"] < MIN_SENTENCE_SHARE or first.signals["left out"]:
         return False
-    if first.signals["bound"] or first.signals["bare"] or first.signals["setting"] < 0:
-        return False  # a selection's bound ("0.98<q2<1.10"), a bare "7" of "7+8 TeV", the question's own "90%"
+    if first.signals["bound"] or first.signals["bare"] or first.signals["setting"] < 0 or first.signals.get("another decay"):
+        return False  # a selection's bound ("0.98<q2<1.10"), a bare "7" of "7+8 TeV", the question's own "90%", a
+        # value stated for another decay ("Bs → KS K± π∓ | 4.64" for Bs → K+K−)
     if _APPROXIMATE.search(first.mention.sentence, max(0, first.mention.span[0] - 16), first.mention.span[0]):
         return False  # "within ∼90% of the 4ℓ-only best fit value": a figure of speech, not the result
     if len(ranked) == 1:

@@ -126,12 +126,15 @@ def about_it(asked: Asked, candidate: Candidate) -> bool:
     holds ``MIN_SURE_SHARE`` of the question's quantity words, and where the question asks
     for a kind written with a unit, the value is no bare small number ("2" of "2 < η < 5") and
     no percentage unless an uncertainty is asked ("100 %" of an assumed branching fraction,
-    for a lifetime range). The model's probability is relative to the values offered: sure
+    for a lifetime range), and its row or sentence names no other decay than the one asked
+    (``decays``). The model's probability is relative to the values offered: sure
     among values that are all about other things, it is still not the answer. (Of the frozen
     value questions' asked values, the second rule turns 2 of 201 from stated to the warned
     likeliest; of the code's wrong first candidates, 7 of 130.)"""
     if asked.kind in UNIT_KINDS and (candidate.signals.get("bare") or (
             candidate.mention.kind == "percent" and not asked.spread)):
+        return False
+    if candidate.signals.get("another decay"):  # its row or sentence names another decay of the parent asked
         return False
     return candidate.signals.get("sentence", 0.0) >= MIN_SURE_SHARE
 

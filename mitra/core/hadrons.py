@@ -78,6 +78,11 @@ _SYMBOLS = {
     "x": "X",
 }
 _TOKENS = {symbol: tokens for tokens, symbols in _SYMBOLS.items() for symbol in symbols.split()}
+
+
+def particle_words() -> frozenset[str]:
+    """The particles' names as the macros spell them ("bs", "kstar", "j psi"), before stemming."""
+    return frozenset(word for tokens in _SYMBOLS.values() for word in tokens.split())
 _LONGEST = max(map(len, _TOKENS))
 # A macro decay: capitalised symbols, "To", symbols ("BdToKpi", "LbToLcpiTopKS", "BdTopipi"),
 # after an optional lower-case quantity ("tauBsToKK") and before an optional "Decay".
