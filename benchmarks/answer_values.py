@@ -11,9 +11,10 @@ on the next 12, 12 and 12, each written blind while the sets before it were stil
 held-out sets, read only as totals; one ``fresh6`` question, wrong with no warning on its first
 run, was read in the twelfth session), ``fresh7`` (72 on the next 12, written blind in the
 thirteenth session: held out; one question, wrong with no warning on its first run, was read),
-``qasper`` (QASPER questions whose gold answer is a number) and ``demo`` (the demo's answerable questions whose gold fact is a number). Each question is
-asked in a session locked on its paper, switch offers off, per model (``--models
-smollm2,qwen``; qwen is the demo GGUF and is skipped, saying so, where it is not assembled).
+``qasper`` (QASPER questions whose gold answer is a number) and ``demo`` (the demo's answerable
+questions whose gold fact is a number). Each question is asked in a session locked on its paper,
+switch offers off, per model (``--models smollm2,qwen``; qwen is the demo GGUF and is skipped,
+saying so, where it is not assembled).
 
 Per question and model:
 

@@ -371,9 +371,10 @@ def confident(ranked: Sequence[Candidate], margin: float) -> bool:
     first = ranked[0]
     if first.signals["sentence"] < MIN_SENTENCE_SHARE or first.signals["left out"]:
         return False
-    if first.signals["bound"] or first.signals["bare"] or first.signals["setting"] < 0 or first.signals.get("another decay"):
-        return False  # a selection's bound ("0.98<q2<1.10"), a bare "7" of "7+8 TeV", the question's own "90%", a
-        # value stated for another decay ("Bs → KS K± π∓ | 4.64" for Bs → K+K−)
+    if first.signals["bound"] or first.signals["bare"] or first.signals["setting"] < 0:
+        return False  # a selection's bound ("0.98<q2<1.10"), a bare "7" of "7+8 TeV", the question's own "90%"
+    if first.signals.get("another decay"):
+        return False  # "Bs → KS K± π∓ | 4.64" for the branching fraction of Bs → K+K−
     if _APPROXIMATE.search(first.mention.sentence, max(0, first.mention.span[0] - 16), first.mention.span[0]):
         return False  # "within ∼90% of the 4ℓ-only best fit value": a figure of speech, not the result
     if len(ranked) == 1:
