@@ -78,11 +78,6 @@ _SYMBOLS = {
     "x": "X",
 }
 _TOKENS = {symbol: tokens for tokens, symbols in _SYMBOLS.items() for symbol in symbols.split()}
-
-
-def particle_words() -> frozenset[str]:
-    """The particles' names as the macros spell them ("bs", "kstar", "j psi"), before stemming."""
-    return frozenset(word for tokens in _SYMBOLS.values() for word in tokens.split())
 _LONGEST = max(map(len, _TOKENS))
 # A macro decay: capitalised symbols, "To", symbols ("BdToKpi", "LbToLcpiTopKS", "BdTopipi"),
 # after an optional lower-case quantity ("tauBsToKK") and before an optional "Decay".
@@ -107,6 +102,11 @@ _FIRST_LETTERS = "".join(sorted({s[0] for s in _ALONE}))  # looked ahead for fir
 # followed by no charge or star ("pip-" is π+ then a sign), but "->" may follow: "YtwoS->mumu"
 _MACRO_SYMBOL = re.compile(r"(?:\\|(?<!\w))(?=[" + _FIRST_LETTERS + r"])(" + "|".join(_ALONE)
                            + r")(?![\w+−*]|-(?!>))")
+
+
+def particle_words() -> frozenset[str]:
+    """The particles' names as the macros spell them ("bs", "kstar", "j psi"), before stemming."""
+    return frozenset(word for tokens in _SYMBOLS.values() for word in tokens.split())
 
 
 def spell_macro_decays(text: str) -> str:
