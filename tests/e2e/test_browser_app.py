@@ -39,8 +39,11 @@ def test_two_sessions_lock_on_different_analyses(browser, app_url):
     second.ask(W_MASS)
     first.pick("HIG-24-001")
     second.pick("SMP-24-003")
-    assert second.answered()[0].startswith("[1] AN-2024-003")
-    assert first.answered()[0].startswith("[1] AN-2024-001")
+    # Which passages the model cites varies with how the server batches the two sessions'
+    # requests; what must hold is that each answer cites only its own analysis's document.
+    for tab, doc in ((second, "AN-2024-003"), (first, "AN-2024-001")):
+        cards = tab.answered()
+        assert cards and all(re.match(rf"\[\d+\] {doc} v1", label) for label in cards), cards
     assert "HIG-24-001" in first.text(".st-key-lock-banner")
     assert "SMP-24-003" in second.text(".st-key-lock-banner")
     page = second.text("[data-testid=stAppViewContainer]")
