@@ -40,12 +40,13 @@ from mitra.answer.lists import (CONJUNCT, CONTENT, ORDINALS_FOLLOW, clause_words
                                 ordinal, respectively)
 from mitra.answer.measures import compared_with, one_measure
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
-from mitra.answer.table_layout import Layout, blocks, caption_lines
+from mitra.answer.table_layout import Layout, blocks, caption_lines, symbol_named
 from mitra.core.text import split_sentences, tokenize
 
 _CLAUSE_END = re.compile(r"[,;:]|\s(?:and|while|whereas|but|or|compared)\s|\)\s*[,;]", re.I)
 _CLAUSE_START = re.compile(r";|\b(?:whereas|while|but|compared (?:with|to)|than)\b", re.I)
 _COMPARED = re.compile(r"\s*(?:than|compared (?:with|to))\b", re.I)
+_RESONANCE = re.compile(r"(?<=[\w*+-]\()(\d{3,4})(?=\))")  # Λ(1520), Lz(1405), f1(1285)
 _ANAPHOR = re.compile(r"^(?:it|its|this|these|they|their|the (?:latter|former|same)|such)\b", re.I)
 _TAG_GAP = re.compile(r"\s*(?:(?:is|are)\s+)?\(?\s*")  # "0.2 (stat)", "±0.17 is statistical"
 # What follows a value's uncertainties and names what it is for: "± 0.002 mrad for RICH1 gas".
@@ -346,7 +347,7 @@ def _read_table(lines: list[str], caption: str, heading: str, title: str = "") -
             offset = start + len(cell)
             if j == 0:
                 continue
-            label = f"{group} {row[0]} {column}"
+            label = f"{group} {row[0]} {symbol_named(column)}"
             pair = _bracketed_header(column)
             bracketed = {raw.start for raw in figures(cell) if raw.paren}
             for m in _read(cell, "", ""):
@@ -372,8 +373,9 @@ def _read_table(lines: list[str], caption: str, heading: str, title: str = "") -
                     written=m.written, value=m.value, power=m.power, unit=unit, kind=kind, sentence=line,
                     span=(start + m.span[0], start + m.span[1]),
                     qualifiers={c: frozenset(v) for c, v in bound.items() if v},
-                    # a label's numbers name it ("1-lepton", the group "2017"), unlike a sentence's
-                    words=frozenset(t for t in tokenize(label) if CONTENT.fullmatch(t)),
+                    # a label's words, and the mass naming its column's resonance ("Lz(1520)" beside "Lz(1405)")
+                    words=frozenset(t for t in tokenize(label) if CONTENT.fullmatch(t))
+                    | frozenset(_RESONANCE.findall(column)),
                     spread=m.spread or bool(uncertainties),
                     shared_unit=m.shared_unit, sign=m.sign))
     return mentions

@@ -18,13 +18,20 @@ the page is lost in ways that follow a few patterns, each read here:
 * a header over pairs of the header below it ("p0 | Significance" over "Exp. | Obs. | Exp. |
   Obs.") spans them; where no header fits the row, the headers name its last cells (ATLAS's
   Table 11: the label's and the signal strength's columns named on lines the text layer
-  garbled).
+  garbled);
+* a header opening on an empty cell ("| Phase space region", "| 2015 | 2016 | 2017 |") stands
+  over the data columns from the left: its other cells span them, and a cell it is short of
+  is its last (the line's closing separator dropped it);
+* a header of years or of consecutive numbers ("Yield | Full | 1 | 2 | 3 | 4") is no row of
+  values, nor is a sentence that holds bars ("… region |M(D0 p) − m(Λb)| < 30 MeV …");
+* a column empty in every row (a spacer) takes no header's name.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from mitra.answer.figures import figures
 from mitra.core.text import CELL_OPENS_ON_NUMBER
@@ -36,6 +43,13 @@ _SPLIT_DECIMAL = re.compile(r"(?<![\d.])(\d{1,3})\. (\d+)(?=\s?[-−+±(]|\s*\Z)
 _GROUP_WORDS = 4
 _CAPITALISED = re.compile(r"\s+(?=[A-Z])")
 _NO_VALUE = re.compile(r"[-–—−]+")
+# A cell opening on a number glued to a word names a column ("3pion neutb", "4ℓ"), like a year.
+_GLUED = re.compile(r"\s*\d+[A-Za-z]{2}")
+_YEAR = re.compile(r"(?:19[89]|20[0-4])\d")
+# LaTeX's \cline{2-6} left on a header's first cell ("2-6 Yield | Full | 1 | …")
+_CLINE = re.compile(r"\A\d{1,2}-\d{1,2}\s+(?=\D)")
+# A sentence that holds bars (|V_cb|, |Δm|): prose, not a row of cells.
+_SENTENCE_WORDS = 12
 
 
 def blocks(text: str) -> list[tuple[bool, list[str]]]:
@@ -44,7 +58,7 @@ def blocks(text: str) -> list[tuple[bool, list[str]]]:
     lines = [line for line in text.split("\n") if line.strip()]
     runs: list[tuple[bool, list[str]]] = []
     for i, line in enumerate(lines):
-        tabular = "|" in line or (0 < i < len(lines) - 1 and _group_line(line) and "|" in lines[i - 1]
+        tabular = ("|" in line and not _sentence(line)) or (0 < i < len(lines) - 1 and _group_line(line) and "|" in lines[i - 1]
                                   and "|" in lines[i + 1])
         if runs and runs[-1][0] == tabular:
             runs[-1][1].append(line)
@@ -60,6 +74,10 @@ def caption_lines(lines: list[str]) -> list[str]:
     while end > 1 and _group_line(lines[end - 1]):
         end -= 1
     return lines[:end]
+
+
+def _sentence(line: str) -> bool:
+    return line.rstrip().endswith(".") and len(line.split()) >= _SENTENCE_WORDS
 
 
 def _group_line(line: str) -> bool:
@@ -83,7 +101,18 @@ def _states_values(row: list[str]) -> bool:
     filled = [c for c in cells if not _NO_VALUE.fullmatch(c)]
     if not filled:  # dashes only: a row of values not given; no cells: no row of values
         return bool(cells)
-    return 2 * sum(bool(CELL_OPENS_ON_NUMBER.match(c)) for c in filled) >= len(filled)
+    numbers = [c for c in filled if CELL_OPENS_ON_NUMBER.match(c) and not _GLUED.match(c)]
+    return 2 * len(numbers) >= len(filled) and not _column_names(numbers)
+
+
+def _column_names(cells: list[str]) -> bool:
+    """Are these numbers a header's: years, or a count from 0 or 1 ("1 | 2 | 3 | 4")?"""
+    if len(cells) < 2 or not all(c.isdigit() for c in cells):
+        return False
+    if all(_YEAR.fullmatch(c) for c in cells):
+        return True
+    counted = [int(c) for c in cells]
+    return counted[0] in (0, 1) and counted == list(range(counted[0], counted[0] + len(counted)))
 
 
 @dataclass
@@ -100,9 +129,13 @@ class Layout:
         first = next((i for i, r in enumerate(rows) if len(r) >= 2 and _states_values(r)), len(rows))
         # the rows of cells above the first row of values: its column names, over one line or more
         headers = [r for r in rows[:first] if len(r) >= 2] if first < len(rows) else []
+        for header in headers:
+            header[0] = _CLINE.sub("", header[0])
         # a row of values that opens on an empty cell had its label spanned from the row above:
-        # read as a short row ("| 95.5 | 93.5 ± 0.4" under "DK | 68.3 | 65.1 ± 0.7")
-        rows = rows[:first] + [r[1:] if len(r) > 2 and not r[0] else r for r in rows[first:]]
+        # read as a short row ("| 95.5 | 93.5 ± 0.4" under "DK | 68.3 | 65.1 ± 0.7"); one of a
+        # name alone labels the rows below it ("| q2 < 0 constraints")
+        rows = rows[:first] + [r[1:] if (len(r) > 2 or not _states_values(r)) and not r[0] else r
+                               for r in rows[first:]]
         groups, group = [], ""
         for row in rows:
             if len(row) == 1:
@@ -116,11 +149,30 @@ class Layout:
                 if len(row) >= 2 and not any(row is h for h in self.headers)]
 
     def columns(self, row: list[str]) -> list[str]:
-        """The header naming each of ``row``'s cells ("" where none does)."""
-        named = [_fit(header, row) for header in _spanned(self.headers)]
+        """The header naming each of ``row``'s cells ("" where none does); where no header
+        has a cell for a column empty in every row (a spacer), laid over the other cells."""
+        headers = _spanned(self.headers)
+        named = [_fit(header, row) for header in headers]
+        spacers = self._spacers.get(len(row), set())
+        if spacers and not any(len(header) == len(row) for header in headers):  # no header names the spacer
+            filled = [cell for j, cell in enumerate(row) if j not in spacers]
+            named = [None if n is None else _widened(n, spacers) for n in (_fit(h, filled) for h in headers)]
         if all(n is None for n in named):  # no header fits the row: each names its last cells
-            named = [_right(header, row) for header in _spanned(self.headers)]
+            named = [_right(header, row) for header in headers]
         return [" ".join(n[j] for n in named if n is not None and n[j]) for j in range(len(row))]
+
+    @cached_property
+    def _spacers(self) -> dict[int, set[int]]:
+        """By row length, the columns empty in every data row ("fperp | 0.209 | | 0.30")."""
+        by_length: dict[int, list[list[str]]] = {}
+        for row, _ in self.data():
+            by_length.setdefault(len(row), []).append(row)
+        return {n: {j for j in range(1, n) if all(not row[j].strip() for row in rows)} for n, rows in by_length.items()}
+
+
+def _widened(names: list[str], spacers: set[int]) -> list[str]:
+    it = iter(names)
+    return ["" if j in spacers else next(it) for j in range(len(names) + len(spacers))]
 
 
 def _spanned(headers: list[list[str]]) -> list[list[str]]:
@@ -130,16 +182,38 @@ def _spanned(headers: list[list[str]]) -> list[list[str]]:
     out = [list(h) for h in headers]
     for i in range(len(out) - 2, -1, -1):
         upper, lower = out[i], next((h for h in out[i + 1:] if len(set(h)) > 1), None)
-        if lower is None or len(set(upper)) < 2:
-            continue
-        span, rest = divmod(len(lower), len(upper))
-        if span >= 2 and not rest:
-            out[i] = [cell for cell in upper for _ in range(span)]
-        elif len(upper) > 2 and not lower[0]:  # "Requirement | Absolute | Relative" over "| A | B | A | B":
-            span, rest = divmod(len(lower) - 1, len(upper) - 1)  # the first names the row labels, the others span
-            if span >= 2 and not rest:
-                out[i] = upper[:1] + [cell for cell in upper[1:] for _ in range(span)]
+        if lower is not None and len(set(upper)) >= 2:
+            out[i] = _over(upper, lower) or upper
     return out
+
+
+def _over(upper: list[str], lower: list[str]) -> list[str] | None:
+    """``upper`` widened over the columns of ``lower``, or None where no reading fits."""
+    data_span, data_rest = divmod(len(lower) - 1, len(upper) - 1)
+    if not upper[0] and not data_rest:  # "| Uncertainty" over "Source | m | Γ | Δ ln L": the data columns
+        return [""] + [cell for cell in upper[1:] for _ in range(data_span)]
+    span, rest = divmod(len(lower), len(upper))
+    if span >= 2 and not rest:
+        return [cell for cell in upper for _ in range(span)]
+    if len(upper) > 2 and not lower[0] and data_span >= 2 and not data_rest:
+        # "Requirement | Absolute | Relative" over "| A | B | A | B": the first names the row labels
+        return upper[:1] + [cell for cell in upper[1:] for _ in range(data_span)]
+    if not lower[0] and len(runs := _runs(lower[1:])) == len(upper) - 1:
+        return upper[:1] + [cell for cell, run in zip(upper[1:], runs) for _ in range(run)]
+    return None
+
+
+def _runs(cells: list[str]) -> list[int]:
+    """How many columns each header cell above spans, where the header below names only some
+    ("| D* 3π | D* τν" over "| | 3π ν | 3π π0 ν"): an empty cell is a column of its own, a
+    run of named cells one cell's columns."""
+    runs: list[int] = []
+    for j, cell in enumerate(cells):
+        if cell and j and cells[j - 1]:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+    return runs
 
 
 def _right(header: list[str], row: list[str]) -> list[str] | None:
@@ -157,6 +231,8 @@ def _fit(header: list[str], row: list[str]) -> list[str] | None:
     n = len(row)
     if len(header) == n:
         return header
+    if len(header) == n - 1 and not header[0]:  # it opens on an empty cell and lost its last one
+        return [*header, ""]
     if len(header) > n:  # the row is short: its label spanned from above, or its last cells empty
         start = 1 if figures(row[0]) else 0
         return header[start:start + n] if start + n <= len(header) else None
@@ -194,6 +270,16 @@ def header_of(text: str, row: str) -> str:
     | …"); "" for prose or a table whose header names none of the row's values."""
     names = _names(text, row)
     return " | ".join(name or "—" for name in names) if any(names[1:]) else ""
+
+
+# A column named by the symbol physics writes for its quantity: "Γ [MeV]", "Gamma(Λc*)", "m0".
+_SYMBOLS = ((re.compile(r"(?:\A|(?<!Delta)(?<!Δ)\s)\\?(?:Γ|Gamma)(?![A-Za-z])"), "width"),
+            (re.compile(r"(?:\A|\s)[mM](?:_?0)?(?=\s*[(\[]|\s*\Z)"), "mass"))
+
+
+def symbol_named(column: str) -> str:
+    """``column`` with the quantity its symbol stands for before it ("width Γ [MeV]")."""
+    return next((f"{word} {column}" for symbol, word in _SYMBOLS if symbol.search(column)), column)
 
 
 def column_of(text: str, row: str, at: int) -> str:
