@@ -15,7 +15,7 @@ from functools import lru_cache
 from mitra.answer.asked import Asked
 from mitra.answer.figures import Figure, base_value, figures, unit_at
 from mitra.answer.lists import RESPECTIVELY
-from mitra.answer.qualifiers import qualifiers
+from mitra.answer.qualifiers import SYMBOL_WORDS, qualifiers
 from mitra.answer.quantities import SELECTION_BOUND, Mention
 from mitra.core.text import tokenize
 
@@ -231,8 +231,6 @@ _ARGUMENTS = re.compile(r"\([^()]*\)")
 _SYMBOL_START = re.compile(r"[^\W\d_][^\s]*(?:\s+\d+)?\s*\Z")  # "agamma", "x' 2", "tauBsToKK"
 # A hat the PDF text layer puts between a symbol and its subscript: "κˆ F" is κ̂_F, the question's "κF".
 _HAT = re.compile(r"[ˆ˜¯]\s+(?=[^\W\d_]{1,3}\s*\Z)")
-# A symbol's letter as the word a question uses for it.
-_SYMBOL_WORDS = {"tau": "lifetim", "m": "mass", "sigma": "section", "gamma": "width"}
 
 
 def equated(asked: Asked, m: Mention) -> float:
@@ -246,7 +244,7 @@ def equated(asked: Asked, m: Mention) -> float:
     if symbol is None:
         return 0.0
     head, *rest = tokenize(symbol.group()) or [""]
-    names = {_SYMBOL_WORDS.get(head, head)} | {t for t in rest[:1] if t.isdigit()}  # x' 2: x'², not x
+    names = {SYMBOL_WORDS.get(head, head)} | {t for t in rest[:1] if t.isdigit()}  # x' 2: x'², not x
     return 1.0 if names & asked.quantity else 0.0
 
 

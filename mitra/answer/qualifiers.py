@@ -11,6 +11,10 @@ from decimal import Decimal
 
 from mitra.answer.figures import Figure, figures
 
+# A symbol's letter, tokenized, as the word a question uses for it (stemmed): "Γ = 17.4 MeV" and
+# the column "Gamma [MeV]" state a width.
+SYMBOL_WORDS = {"tau": "lifetim", "m": "mass", "sigma": "section", "gamma": "width"}
+
 _BOUND_NOUN = r"(?=(?:\s+[\w%.-]+){0,3}?\s+(?:limits?|bounds?|ends?|edges?|constraints?|values?)\b)"
 # class -> [(value, pattern)]; a value named first wins where two patterns overlap.
 _CLASSES: dict[str, list[tuple[str, str]]] = {

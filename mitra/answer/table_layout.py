@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from mitra.answer.figures import figures
-from mitra.core.text import CELL_OPENS_ON_NUMBER
+from mitra.answer.qualifiers import SYMBOL_WORDS
+from mitra.core.text import CELL_OPENS_ON_NUMBER, tokenize
 
 _CELL = re.compile(r"\s*\|\s*")
 # A decimal a PDF's text layer splits after its point: "1. 97+0.71 −0.64" in a cell.
@@ -272,14 +273,15 @@ def header_of(text: str, row: str) -> str:
     return " | ".join(name or "—" for name in names) if any(names[1:]) else ""
 
 
-# A column named by the symbol physics writes for its quantity: "Γ [MeV]", "Gamma(Λc*)", "m0".
-_SYMBOLS = ((re.compile(r"(?:\A|(?<!Delta)(?<!Δ)\s)\\?(?:Γ|Gamma)(?![A-Za-z])"), "width"),
-            (re.compile(r"(?:\A|\s)[mM](?:_?0)?(?=\s*[(\[]|\s*\Z)"), "mass"))
+# A column named by the symbol physics writes for its quantity ("Γ [MeV]", "Gamma(Λc*)", "m0"),
+# not a difference of it ("ΔΓs").
+_SYMBOL_COLUMN = re.compile(r"(?:\A|(?<!Delta)(?<!Δ)\s)\\?(Γ|Gamma(?![A-Za-z])|[mM](?=_?0?\s*[(\[]|_?0?\s*\Z))")
 
 
 def symbol_named(column: str) -> str:
-    """``column`` with the quantity its symbol stands for before it ("width Γ [MeV]")."""
-    return next((f"{word} {column}" for symbol, word in _SYMBOLS if symbol.search(column)), column)
+    """``column`` with the word a question uses for its symbol before it ("width Γ [MeV]")."""
+    found = _SYMBOL_COLUMN.search(column)
+    return f"{SYMBOL_WORDS[tokenize(found.group(1))[0]]} {column}" if found else column
 
 
 def column_of(text: str, row: str, at: int) -> str:
