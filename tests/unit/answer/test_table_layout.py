@@ -35,6 +35,11 @@ def _table(text: str) -> Layout:
     return Layout.of(lines)
 
 
+def _table_hit(text: str, section: str) -> Hit:
+    return Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
+                           section=[section], text=text), scores={"hybrid": 1.0})
+
+
 def _column_of(layout: Layout, label: str, cell: str) -> str:
     row = next(row for row, _ in layout.data() if row[0] == label)
     return layout.columns(row)[row.index(cell)]
@@ -69,8 +74,7 @@ def test_a_header_cell_that_splits_two_ways_names_no_column():
 
 
 def test_the_observed_significance_of_a_channel_is_read_from_its_column():
-    hit = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
-                          section=["Results"], text=VH_2017), scores={"hybrid": 1.0})
+    hit = _table_hit(VH_2017, "Results")
     ranked = candidates(Asked.read("What significance is observed in the 1-lepton channel in 2017?"), [hit])
     assert ranked[0].mention.written == "2.6"
 
@@ -92,8 +96,7 @@ def test_the_model_reads_each_table_cell_with_its_column_name():
     """A row alone does not say what its cells are: the choice prompt names each cell's column."""
     from mitra.answer.choose import choice_messages
 
-    hit = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
-                          section=["7 The ggH production category"], text=CMS_TABLE_4), scores={"hybrid": 1.0})
+    hit = _table_hit(CMS_TABLE_4, "7 The ggH production category")
     asked = Asked.read("What is the half-width at half-maximum of the signal peak in ggH category 4?")
     ranked = candidates(asked, [hit])
     content = choice_messages(asked, ranked)[1].content
@@ -125,8 +128,7 @@ def test_a_background_normalisation_is_read_from_its_row_under_a_caption_of_comb
              "The errors represent the combined statistical and systematic uncertainties.\n"
              "Process | Normalisation factor\ntt 2-lepton 2-jet | 1.06 ± 0.09\nW + HF 2-jet | 1.19 ± 0.12\n"
              "Z + HF 2-jet | 1.37 ± 0.11\nZ + HF 3-jet | 1.09 ± 0.09")
-    hit = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
-                          section=["Statistical analysis"], text=table), scores={"hybrid": 1.0})
+    hit = _table_hit(table, "Statistical analysis")
     asked = Asked.read("What normalisation factor does the fit give to the Z+HF background in the 2-jet category?",
                        "Observation of H → bb decays and VH production with the ATLAS detector")
     ranked = candidates(asked, [hit])
@@ -151,8 +153,7 @@ def test_a_row_named_by_an_index_glued_on_is_the_row_a_question_numbers():
     category 3's HWHM with no warning."""
     cat3 = CMS_TABLE_4.replace("ggH-cat1 | 268 | 93.7 | 2.9 | 3.4 | 2.12 | 86 360 | 86 632 | 0.20 | 0.60",
                                "ggH-cat3 | 131 | 93.2 | 4.0 | 2.8 | 1.60 | 12 660 | 12 738 | 0.70 | 0.80")
-    hit = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
-                          section=["7 The ggH production category"], text=cat3), scores={"hybrid": 1.0})
+    hit = _table_hit(cat3, "7 The ggH production category")
     ranked = candidates(Asked.read("What is the half-width at half-maximum of the signal peak in ggH category 4?"),
                         [hit])
     assert ranked[0].mention.written == "1.47" and ranked[0].signals["setting"] == 1.0
@@ -180,8 +181,7 @@ def test_the_observed_significance_of_a_row_is_not_a_p_value_of_another():
     row is a p-value, whose qualifiers it had taken (and lost the question's channel)."""
     read = {(m.written, m.power): m for m in mentions(ATLAS_TABLE_11) if m.sentence.startswith("VH")}
     assert read[("4.9", None)].qualifiers["measure"] == {"observed"}
-    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, text=ATLAS_TABLE_11,
-                              section=["Results"]))
+    passage = _table_hit(ATLAS_TABLE_11, "Results")
     asked = Asked.read("How significant is the VH, H→bb excess in the ATLAS 13 TeV data?",
                        "Observation of H → bb decays and VH production with the ATLAS detector")
     assert candidates(asked, [passage])[0].mention.written == "4.9"
@@ -192,8 +192,7 @@ def test_a_row_need_not_repeat_what_the_title_names():
     on the VH(bb) signal strength, though the row names neither VH nor bb: the title does."""
     text = ("Table 9: Breakdown of the contributions to the uncertainty in μ.\nSource of uncertainty | σμ\n"
             "Total | 0.259\nStatistical | 0.161\nSystematic | 0.203\nLuminosity | 0.023")
-    passage = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, text=text,
-                              section=["Results"]))
+    passage = _table_hit(text, "Results")
     asked = Asked.read("What is the total systematic uncertainty on the VH(bb) signal strength?",
                        "Observation of H → bb decays and VH production with the ATLAS detector")
     found = next(c for c in candidates(asked, [passage]) if c.mention.written == "0.203")
@@ -294,7 +293,6 @@ def test_the_width_a_question_asks_is_read_from_the_column_its_symbol_names():
              "Fitting method | chisqndf | m0 [ MeV ] | Gamma [ MeV ] | Yield\n"
              "BW with resolution | 13.3/22 | 1283.5 +- 1.5 | 27.4 +- 5.6 | 360 +- 50\n"
              "BW | 13.6/22 | 1283.5 +- 1.6 | 32.3 +- 5.4 | 381 +- 51")
-    hit = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
-                          section=["Results"], text=table), scores={"hybrid": 1.0})
+    hit = _table_hit(table, "Results")
     asked = Asked.read("What width of the f1(1285) does the Breit-Wigner fit with resolution give?")
     assert candidates(asked, [hit])[0].mention.written.startswith("27.4")
