@@ -226,7 +226,7 @@ class Answerer:
         if numbered:
             chosen = self.choose(asked, numbered, prompt, timings)
             if chosen is not None:
-                candidate, value, confidence, usage, likeliest = chosen
+                candidate, value, confidence, usage = chosen
                 sure = (values.sure(value, confidence, quote, self.settings)
                         and values.stands(asked, candidate, [c for _, c in numbered]))
                 number = values.numbers(prompt.sources)
@@ -237,7 +237,7 @@ class Answerer:
                 else:
                     others = [values.quoted(c, number, prompt.sources)
                               for _, c in numbered[:self.settings.value_alternatives + 1]]
-                    text, cited, note = values.warned(value, confidence, others, self.settings, quote, likeliest)
+                    text, cited, note = values.warned(value, confidence, others, self.settings, quote)
                     remarks = [note]
                 yield text
                 timings.total_ms = elapsed_ms()
@@ -290,29 +290,23 @@ class Answerer:
         return asked, result, trusted[:self.settings.final_k], values.rank(asked, trusted, self.settings)
 
     def pick(self, asked: Asked, ranked: Sequence[Candidate], passages: Sequence[Hit],
-             timings: Timings) -> tuple[Candidate, float | None, dict, Candidate | None] | None:
-        """The candidate the model chooses (``choose``), its confidence, the usage and the
-        candidate a warned answer leads with (``choose.likeliest``); None when it chooses none."""
+             timings: Timings) -> tuple[Candidate, float | None, dict] | None:
+        """The candidate the model chooses (``choose``), its confidence and the usage; None
+        when it chooses none."""
         mark = time.perf_counter()
         with self.llm_errors(passages):
             choice = choose(self.chat_model, asked, ranked)
         timings.choose_ms += (time.perf_counter() - mark) * 1000
-        if choice.none:
-            return None
-        likeliest = ranked[choice.likeliest - 1] if choice.likeliest else None
-        return ranked[choice.index - 1], choice.confidence, choice.usage, likeliest
+        return None if choice.none else (ranked[choice.index - 1], choice.confidence, choice.usage)
 
     def choose(self, asked: Asked, numbered: Sequence[tuple[int, Candidate]], prompt: Prompt,
-               timings: Timings) -> tuple[Candidate, Quote, float | None, dict, Quote | None] | None:
-        """The value the model chooses among the numbered candidates, quoted with its siblings,
-        and the likeliest quoted (``pick``)."""
+               timings: Timings) -> tuple[Candidate, Quote, float | None, dict] | None:
+        """The value the model chooses among the numbered candidates, and it quoted with its siblings."""
         picked = self.pick(asked, [c for _, c in numbered], prompt.sources, timings)
         if picked is None:
             return None
-        candidate, confidence, usage, likeliest = picked
-        number = values.numbers(prompt.sources)
-        return (candidate, values.quoted(candidate, number, prompt.sources), confidence, usage,
-                values.quoted(likeliest, number, prompt.sources) if likeliest is not None else None)
+        candidate, confidence, usage = picked
+        return candidate, values.quoted(candidate, values.numbers(prompt.sources), prompt.sources), confidence, usage
 
     def checked(self, analysis: Analysis, question: str, written: str, prompt: Prompt, usage: dict,
                  coverage: QuestionCoverage, retrieved: int, ranking: str, timings: Timings,

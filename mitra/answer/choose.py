@@ -41,12 +41,6 @@ NONE = "none"
 
 # Around the value: enough of its sentence to say what it is, not a whole table.
 _AROUND = 180
-# A warned answer leads with the candidate of the highest log-probability plus this many times
-# its score: the model's choice, or the ranking's first, had led right 160 times of 205 on the
-# development sets, this 164 (lhcb and fresh 75 -> 77, fresh2 and fresh3 85 -> 87; 0.3 and 1.0
-# gave 162-163 in the first estimate).
-W_RANKING = 0.5
-_FLOOR = 1e-4  # a value the server did not list still has some probability
 
 
 @dataclass(frozen=True)
@@ -56,7 +50,6 @@ class Choice:
     index: int
     confidence: float | None  # its probability under the schema, where the back end gives log-probabilities
     usage: dict
-    likeliest: int | None = None  # the candidate its probabilities and the code's scores favour together
 
     @property
     def none(self) -> bool:
@@ -147,20 +140,11 @@ def _alternatives(token: dict) -> list[tuple[str, float]]:
             for a in (dict(x) if not isinstance(x, dict) else x for x in token.get("top_logprobs") or [])]
 
 
-@dataclass(frozen=True)
-class _Step:
-    """One token of the copied value: the value's text before it, the token written, and the
-    tokens the schema allowed there with their probabilities (the written one among them)."""
-
-    prefix: str
-    piece: str
-    allowed: dict[str, float]
-
-
-def _steps(metadata: dict, values: Sequence[str]) -> tuple[list[_Step], list[str], bool] | None:
-    """The copied value's tokens, the strings the schema allowed for it (each value, then
-    "none", each with and without a space before), and whether the server listed
-    alternatives; None without log-probabilities."""
+def confidence(metadata: dict, values: Sequence[str]) -> float | None:
+    """The probability of the chosen value under the schema: token by token, the chosen
+    token's probability over that of the tokens the schema allowed there (the server reports
+    probabilities before its grammar applies, so the raw product understates a sure choice;
+    the alternatives it lists are renormalised over). None without log-probabilities."""
     tokens = _tokens(metadata)
     if not tokens:
         return None
@@ -170,7 +154,8 @@ def _steps(metadata: dict, values: Sequence[str]) -> tuple[list[_Step], list[str
         return None
     opening = text.find(":", key) + 1
     targets = [space + json.dumps(v, ensure_ascii=False) for v in [*values, NONE] for space in ("", " ")]
-    steps, position = [], 0
+    listing = any(_alternatives(t) for t in tokens)
+    probability, position = 1.0, 0
     for token in tokens:
         piece = str(token.get("token", ""))
         start, position = position, position + len(piece)
@@ -179,65 +164,18 @@ def _steps(metadata: dict, values: Sequence[str]) -> tuple[list[_Step], list[str
         prefix = text[opening:start] if start >= opening else ""
         if not any(t.startswith(prefix) and len(t) > len(prefix) for t in targets):
             break  # past the value's closing quote
-        allowed = {piece: math.exp(float(token.get("logprob", 0.0)))}
+        chosen = math.exp(float(token.get("logprob", 0.0)))
+        allowed = {piece: chosen}
+        if not listing:  # Ollama lists no alternatives: the raw probability, a lower bound
+            probability *= chosen
+            continue
         for alternative, logprob in _alternatives(token):
-            if _leads(prefix + alternative, targets):
+            reading = prefix + alternative
+            if any(t.startswith(reading) or (reading.startswith(t) and reading[len(t):].lstrip().startswith("}"))
+                   for t in targets):
                 allowed.setdefault(alternative, math.exp(logprob))
-        steps.append(_Step(prefix, piece, allowed))
-    return steps, targets, any(_alternatives(t) for t in tokens)
-
-
-def _leads(reading: str, targets: Sequence[str]) -> list[int]:
-    """The targets a reading of the reply so far can still become (or has become, closed)."""
-    return [k for k, t in enumerate(targets)
-            if t.startswith(reading) or (reading.startswith(t) and reading[len(t):].lstrip().startswith("}"))]
-
-
-def confidence(metadata: dict, values: Sequence[str]) -> float | None:
-    """The probability of the chosen value under the schema: token by token, the chosen
-    token's probability over that of the tokens the schema allowed there (the server reports
-    probabilities before its grammar applies, so the raw product understates a sure choice;
-    the alternatives it lists are renormalised over). None without log-probabilities."""
-    walked = _steps(metadata, values)
-    if walked is None:
-        return None
-    steps, _, listing = walked
-    probability = 1.0
-    for step in steps:
-        chosen = step.allowed[step.piece]
-        # Ollama lists no alternatives: the raw probability, a lower bound
-        probability *= chosen / sum(step.allowed.values()) if listing else chosen
+        probability *= chosen / sum(allowed.values())
     return round(probability, 4)
-
-
-def shares(metadata: dict, values: Sequence[str], chosen: int) -> list[float] | None:
-    """Each value's probability under the schema, "none" last, read along the copied value's
-    (``chosen``, from 1; 0 for none) tokens: where another value parts from it, the tokens
-    the server lists for that turn carry their probability to the values they lead to (shared
-    equally where several), and the copied value keeps what is left. None where the server
-    lists no alternatives."""
-    walked = _steps(metadata, values)
-    if walked is None or not walked[2]:
-        return None
-    steps, targets, _ = walked
-    out, path = [0.0] * (len(values) + 1), 1.0
-    for step in steps:
-        total = sum(step.allowed.values())
-        for alternative, probability in step.allowed.items():
-            leads = _leads(step.prefix + alternative, targets) if alternative != step.piece else []
-            for k in leads:
-                out[k // 2] += path * probability / total / len(leads)
-        path *= step.allowed[step.piece] / total
-    out[chosen - 1 if chosen else len(values)] += path
-    return [share / sum(out) for share in out]
-
-
-def likeliest(found: Sequence[float] | None, ranked: Sequence[Candidate]) -> int | None:
-    """The candidate (from 1) that the model's probabilities (``shares``) and the code's
-    scores favour together, for a warned answer to lead with; None without probabilities."""
-    if found is None:
-        return None
-    return 1 + max(range(len(ranked)), key=lambda i: math.log(found[i] + _FLOOR) + W_RANKING * ranked[i].score)
 
 
 def parse_choice(reply: str, values: Sequence[str]) -> int:
@@ -259,6 +197,4 @@ def choose(model: BaseChatModel, asked: Asked, ranked: Sequence[Candidate]) -> C
     constrained = model.bind(response_format=choice_schema(values), logprobs=True, top_logprobs=10)
     reply = constrained.invoke(choice_messages(asked, ranked))
     usage = dict(getattr(reply, "usage_metadata", None) or {})
-    metadata = reply.response_metadata or {}
-    index = parse_choice(str(reply.content), values)
-    return Choice(index, confidence(metadata, values), usage, likeliest(shares(metadata, values, index), ranked))
+    return Choice(parse_choice(str(reply.content), values), confidence(reply.response_metadata or {}, values), usage)

@@ -68,13 +68,13 @@ def _with_passages(prompt: Prompt, hits: Sequence[Hit]) -> Prompt:
 
 
 def value_hits(chosen: dict[int, tuple[Candidate, float, Sequence[Candidate]]],
-               unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate], Candidate | None]],
+               unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate]]],
                alternatives: int) -> list[Hit]:
-    """The passages the parts' values cite: each value's and the one a warned line leads with
-    (either may rank below the alternatives listed with it), and the values ranked next, which
-    a warned line lists and a stated value's note may name."""
-    return [c.hit for entry in [*chosen.values(), *unsure.values()]
-            for c in (entry[0], *entry[3:], *entry[2][:alternatives + 1]) if c is not None]
+    """The passages the parts' values cite: each value's (a part's likeliest may rank below
+    the alternatives listed with it), and the values ranked next, which a warned line lists
+    and a stated value's note may name."""
+    return [c.hit for likeliest, _, ranked in [*chosen.values(), *unsure.values()]
+            for c in (likeliest, *ranked[:alternatives + 1])]
 
 
 def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: Sequence[str],
@@ -85,7 +85,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
     answers = [PartAnswer(question=q) for q in parts]
     found: list[tuple[int, str, list[Hit]]] = []
     chosen: dict[int, tuple[Candidate, float, Sequence[Candidate]]] = {}
-    unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate], Candidate | None]] = {}
+    unsure: dict[int, tuple[Candidate, float | None, Sequence[Candidate]]] = {}
     pinned: dict[str, list[str]] = {}
     retrieved, offered, system, usage = 0, 0, "hybrid", {}
     for n, part in enumerate(answers, start=1):
@@ -104,7 +104,7 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
                     and values.stands(asked, picked[0], ranked)):
                 chosen[n], usage = (picked[0], picked[1], ranked), picked[2]
             else:  # never stated unwarned: the likeliest values, as for a single question
-                unsure[n] = (picked[0], picked[1], ranked, picked[3])
+                unsure[n] = (picked[0], picked[1], ranked)
             continue
         found.append((n, part.question, hits + values.extra(ranked, hits)))
         for chunk_id, sentences in values.pinned(ranked).items():
@@ -138,12 +138,11 @@ def stream_parts(answerer: Answerer, analysis: Analysis, question: str, parts: S
             text, cited = values.stated(quote), [quote.passage]
             notes += values.unconfirmed(quote, confidence, ranked, prompt.sources, settings.value_margin)
         else:
-            candidate, confidence, alternatives, likeliest = unsure[n]
+            candidate, confidence, alternatives = unsure[n]
             text, cited, note = values.warned(values.quoted(candidate, number, prompt.sources), confidence,
                                               [values.quoted(c, number, prompt.sources)
                                                for c in alternatives[:settings.value_alternatives + 1]],
-                                              settings, likeliest=likeliest and values.quoted(likeliest, number,
-                                                                                               prompt.sources))
+                                              settings)
             notes.append(note)
         line = f"{n}. {text}"
         lines.append(line)

@@ -177,33 +177,28 @@ def unconfirmed(value: Quote, confidence: float | None, ranked: Sequence[Candida
 
 
 def leading(value: Quote, confidence: float | None, first_ranked: Quote, settings: Settings,
-            shown: Quote | None = None, likeliest: Quote | None = None) -> Quote:
+            shown: Quote | None = None) -> Quote:
     """The value a warned answer leads with when the model's choice is not sure: the value
     already shown first (the code's clear first, on screen before any model read: right 17 of
-    18 times with SmolLM2, 5 of 5 with the demo model), else the value the model's
-    probabilities and the code's scores favour together (``choose.likeliest``), else, where the
-    back end lists no alternatives, its choice, unless its probability is under
-    ``value_lead``, where the code's ranking knows more than the model (SmolLM2's choices:
-    right 12 of 63 times, the code's first 22 of 50)."""
+    18 times with SmolLM2, 5 of 5 with the demo model), else its choice, unless its
+    probability is under ``value_lead``, where the code's ranking knows more than the model
+    (SmolLM2's choices: right 12 of 63 times, the code's first 22 of 50)."""
     if shown is not None:
         return shown
-    if likeliest is not None:
-        return likeliest
     if confidence is not None and confidence < settings.value_lead:
         return first_ranked
     return value
 
 
-def warned(value: Quote, confidence: float | None, alternatives: Sequence[Quote], settings: Settings,
-           shown: Quote | None = None, likeliest: Quote | None = None) -> tuple[str, list[int], Note]:
+def warned(value: Quote, confidence: float | None, alternatives: Sequence[Quote],
+           settings: Settings, shown: Quote | None = None) -> tuple[str, list[int], Note]:
     """A choice that is not sure, on any path: the warned likeliest values, their citations,
     and the note saying why none is given as the answer (``alternatives`` lead with the
     ranking's first)."""
-    lead = leading(value, confidence, alternatives[0], settings, shown, likeliest)
+    lead = leading(value, confidence, alternatives[0], settings, shown)
     cited = list(dict.fromkeys([lead.passage] + [q.passage for q in alternatives]))
     why = ("the value shown first, which the choice did not outweigh" if shown is not None else
-           "the likeliest by the model's probabilities and the values' ranking together" if likeliest is not None
-           else "the values' ranking's first, as the choice was less likely than that")
+           "the values' ranking's first, as the choice was less likely than that")
     first = alternatives[0]
     against = first if confidence is not None and confidence >= settings.value_confidence and (
         first.passage, first.number) != (value.passage, value.number) else None

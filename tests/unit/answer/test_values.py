@@ -14,7 +14,7 @@ from mitra.answer.asked import Asked
 from mitra.answer.candidates import candidates, confident, label_of, siblings
 from mitra.answer.claims import PassageText
 from mitra.answer.figures import figures
-from mitra.answer.choose import choice_messages, choice_schema, confidence, likeliest, parse_choice, shares, written
+from mitra.answer.choose import choice_messages, choice_schema, confidence, parse_choice, written
 from mitra.answer.prompts import question_sentences
 from mitra.answer.values import extra, first, numbered, numbers, pinned, quoted, stated
 from mitra.core.settings import Settings
@@ -303,42 +303,6 @@ def test_the_confidence_is_the_copied_value_s_probability_under_the_schema():
     ollama = [{"token": '{"value":', "logprob": 0.0}, {"token": ' "2.10', "logprob": -0.105},
               {"token": ' TeV"}', "logprob": 0.0}]  # Ollama: no alternatives listed, the raw product
     assert confidence({"logprobs": ollama}, ["2.10 TeV"]) == pytest.approx(0.9003, abs=1e-3)
-
-
-def test_each_value_s_share_is_read_where_it_parts_from_the_copied_one():
-    """The server lists, at each token of the copied value, the tokens it could have written:
-    "2" where "5" was written starts 2.9, so 2.9 takes that turn's probability (renormalised
-    over the tokens the schema allowed), and 5.9 σ keeps its confidence."""
-    tokens = [_lp('{"', -0.7), _lp("value", 0.0), _lp('":', 0.0), _lp(' "', -0.01),
-              _lp("5", -0.07, ("5", -0.07), ("6", -4.0), ("2", -1.2)), _lp(".", 0.0), _lp("9", -0.02),
-              _lp(" σ", -0.03), _lp('"}', 0.0)]
-    metadata, values = {"logprobs": {"content": tokens}}, ["5.9 σ", "2.9"]
-    found = shares(metadata, values, 1)
-    turn = math.exp(-1.2) / (math.exp(-0.07) + math.exp(-1.2))
-    assert found == pytest.approx([1 - turn, turn, 0.0], abs=1e-3)
-    assert found[0] == pytest.approx(confidence(metadata, values), abs=1e-3)
-    ollama = [{"token": '{"value":', "logprob": 0.0}, {"token": ' "2.10"}', "logprob": -0.1}]
-    assert shares({"logprobs": ollama}, ["2.10"], 1) is None  # no alternatives listed: none to share
-
-
-def test_a_warned_answer_leads_with_what_the_model_and_the_ranking_favour_together():
-    """The model at 60 % for the ranking's first and 35 % for its second leads with the first,
-    unless the second's score is higher by more than the log-odds over ``W_RANKING``; and a
-    value the code already showed first still leads."""
-    from types import SimpleNamespace
-
-    from mitra.answer.claims import Quote
-    from mitra.answer.values import leading
-
-    ranked = [SimpleNamespace(score=3.0), SimpleNamespace(score=4.0)]
-    assert likeliest([0.6, 0.35, 0.05], ranked) == 1
-    assert likeliest([0.6, 0.35, 0.05], [ranked[0], SimpleNamespace(score=4.5)]) == 2
-    assert likeliest(None, ranked) is None
-    one, two = (Quote(passage=n, sentence=f"It is {n}.", number=str(n), start=6, end=7) for n in (1, 2))
-    settings = Settings()
-    assert leading(one, 0.9, one, settings, likeliest=two) == two
-    assert leading(one, 0.9, one, settings, shown=one, likeliest=two) == one
-    assert leading(two, 0.1, one, settings) == one  # no probabilities: value_lead decides
 
 
 def test_no_log_probabilities_no_confidence():
