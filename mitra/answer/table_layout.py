@@ -59,8 +59,8 @@ def blocks(text: str) -> list[tuple[bool, list[str]]]:
     lines = [line for line in text.split("\n") if line.strip()]
     runs: list[tuple[bool, list[str]]] = []
     for i, line in enumerate(lines):
-        tabular = ("|" in line and not _sentence(line)) or (0 < i < len(lines) - 1 and _group_line(line) and "|" in lines[i - 1]
-                                  and "|" in lines[i + 1])
+        tabular = ("|" in line and not _sentence(line)) or (
+            0 < i < len(lines) - 1 and _group_line(line) and "|" in lines[i - 1] and "|" in lines[i + 1])
         if runs and runs[-1][0] == tabular:
             runs[-1][1].append(line)
         else:
@@ -152,7 +152,7 @@ class Layout:
     def columns(self, row: list[str]) -> list[str]:
         """The header naming each of ``row``'s cells ("" where none does); where no header
         has a cell for a column empty in every row (a spacer), laid over the other cells."""
-        headers = _spanned(self.headers)
+        headers = self._spanned
         named = [_fit(header, row) for header in headers]
         spacers = self._spacers.get(len(row), set())
         if spacers and not any(len(header) == len(row) for header in headers):  # no header names the spacer
@@ -161,6 +161,10 @@ class Layout:
         if all(n is None for n in named):  # no header fits the row: each names its last cells
             named = [_right(header, row) for header in headers]
         return [" ".join(n[j] for n in named if n is not None and n[j]) for j in range(len(row))]
+
+    @cached_property
+    def _spanned(self) -> list[list[str]]:  # once a table, not once a row
+        return _spanned(self.headers)
 
     @cached_property
     def _spacers(self) -> dict[int, set[int]]:
