@@ -1,9 +1,9 @@
 """Where a value's own sentence pairs it with what the question names: the numbers the
 question states ("at ET ∼ 1 TeV"), the name a one-to-one pairing gives it ("for the isobar,
 K-matrix and QMI approaches, respectively", "94.5% (96.2%) … the belle (babar) results", "x and
-y for the A and B decays") and the symbol an equation gives it ("agamma ="); and where it only
-bounds a selection ("110 < mH < 200 GeV"). Four of the candidate ranking's signals
-(``candidates``).
+y for the A and B decays"), the symbol an equation gives it ("agamma =") and the name one of
+several assignments gives it ("A(2015) = …, A(2016) = …"); and where it only bounds a selection
+("110 < mH < 200 GeV"). Signals of the candidate ranking (``candidates``).
 """
 
 from __future__ import annotations
@@ -348,3 +348,50 @@ def counted(asked: Asked, m: Mention) -> float:
         last += 1
     following = m.sentence[found[last].num_end:].split()[:_COUNTED_WORDS]
     return 1.0 if set(tokenize(" ".join(following))) & (asked.content & set(tokenize(wanted.group(1)))) else 0.0
+
+
+# "A(2015) = (−0.96 ± 0.32)%, A(2016) = (−1.05 ± 0.13)%", "κ = 1.84 … and R(D*−) = 0.267": a
+# sentence that assigns values to several names, of which the question names one.
+_NAME_STOP = re.compile(r"[,;:=]|\b(?:and|are|is|be|of|for|the|to|with|by)\b", re.I)
+_TO_VALUE = re.compile(r"[\s|(]*[-−+]?\s*")
+_BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}")
+
+
+def _masked(text: str) -> str:
+    """The text with what brackets hold blanked, so that a comma inside "(1.5<y*<4.0, pT < 14)"
+    stops nothing."""
+    while True:
+        masked = _BRACKETED.sub(lambda b: b.group(0)[0] + " " * (len(b.group(0)) - 2) + b.group(0)[-1], text)
+        if masked == text:
+            return masked
+        text = masked
+
+
+@lru_cache(maxsize=4096)
+def _assignments(sentence: str) -> tuple[tuple[int, frozenset[str]], ...]:
+    """Each "=" of the sentence (not "<=", ">=") with the tokens of the name it assigns to."""
+    masked = _masked(sentence)
+    out = []
+    for eq in (i for i, c in enumerate(masked) if c == "=" and masked[i - 1:i] not in ("<", ">", "!")):
+        stop = max((s.end() for s in _NAME_STOP.finditer(masked, max(0, eq - 80), eq)), default=max(0, eq - 80))
+        tokens = tokenize(sentence[stop:eq])
+        # "fK 0" is f_K0 with its subscript split off
+        out.append((eq, frozenset(tokens) | {a + b for a, b in zip(tokens, tokens[1:])}))
+    return tuple(out)
+
+
+def assigned(asked: Asked, m: Mention) -> float:
+    """1 where the value is assigned to the one name of its sentence's assignments that the
+    question names most, −1 where another is named more; 0 with one assignment or a tie. Only
+    the words that tell the names apart count: "A det(2015)" and "A det(2016)" by the year."""
+    found = _assignments(m.sentence)
+    before = [i for i, (eq, _) in enumerate(found) if eq < m.span[0]]
+    if len(found) < 2 or not before or not _TO_VALUE.fullmatch(m.sentence[found[before[-1]][0] + 1:m.span[0]]):
+        return 0.0
+    own = before[-1]
+    shared = frozenset.intersection(*(names for _, names in found))
+    named = [len((names - shared) & asked.content) for _, names in found]
+    best = max(named)
+    if named[own] < best:
+        return -1.0
+    return 1.0 if named.count(best) == 1 and best > 0 else 0.0

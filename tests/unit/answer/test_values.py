@@ -773,3 +773,21 @@ def test_a_tie_break_never_makes_the_first_value_clear():
     assert (first.signals["around"], second.signals["around"]) == (3, 2)
     first.score, second.score = 3.0, 0.45  # a lead of 2.55, a tenth of it the tie-break's
     assert not confident([first, second], 2.5) and confident([first, second], 2.4)
+
+
+def test_of_several_assignments_the_one_to_the_name_asked_ranks_first():
+    """LHCb's B → hh CP analysis (2012.05319) assigns a detection asymmetry to each year in one
+    sentence; the 2015 value ranked first for the 2016 data, its sentence read the same for both."""
+    passage = PassageText(1, "The final-state detection asymmetry values for the 2015 and 2016 data samples are "
+                             "A det kaon pion(2015) | = | (-0.96 +- 0.32)%, A det kaon pion(2016) | = | (-1.05 +- 0.13)%.")
+    asked = Asked.read("What final-state K-pi+ detection asymmetry is determined for the 2016 data?")
+    ranked = candidates(asked, hits([passage]))
+    assert ranked[0].mention.value == Decimal("1.05") and ranked[0].signals["assigned"] == 1.0
+    assert next(c for c in ranked if c.mention.value == Decimal("0.96")).signals["assigned"] == -1.0
+    # a bracketed comma stops no name, and one assignment alone tells nothing apart
+    spans = PassageText(1, "sigma prompt (1.5<y<4.0, pT < 14 GeV) | = 1625 mb, sigma prompt (-5.0<y<-2.5, pT < 14 GeV) "
+                           "| = 1692 mb.")
+    ranked = candidates(Asked.read("What prompt cross-section is measured for -5.0 < y < -2.5?"), hits([spans]))
+    assert ranked[0].mention.written.startswith("1692")
+    alone = PassageText(1, "The asymmetry is A = (-0.96 +- 0.32)% in 2015.")
+    assert candidates(Asked.read("What asymmetry is measured?"), hits([alone]))[0].signals["assigned"] == 0.0
