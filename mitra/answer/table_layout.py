@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from mitra.answer.figures import figures
 from mitra.answer.qualifiers import SYMBOL_WORDS
@@ -47,8 +47,6 @@ _NO_VALUE = re.compile(r"[-–—−]+")
 # A cell opening on a number glued to a word names a column ("3pion neutb", "4ℓ"), like a year.
 _GLUED = re.compile(r"\s*\d+[A-Za-z]{2}")
 _YEAR = re.compile(r"(?:19[89]|20[0-4])\d")
-# LaTeX's \cline{2-6} left on a header's first cell ("2-6 Yield | Full | 1 | …")
-_CLINE = re.compile(r"\A\d{1,2}-\d{1,2}\s+(?=\D)")
 # A sentence that holds bars (|V_cb|, |Δm|): prose, not a row of cells.
 _SENTENCE_WORDS = 12
 
@@ -130,8 +128,6 @@ class Layout:
         first = next((i for i, r in enumerate(rows) if len(r) >= 2 and _states_values(r)), len(rows))
         # the rows of cells above the first row of values: its column names, over one line or more
         headers = [r for r in rows[:first] if len(r) >= 2] if first < len(rows) else []
-        for header in headers:
-            header[0] = _CLINE.sub("", header[0])
         # a row of values that opens on an empty cell had its label spanned from the row above:
         # read as a short row ("| 95.5 | 93.5 ± 0.4" under "DK | 68.3 | 65.1 ± 0.7"); one of a
         # name alone labels the rows below it ("| q2 < 0 constraints")
@@ -257,12 +253,15 @@ def _fit(header: list[str], row: list[str]) -> list[str] | None:
     return ["", *short[0]] if len(short) == 1 else None
 
 
+@lru_cache(maxsize=256)
+def _layouts(text: str) -> tuple[Layout, ...]:
+    """The layout of each table of ``text``, read once for all its candidates and quotes."""
+    return tuple(Layout.of(lines) for table, lines in blocks(text) if table)
+
+
 def _names(text: str, row: str) -> list[str]:
     """The column names over each cell of table ``row`` of ``text`` ([] for prose)."""
-    for table, lines in blocks(text):
-        if not table:
-            continue
-        layout = Layout.of(lines)
+    for layout in _layouts(text):
         for cells, _ in layout.data():
             if " | ".join(cells) == row:
                 return layout.columns(cells)

@@ -22,7 +22,10 @@ _DROP_WITH_ARG = (
     "bibliographystyle|bibliography|input|include|usepackage|documentclass|newcommand|"
     "renewcommand|def|setlength|addtolength|belowpdfbookmark|currentpdfbookmark|pdfbookmark|"
     "href|url|footnotesize|centerline|resizebox|scalebox|multicolumn|multirow|begin|end|"
-    "hypersetup|graphicspath|affiliation|thanks|email|phantom|hphantom|vphantom"
+    "hypersetup|graphicspath|affiliation|thanks|email|phantom|hphantom|vphantom|"
+    # a table's rules and colours: "\\cline{2-6}" read "2-6" into a header's first cell
+    "cline|addlinespace|color|textcolor|rowcolor|cellcolor|columncolor|arrayrulecolor|"
+    r"cmidrule(?:\([a-z]*\))?|specialrule(?:\{[^{}]*\}){2}"
 )
 # Macros frequent in HEP papers whose meaning a reader would spell out.
 _MACROS = {
@@ -39,7 +42,7 @@ _MACRO_RE = re.compile(
     "(" + "|".join(re.escape(m) for m in sorted(_MACROS, key=len, reverse=True)) + r")(?![A-Za-z])"
 )
 _COMMENT_RE = re.compile(r"(?<!\\)%.*")
-_DROP_RE = re.compile(r"\\(?:" + _DROP_WITH_ARG + r")\*?(?:\[[^\]]*\])?(?:\{[^{}]*\})?")
+_DROP_RE = re.compile(r"\\(?:" + _DROP_WITH_ARG + r")(?![A-Za-z])\*?(?:\[[^\]]*\])?(?:\{[^{}]*\})?")
 _ENV_FLOAT_OPTS = re.compile(r"^\s*\[[htbp!H]+\]")
 # \begin{tabular}{lcr} and friends: the column spec is not words, nor "@{\hspace{0.5cm}}l" in it
 # (braces nested two deep, and a space before it after a tabular: LHCb writes "\begin{tabular} {…}").
@@ -162,7 +165,7 @@ _clean_maths = lru_cache(maxsize=65536)(clean_latex)  # short $...$ bodies only:
 _STYLE_CMDS = {
     "rm", "mathrm", "textrm", "it", "bf", "textbf", "textit", "emph", "mathit", "mathbf", "mathcal",
     "boldsymbol", "boldmath", "unboldmath", "small", "large", "Large", "normalsize", "tiny", "noindent", "centering",
-    "hline", "cline", "toprule", "midrule", "bottomrule", "left", "right", "big", "Big", "bigg",
+    "hline", "toprule", "midrule", "bottomrule", "left", "right", "big", "Big", "bigg",
     "text", "mbox", "hbox", "ensuremath", "displaystyle", "quad", "qquad", "item", "caption",
     "newline", "linebreak", "par", "vfill", "hfill", "bigskip", "medskip", "smallskip",
     "raggedright", "clearpage", "newpage", "maketitle", "tabindent", "phantom", "sf", "tt",

@@ -114,3 +114,13 @@ def test_lhcb_macros_a_reader_would_spell_out():
     assert clean_latex(r"$N_\sig$ in the \lqsq bin, $\rdstarm_{\rm comb} = 0.267$") == \
         "N signal in the low-q2 bin, R(D*-) comb = 0.267"
     assert tokenize("Together in Tokyo") == ["togeth", "tokyo"]  # "To" inside a word is no decay
+
+
+def test_a_tables_rules_and_colours_leave_no_words():
+    """LHCb writes "\\cline{2-6}" under a spanning header: it left "2-6" on the next header's
+    first cell ("2-6 Yield | Full | 1 | …"), read as a number."""
+    latex = (r"& \multicolumn{5}{c}{Region} \\ \cline{2-6} Yield & Full & 1 \\ \cmidrule(lr){2-3} "
+             r"\specialrule{.1em}{.05em}{.05em} \rowcolor[gray]{0.9} A & \textcolor{red}{12} & {\color{blue} 3} \\")
+    assert clean_latex(latex) == "| Region Yield | Full | 1 A | 12 | 3"
+    # a command that only begins like one is kept as a word
+    assert clean_latex(r"\colorbox{yellow}{x} \citeauthor{Y}") == "colorbox yellow x citeauthor Y"
