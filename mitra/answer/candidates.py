@@ -188,6 +188,11 @@ def _momentum_for_mass(asked: Asked, m: Mention) -> bool:
     return unit is not None and unit.group().startswith("eV/") and not unit.group("squared")
 
 
+# A question asking a share or a change ("what fraction of the signal yield", "by how much does it
+# increase the yield"), which a percentage states whatever the kind of the whole.
+_RELATIVE = re.compile(r"(?<!branching )\bfractions?\b|\bby how much\b|\bproportion\b|\bshare\b", re.I)
+
+
 def _kind_fits(asked: Asked, m: Mention) -> bool | None:
     """True: the kind asked; None: either says none (a table cell under "Obs. (exp.)
     significance" has no unit), or a percentage of a kind stated relatively; False: another
@@ -200,7 +205,7 @@ def _kind_fits(asked: Asked, m: Mention) -> bool | None:
         return False  # "how many decays": not the "10-8" of a branching fraction
     if not asked.kind and (m.kind in UNIT_KINDS or m.kind == "significance") and _RATIO.search(asked.text):
         return False  # a branching fraction, a signal strength, an asymmetry has no unit: not "125 GeV", not "15 σ"
-    if not asked.kind or not m.kind or (m.kind == "percent" and asked.kind in UNIT_KINDS):
+    if not asked.kind or not m.kind or (m.kind == "percent" and (asked.kind in UNIT_KINDS or _RELATIVE.search(asked.text))):
         return None
     return asked.kind == m.kind
 
@@ -246,8 +251,11 @@ def _told_apart(asked: dict[str, frozenset[str]], shown: Sequence[Mention]) -> d
 
 
 def _reference(m: Mention) -> bool:
-    """"[35]", "[33–35]", "[29, 30]": a reference to the literature, not a value."""
-    return bool(_REFERENCE.search(m.sentence, 0, m.span[0] + 1)) and bool(_REFERENCE_END.match(m.sentence, m.span[1]))
+    """"[35]", "[33–35]", "[29, 30]": a reference to the literature, not a value; "[0, 0.45]", a
+    range of decimals, is none."""
+    opened = _REFERENCE.search(m.sentence, 0, m.span[0] + 1)
+    closed = _REFERENCE_END.match(m.sentence, m.span[1]) if opened else None
+    return closed is not None and "." not in m.sentence[opened.start():closed.end()]
 
 
 def _bare(asked: Asked, m: Mention) -> bool:

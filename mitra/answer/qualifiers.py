@@ -27,7 +27,8 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("observed", r"\bobs(?:erved|\.)|\bmeasured\b"),
     ],
     "uncertainty": [
-        ("statistical", r"(?<![a-z])stat(?:istic(?:s|al|ally)|\.)?(?![a-z])"),  # "0.012stat" too
+        # "0.012stat" too; not "statistically subtracted", "statistically significant": no uncertainty
+        ("statistical", r"(?<![a-z])stat(?:istic(?:s|al)|\.)?(?![a-z])"),
         ("systematic", r"(?<![a-z])syst(?:ematics?|\.)?(?![a-z])"),
         ("theoretical", r"(?<![a-z])theo(?:ry|retical|\.)?(?![a-z])|(?<=\d\()th\.(?=\))|(?<=\d \()th\.(?=\))"),
         ("luminosity", r"\(\s*lumi(?:nosity)?\s*\)"),

@@ -182,3 +182,30 @@ def test_the_scale_a_list_is_stated_in_units_of_is_no_value_of_the_list():
     read = {m.written: m for m in mentions(text) if not m.spread}
     assert set(read) == {"10.8", "9.5", "9.8"}
     assert read["9.5"].qualifiers["state"] == {"Υ(2S)"} and read["10.8"].qualifiers["state"] == {"Υ(1S)"}
+
+
+def test_a_share_or_a_change_of_a_count_is_a_percentage_and_a_range_of_decimals_no_reference():
+    """From LHCb's Λb → D0 p π− (1701.07873), φs (1906.08356) and γ combination (1611.03076): a
+    percentage was ruled out as no count where the question asks for a share or a change of one,
+    and a range "[0, 0.45]" read as a citation."""
+    assert _ranked("In the Lambda_b analysis, what fraction of the signal yield in region 4 is estimated to come "
+                   "from the nonresonant crossfeed?", "They amount to less than 1% of the signal yield for the regions "
+                   "2 and 3, and around 1.5% for region 4.")[0] == "1.5 %"
+    assert _ranked("By how much does accepting events from any hardware-trigger line increase the signal yield in "
+                   "the 2015 data?", "This increases the signal yield by 13% in 2015 and by 7% in 2016 with respect "
+                   "to using the muon system information only.")[0] == "13 %"
+    assert "15 %" not in _ranked("How many signal decays are found?", "We find 1200 signal decays, a purity of 15%.")
+    ranges = "The allowed ranges for rbDKstz, rbDkpp and rdsk are [0, 0.45], [0, 0.16] and [0, 0.2]."
+    assert "0.45" in _ranked("What is the upper edge of the uniform prior range for rbDKstz?", ranges)
+    assert _ranked("What is the yield?", "The yield is 5200 [12, 13].") == ["5200"]
+
+
+def test_an_uncertainty_glued_to_pm_in_kept_maths_is_read_as_one():
+    """"$1600\\pm160$" (LaTeX maths kept for the app to draw) read 160 as a value of its own."""
+    assert [(m.written, m.spread) for m in mentions("The Lb background is $1600\\pm160$ , where the uncertainty "
+                                                    "includes statistical and systematic sources.")] == [
+        ("1600", False), ("160", True)]
+    # "statistically subtracted" asks for no statistical uncertainty
+    assert _ranked("How many misidentified decays are estimated in the sample and statistically subtracted?",
+                   "The contribution due to the Lb background is $1600\\pm160$ , where the uncertainty includes "
+                   "statistical and systematic sources.")[0] == "1600"
