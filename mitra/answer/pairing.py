@@ -32,7 +32,7 @@ def setting(asked: Asked, m: Mention) -> float:
     "at η around 1.2", "the 8 TeV data"): +1 each where the value's sentence states that one
     for it (the nearest of its kind, within its clause first, or its partner in a "…,
     respectively" list or a bracketed pair, "1.7 (2.6) … at √s = 7 (8) TeV", or its table
-    row's label: "1-lepton"), −1 where it states only others of that kind, or pairs another;
+    row's label or column's header: "1-lepton", "region 4"), −1 where it states only others of that kind, or pairs another;
     −1 for a value the question itself states ("in the 90% signal window"): a setting, not
     what it asks."""
     found = _figures(m.sentence)
@@ -50,6 +50,9 @@ def setting(asked: Asked, m: Mention) -> float:
         if alike and not same:
             score -= 1.0
         matched |= same
+    # a column's header names its cells too ("Phase space region 4"), but may number what is no
+    # setting of theirs ("Run 2 (2015-2016)" over a yield): it only counts for
+    matched |= {k for f in _label_numbers(m.column) for k, wanted in enumerate(asked.stated) if _same(f, wanted)}
     score += len(matched)
     at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
     pair = _bracket_pair(found, at) if at is not None else None

@@ -73,6 +73,7 @@ class Mention:
     spread: bool = False  # an uncertainty written after its value ("± 0.3", "+0.40 -0.39")
     shared_unit: str = ""  # the unit written once after a list or bracket ("2.15 and 2.20 TeV"), outside ``span``
     sign: str = ""  # "−" of "phis = −0.019", outside ``span`` as ``value`` is the magnitude
+    column: str = ""  # the header over a table cell's column ("Phase space region 4"), "" in prose
 
     @property
     def as_written(self) -> str:
@@ -377,7 +378,7 @@ def _read_table(lines: list[str], caption: str, heading: str, title: str = "") -
                     words=frozenset(t for t in tokenize(label) if CONTENT.fullmatch(t))
                     | frozenset(_RESONANCE.findall(column)),
                     spread=m.spread or bool(uncertainties),
-                    shared_unit=m.shared_unit, sign=m.sign))
+                    shared_unit=m.shared_unit, sign=m.sign, column=column))
     return mentions
 
 

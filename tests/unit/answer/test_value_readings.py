@@ -209,3 +209,11 @@ def test_an_uncertainty_glued_to_pm_in_kept_maths_is_read_as_one():
     assert _ranked("How many misidentified decays are estimated in the sample and statistically subtracted?",
                    "The contribution due to the Lb background is $1600\\pm160$ , where the uncertainty includes "
                    "statistical and systematic sources.")[0] == "1600"
+
+
+def test_a_number_the_question_states_names_the_column_whose_header_states_it():
+    """LHCb's Λb → D0 p π− (1701.07873), Table 1: "region 4" is the header of the column the yield
+    asked sits in; only row labels were read for the numbers a question states."""
+    from tests.unit.answer.test_table_layout import LB_REGIONS
+    ranked = _ranked("What Lambda_b -> D0 p pi- signal yield does the mass fit give in phase-space region 4?", LB_REGIONS)
+    assert ranked[0] == "4 750"
