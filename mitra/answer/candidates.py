@@ -205,7 +205,8 @@ def _kind_fits(asked: Asked, m: Mention) -> bool | None:
         return False  # "how many decays": not the "10-8" of a branching fraction
     if not asked.kind and (m.kind in UNIT_KINDS or m.kind == "significance") and _RATIO.search(asked.text):
         return False  # a branching fraction, a signal strength, an asymmetry has no unit: not "125 GeV", not "15 σ"
-    if not asked.kind or not m.kind or (m.kind == "percent" and (asked.kind in UNIT_KINDS or _RELATIVE.search(asked.text))):
+    stated_relatively = asked.kind in UNIT_KINDS or bool(_RELATIVE.search(asked.text))
+    if not asked.kind or not m.kind or (m.kind == "percent" and stated_relatively):
         return None
     return asked.kind == m.kind
 

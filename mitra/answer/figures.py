@@ -45,7 +45,8 @@ _FACTORS = {unit: factor for unit, _, _, factor in UNITS} | {"s": Decimal(10) **
 # A number as written: not part of a name (B0, SMP-24-002, 10.1103, X(3872)), thousands grouped by
 # a (thin) space, optionally times a power of ten (×, ·, \times, \cdot).
 _NUMBER = re.compile(  # "1600\pm160": maths kept for KaTeX glues the uncertainty to its command
-    r"(?:(?<=\\pm)|(?<![\w.\-/]))(?<![\w*]\()(?P<sign>[-−]\s?)?(?:(?<=\\pm)|(?<![\w.]))(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?:\.\d+)?)"
+    r"(?:(?<=\\pm)|(?<![\w.\-/]))(?<![\w*]\()(?P<sign>[-−]\s?)?(?:(?<=\\pm)|(?<![\w.]))"
+    r"(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?:\.\d+)?)"
     r"(?P<exp>\s?(?:[eE](?=[-−+]?\d)|(?:[x×*·]|\\times|\\cdot)\s?10\s?(?:\^|\*\*)?\s?\{?)\s?(?P<power>[-−–+]?\d+)\}?)?"
 )
 # A letter right after the digits makes a name ("2S", "B0s") unless it starts a unit or a tag ("0.012stat"),

@@ -32,9 +32,9 @@ def setting(asked: Asked, m: Mention) -> float:
     "at η around 1.2", "the 8 TeV data"): +1 each where the value's sentence states that one
     for it (the nearest of its kind, within its clause first, or its partner in a "…,
     respectively" list or a bracketed pair, "1.7 (2.6) … at √s = 7 (8) TeV", or its table
-    row's label or column's header: "1-lepton", "region 4"), −1 where it states only others of that kind, or pairs another;
-    −1 for a value the question itself states ("in the 90% signal window"): a setting, not
-    what it asks."""
+    row's label or column's header: "1-lepton", "region 4"), −1 where it states only others of
+    that kind, or pairs another; −1 for a value the question itself states ("in the 90% signal
+    window"): a setting, not what it asks."""
     found = _figures(m.sentence)
     if any(_same(m_figure, wanted) for m_figure in found if m_figure.start == m.span[0] for wanted in asked.stated):
         return -1.0  # the question states it: a setting of what it asks ("in the 90% window"), not the answer
