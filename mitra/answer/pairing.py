@@ -361,10 +361,10 @@ _BRACKETED = re.compile(r"\([^()]*\)|\[[^\[\]]*\]|\{[^{}]*\}")
 
 
 def _masked(text: str) -> str:
-    """The text with what brackets hold blanked, so that a comma inside "(1.5<y*<4.0, pT < 14)"
-    stops nothing."""
+    """The text with its brackets blanked, innermost first, so that a comma inside "(1.5<y*<4.0,
+    pT < 14)" or "BR(B0 -> D0 f2(1270), …)" stops nothing."""
     while True:
-        masked = _BRACKETED.sub(lambda b: b.group(0)[0] + " " * (len(b.group(0)) - 2) + b.group(0)[-1], text)
+        masked = _BRACKETED.sub(lambda b: " " * len(b.group(0)), text)
         if masked == text:
             return masked
         text = masked

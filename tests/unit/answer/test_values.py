@@ -789,5 +789,9 @@ def test_of_several_assignments_the_one_to_the_name_asked_ranks_first():
                            "| = 1692 mb.")
     ranked = candidates(Asked.read("What prompt cross-section is measured for -5.0 < y < -2.5?"), hits([spans]))
     assert ranked[0].mention.written.startswith("1692")
+    nested = PassageText(1, "The cross-sections are sigma(from b, (2<y<4.5, pT < 14)) = 276 mb and sigma(prompt, (2<y<4.5, "
+                            "pT < 14)) = 1625 mb.")
+    ranked = candidates(Asked.read("What prompt cross-section is measured?"), hits([nested]))
+    assert ranked[0].mention.written.startswith("1625") and ranked[0].signals["assigned"] == 1.0
     alone = PassageText(1, "The asymmetry is A = (-0.96 +- 0.32)% in 2015.")
     assert candidates(Asked.read("What asymmetry is measured?"), hits([alone]))[0].signals["assigned"] == 0.0
