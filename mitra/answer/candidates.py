@@ -157,10 +157,17 @@ def _idf(sentences: Sequence[set[str]], words: frozenset[str]) -> dict[str, floa
     return {w: math.log(1 + count / (1 + sum(w in s for s in sentences))) for w in words}
 
 
+# The abbreviations a table's labels write for a question's words ("N sig | 2573 ± 156").
+_SHORT = {short: frozenset(tokenize(full)) for short, full in (
+    ("sig", "signal"), ("nsig", "signal yield"), ("bkg", "background"), ("nbkg", "background yield"),
+    ("eff", "efficiency"), ("syst", "systematic"), ("stat", "statistical"), ("lumi", "luminosity"),
+    ("frac", "fraction"), ("bf", "branching fraction"), ("corr", "correction"))}
+
+
 def _share(words: set[str], weights: dict[str, float], acronyms: dict[str, frozenset[str]]) -> float:
     """The weighted share of the question's quantity words among ``words``, an acronym of
-    the question's words ("HWHM") counting as the words."""
-    words = words.union(*(acronyms[w] for w in words & acronyms.keys()))
+    the question's words ("HWHM") or an abbreviation ("sig") counting as the words."""
+    words = words.union(*(acronyms[w] for w in words & acronyms.keys()), *(_SHORT[w] for w in words & _SHORT.keys()))
     total = sum(weights.values())
     return sum(v for w, v in weights.items() if w in words) / total if total else 0.0
 

@@ -217,3 +217,9 @@ def test_a_number_the_question_states_names_the_column_whose_header_states_it():
     from tests.unit.answer.test_table_layout import LB_REGIONS
     ranked = _ranked("What Lambda_b -> D0 p pi- signal yield does the mass fit give in phase-space region 4?", LB_REGIONS)
     assert ranked[0] == "4 750"
+
+
+def test_a_row_label_s_abbreviation_reads_as_the_word():
+    """LHCb's hadronic R(D*) (2305.01463) states its signal yield in the row "N sig"."""
+    table = "Parameter | Value\nN norm | 3100 +- 60\nN sig | 2573 +- 156"
+    assert _ranked("How many signal events does the three-dimensional fit find?", table)[0] == "2573"
