@@ -229,7 +229,10 @@ VALUE_QUESTION = re.compile(
     r"fractions?|ratios?|asymmetr(?:y|ies)|precision|numbers?|energ(?:y|ies)|momentum|momenta|strength|purit(?:y|ies)|"
     r"lengths?|pitch|thickness|size|sensitivit(?:y|ies)|intervals?|bounds?|rates?|factors?|shifts?|scales?|"
     r"power|correlations?|edges?|radius|radii|coefficients?|parameter|angles?|phase(?!-)|differences?|coverage|"
-    r"offsets?|biases?|percentages?|exclusions?)\b"
+    r"offsets?|biases?|percentages?|exclusions?|slopes?|polari[sz]ations?|chi2|χ2|χ²|chisq|temperatures?|"
+    r"\w*pressures?|voltages?|gains?|occupanc(?:y|ies)|distances?|durations?|densit(?:y|ies)|magnitudes?)\b"
+    # "How does the cross section compare with the SM (as a ratio)?"
+    r"|\bas an? (?:ratio|fraction|percentage)\b"
     # "What lambda_theta is measured …": a symbol asked for
     r"|(?:what|which)\s+[^\W\d_]+_[\w{}]+\s+(?:is|are|was|were|does|do)\b"
     # "What minimum chi2_IP … is required …?": a cut, whatever it is on
