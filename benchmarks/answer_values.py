@@ -10,7 +10,9 @@ held out for two sessions, opened in the ninth), ``fresh4``, ``fresh5`` and ``fr
 on the next 12, 12 and 12, each written blind while the sets before it were still held out: the
 held-out sets, read only as totals; one ``fresh6`` question, wrong with no warning on its first
 run, was read in the twelfth session), ``fresh7`` (72 on the next 12, written blind in the
-thirteenth session: held out; one question, wrong with no warning on its first run, was read),
+thirteenth session: held out; one question, wrong with no warning on its first run, was read;
+in the fifteenth, the 8 held-out answers that gave no value were read, and 4 held-out questions
+seen while checking which questions the value path takes),
 ``qasper`` (QASPER questions whose gold answer is a number) and ``demo`` (the demo's answerable
 questions whose gold fact is a number). Each question is asked in a session locked on its paper,
 switch offers off, per model (``--models smollm2,qwen``; qwen is the demo GGUF and is skipped,
