@@ -21,7 +21,6 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from mitra.answer.asked import Asked
 from mitra.answer.candidates import Candidate
 from mitra.answer.prompts import PASSAGES_ARE_DATA, sanitise
-from mitra.answer.table_layout import column_of
 
 if TYPE_CHECKING:
     from langchain_core.language_models import BaseChatModel
@@ -84,8 +83,7 @@ def _marked(group: Sequence[Candidate]) -> str:
 def _column(candidate: Candidate) -> str:
     """A table cell's column name, which its row alone does not say ("ggH-cat4 | 126 | … |
     ⟦1.47⟧ | …": HWHM (GeV))."""
-    m = candidate.mention
-    column = column_of(candidate.hit.chunk.text, m.sentence, m.span[0]) if " | " in m.sentence else ""
+    column = candidate.mention.column
     return f"column: {sanitise(column)}" if column else ""
 
 

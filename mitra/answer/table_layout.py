@@ -285,10 +285,3 @@ def symbol_named(column: str) -> str:
     """``column`` with the word a question uses for its symbol before it ("width Γ [MeV]")."""
     found = _SYMBOL_COLUMN.search(column)
     return f"{SYMBOL_WORDS[tokenize(found.group(1))[0]]} {column}" if found else column
-
-
-def column_of(text: str, row: str, at: int) -> str:
-    """The column name over the cell of table ``row`` (of ``text``) that holds position ``at``."""
-    names = _names(text, row)
-    cell = row[:at].count(" | ")
-    return names[cell] if cell < len(names) else ""
