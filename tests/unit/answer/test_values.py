@@ -638,6 +638,8 @@ def test_a_kind_the_question_names_for_a_number_it_states_is_not_the_kind_asked(
     assert Asked.read("What is the effective diphoton mass resolution σeff in the best 8 TeV BDT category?"
                       ).kind == "energy"
     assert Asked.read("How many σ does the excess reach?").kind == "significance"
+    # a q² interval with its range's end glued by a dash: the ratio asked has no unit
+    assert Asked.read("What value of R(K*0) is obtained in the low-q2 interval 0.1-1.1 GeV^2/c^4?").kind == ""
 
 
 def test_the_end_of_an_interval_the_question_asks_for_leads():
