@@ -46,7 +46,7 @@ from mitra.chat.events import (
     UserSaid,
 )
 from mitra.chat.saved import ASIDE, lead_in, recalled, restore, saved_across, saved_compare, saved_turn
-from mitra.chat.turns import AcrossTurn, AnswererLike, AnswerTurn, CompareTurn, Exchange
+from mitra.chat.turns import AcrossTurn, AnswererLike, AnswerTurn, CompareTurn, Exchange, StreamedTurn
 from mitra.chat.wait import PromptSpeed
 from mitra.core.errors import MitraError
 from mitra.core.types import Analysis, Hit, RoutedAnalysis
@@ -385,6 +385,9 @@ class Session:
                      **answer_record(turn.answer), **fields)
 
     def _emit(self, *events: Event) -> list[Event]:
+        for event in self.transcript:  # a turn a rerun left unanswered: the member has moved on
+            if isinstance(event, (StreamedTurn, CompareTurn)):
+                event.abandon()
         self.transcript.extend(events)
         return list(events)
 

@@ -37,6 +37,9 @@ class AnswererLike(Protocol):
     def for_pipeline(self, pipeline: Pipeline, across: bool = False) -> "AnswererLike": ...
 
 
+INTERRUPTED = "The answer was interrupted before it finished: ask again to get it."
+
+
 @dataclass(kw_only=True)
 class StreamedTurn:
     """An answer produced as the renderer iterates ``tokens()`` once; then ``answer`` is
@@ -68,8 +71,12 @@ class StreamedTurn:
             self.on_reading(self)
 
     def tokens(self) -> Iterator[str]:
+        """The answer's words as they come. A renderer that stops iterating (the page reran
+        mid-answer: a click, a reconnecting browser) leaves the turn to be asked again when it
+        is drawn next, rather than lost; a new question meanwhile ``abandon``s it."""
         if self.done:
             return
+        rerun = False
         try:
             for item in self._stream():
                 if isinstance(item, str):
@@ -81,16 +88,29 @@ class StreamedTurn:
                 else:
                     self.answer = item
                     self.passages = list(item.sources)
+        except GeneratorExit:
+            rerun = True
+            self.answer, self.quote, self.reading, self.passages = None, None, None, []
+            raise
         except LLMError as error:
             self.error, self.passages = str(error), error.passages
         except MitraError as error:
             self.error = str(error)
         finally:
-            self.done = True
-            if self.answer is None and self.error is None:  # the renderer stopped iterating (a rerun)
-                self.error = "The answer was interrupted before it finished: ask again to get it."
-            if self.on_done:
-                self.on_done(self)
+            if not rerun:
+                self._finish(INTERRUPTED)  # none set: an unexpected error stopped it
+
+    def abandon(self) -> None:
+        """A turn left unanswered when the member moved on: said so, not asked again."""
+        if not self.done:
+            self._finish(INTERRUPTED)
+
+    def _finish(self, failing: str) -> None:
+        self.done = True
+        if self.answer is None and self.error is None:
+            self.error = failing
+        if self.on_done:
+            self.on_done(self)
 
 
 @dataclass
@@ -153,6 +173,10 @@ class CompareTurn:
     @property
     def done(self) -> bool:
         return all(turn.done for turn in self.turns)
+
+    def abandon(self) -> None:
+        for turn in self.turns:
+            turn.abandon()
 
 
 def part_summary(part: AcrossPart) -> str:

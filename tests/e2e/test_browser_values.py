@@ -102,3 +102,21 @@ def test_no_figure_is_on_screen_before_it_is_checked(browser, demo_app):
     leaked = [page for page in pages if WRONG in noted.sub("", page)]
     assert not leaked, leaked[0][-1500:]
     assert noted.search(pages[-1]), pages[-1][-800:]
+
+
+def test_an_answer_the_page_reruns_under_is_answered_again_not_lost(browser, demo_app):
+    """A click that reruns the page while the model writes (here the sidebar's expert view; a
+    browser reconnecting does the same) stopped the answer for good: "The answer was
+    interrupted before it finished: ask again to get it." It is now asked again as the page is
+    drawn again, and ends checked."""
+    from selenium.webdriver.common.by import By
+
+    tab = open_tab(browser, demo_app, new=True)
+    tab.ask(BACKGROUND)
+    tab.pick("EXO-24-003")
+    tab._wait(lambda d: "Z boson production" in d.find_element(By.TAG_NAME, "body").text, "the prose streaming")
+    tab.choose("Expert view")
+    noted = re.compile(rf"Left out: the model wrote “[^”]*{WRONG}[^”]*”")
+    page = tab._wait(lambda d: noted.search(body := d.find_element(By.TAG_NAME, "body").text) and body,
+                     "the checked answer")
+    assert "interrupted" not in page and "Z boson production" in page

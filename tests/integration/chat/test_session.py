@@ -222,14 +222,22 @@ def test_a_model_that_cannot_load_leaves_retrieval_working(pipeline):
     assert turn.passages and {h.chunk.analysis_id for h in turn.passages} == {"HIG-24-001"}
 
 
-def test_an_interrupted_answer_says_so_and_stays_out_of_the_history(session):
+def test_an_answer_a_rerun_interrupts_is_asked_again_when_drawn_and_abandoned_for_a_new_question(session):
     session.submit(HIGGS_QUESTION)
     _, turn = session.confirm("HIG-24-001")
     tokens = turn.tokens()
     assert next(tokens)
     tokens.close()  # what a Streamlit rerun does to a stream in progress
-    assert turn.done and turn.answer is None and "interrupted" in turn.error
+    assert not turn.done and turn.answer is None and turn.error is None and turn.passages == []
     assert session.history == []
+    assert answer(turn) and turn.done and turn.answer is not None and len(session.history) == 1  # drawn again
+    _, follow_up = session.submit("And the largest systematic uncertainty?")
+    tokens = follow_up.tokens()
+    assert next(tokens)
+    tokens.close()
+    session.submit("And the expected significance?")  # the member moved on: said so, not asked again
+    assert follow_up.done and follow_up.answer is None and "interrupted" in follow_up.error
+    assert answer(follow_up) == "" and len(session.history) == 1
 
 
 def test_every_step_is_in_the_audit_trail_with_what_was_served(pipeline, answerer, tmp_path):
