@@ -7,12 +7,14 @@ Per set, with Wilson intervals: the model's choice right, the code's first right
 sure (``value_confidence``) and sure and right; and, for each ``value_lead`` threshold, how
 often the value a warned answer leads with is right (the model's choice at or above the
 threshold, else the code's first). Only the model's call is timed, so prompt variants are
-compared on what they change.
+compared on what they change. ``--both-orders`` asks again with the candidates listed last to
+first: does the model choose by where a value stands? (``reversed_right``, ``orders_agree``,
+and ``more_probable_right``, the more probable of the two choices.)
 
 ``fresh4`` to ``fresh7`` are held out: run them for totals only (the per-question lines go to stderr).
 
     python benchmarks/value_choice.py --sets fresh,fresh2 --work-dir DIR --reuse [--model qwen|smollm2]
-        [--set value_candidates=8] [--out r.json]
+        [--set value_candidates=8] [--both-orders] [--out r.json]
 """
 
 from __future__ import annotations
@@ -40,7 +42,14 @@ from mitra.models.llm import demo_gguf_path
 LEADS = (0.25, 0.4, 0.5, 0.6, 0.7, 0.8)
 
 
-def choices(sets: list[str], work_dir: Path, reuse: bool, gguf: Path | None, overrides: dict) -> list[dict]:
+def reversed_choice(model, asked, ranked: list) -> tuple[int, float | None]:
+    """The model's choice among ``ranked`` listed last to first, as an index into ``ranked``."""
+    choice = choose(model, asked, ranked[::-1])
+    return (0 if choice.none else len(ranked) + 1 - choice.index), choice.confidence
+
+
+def choices(sets: list[str], work_dir: Path, reuse: bool, gguf: Path | None, overrides: dict,
+            both_orders: bool = False) -> list[dict]:
     """Per question whose value the code's candidates hold: which candidates are the value,
     the model's choice (0: none), its probability, tokens read and seconds."""
     root = shared_dir()
@@ -66,6 +75,9 @@ def choices(sets: list[str], work_dir: Path, reuse: bool, gguf: Path | None, ove
             rows.append({"id": q.id, "set": name, "right": right, "chosen": choice.index,
                          "confidence": choice.confidence, "seconds": round(time.perf_counter() - start, 2),
                          "tokens": choice.usage.get("input_tokens"), "values": [written(c) for c in ranked]})
+            if both_orders:
+                again = reversed_choice(answerer.chat_model, asked, ranked)
+                rows[-1]["reversed"], rows[-1]["reversed_confidence"] = again
             print(f"  {q.id}: value at {right.index(True) + 1}, chose {choice.index} ({choice.confidence})",
                   file=sys.stderr)
     return rows
@@ -89,7 +101,24 @@ def summary(rows: list[dict], settings: Settings) -> dict:
             "sure": len(sure), "sure_right": wilson(sum(_right(r, r["chosen"]) for r in sure), len(sure)),
             "leads_right": {str(t): leading(t) for t in LEADS},
             "tokens_p50": median(r["tokens"] or 0 for r in rows) if rows else None,
-            "seconds_p50": median(r["seconds"] for r in rows) if rows else None}
+            "seconds_p50": median(r["seconds"] for r in rows) if rows else None} | _orders(rows)
+
+
+def _orders(rows: list[dict]) -> dict:
+    """The choice asked again with the candidates reversed (``--both-orders``), where it was."""
+    both = [r for r in rows if "reversed" in r]
+    if not both:
+        return {}
+
+    def more_probable(r: dict) -> int:
+        ahead = (r["reversed_confidence"] or 0.0) > (r["confidence"] or 0.0)
+        return r["reversed"] if ahead else r["chosen"]
+
+    return {"reversed_right": wilson(sum(_right(r, r["reversed"]) for r in both), len(both)),
+            "orders_agree": sum(r["reversed"] == r["chosen"] for r in both),
+            "more_probable_right": wilson(sum(_right(r, more_probable(r)) for r in both), len(both)),
+            "chose_first_listed": sum(r["chosen"] == 1 for r in both),
+            "reversed_chose_the_ranking_first": sum(r["reversed"] == 1 for r in both)}
 
 
 def main() -> None:
@@ -99,6 +128,7 @@ def main() -> None:
     parser.add_argument("--work-dir", type=Path, default=Path("/tmp/mitra-answer-values"))
     parser.add_argument("--reuse", action="store_true")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--both-orders", action="store_true", help="also choose among the candidates reversed")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     overrides = parse_overrides(args.set)
@@ -106,7 +136,7 @@ def main() -> None:
     if gguf is not None and not gguf.exists():
         sys.exit(f"the demo GGUF {gguf} is not assembled (mitra assemble-demo-model)")
     sets = args.sets.split(",")
-    rows = choices(sets, args.work_dir, args.reuse, gguf, overrides)
+    rows = choices(sets, args.work_dir, args.reuse, gguf, overrides, args.both_orders)
     settings = Settings(_env_file=None, **overrides)
     report = {"benchmark": "value_choice", "model": args.model, "settings": overrides,
               "by_set": {name: summary([r for r in rows if r["set"] == name], settings) for name in sets},

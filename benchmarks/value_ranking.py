@@ -3,9 +3,12 @@ value of each frozen value question ranks among ``candidates`` (the fused top
 ``value_passages``), per set, on the questions where a passage shown to the model states it.
 
 Per set: how many questions a shown passage answers, and of those the asked value first, in
-the top three and top six, with Wilson intervals. ``--fit`` also fits linear weights over the
-candidates' signals (a listwise softmax on the development sets, cross-validated by paper
-halves) and reports the value first with them on each set, beside the hand weights'.
+the top three and top six, with Wilson intervals; and over every question whose value is not
+among the ``value_candidates`` offered, the first stage without it (``lost``): no passage of the
+fused top ``value_passages`` states it, one does but is not shown, or a shown one does.
+``--fit`` also fits linear weights over the candidates' signals (a listwise softmax on the
+development sets, cross-validated by paper halves) and reports the value first with them on
+each set, beside the hand weights'.
 
 The 201 questions (``pdfs``, ``lhcb``), ``fresh``, ``fresh2`` and ``fresh3`` are the development set;
 ``fresh4`` to ``fresh7`` are held out and read only as totals. The knowledge bases are those
@@ -65,6 +68,9 @@ def ranked(sets: list[str], work_dir: Path, reuse: bool, overrides: dict) -> lis
             right = [holds(c, value) for c in found]
             rows.append({"id": q.id, "set": name, "paper": q.source, "form": q.form,
                          "shown": any(states(h.chunk.text, q.value, q.unit) for h in shown),
+                         "retrieved": any(states(h.chunk.text, q.value, q.unit)
+                                          for h in trusted[:pipeline.settings.value_passages]),
+                         "offered": pipeline.settings.value_candidates,
                          "rank": right.index(True) if True in right else None,
                          "candidates": [{"signals": dict(c.signals), "right": r} for c, r in zip(found, right)]})
     return rows
@@ -79,7 +85,19 @@ def summary(rows: list[dict], rank_of=lambda row: row["rank"]) -> dict:
     # over every question: a candidate from a passage outside the shown ones joins them when it is offered
     out["every_question"] = {name: sum(rank_of(r) is not None and rank_of(r) < depth for r in rows)
                              for name, depth in (("first", 1), ("top_six", 6))}
+    out["lost"] = lost(rows, rank_of)
     return out
+
+
+def lost(rows: list[dict], rank_of=lambda row: row["rank"]) -> dict:
+    """Of the questions whose value is not among the candidates offered, the first stage
+    without it: no passage of the fused top ``value_passages`` states the number, one does
+    but is not shown, or a shown passage does (and the value ranks below the offered ones)."""
+    missed = [r for r in rows if rank_of(r) is None or rank_of(r) >= r["offered"]]
+    return {"not_offered": len(missed),
+            "not_retrieved": sum(not r["retrieved"] for r in missed),
+            "retrieved_not_shown": sum(r["retrieved"] and not r["shown"] for r in missed),
+            "shown": sum(r["shown"] for r in missed)}
 
 
 def _matrix(row: dict, keys: list[str]) -> np.ndarray:
