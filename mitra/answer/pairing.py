@@ -39,7 +39,7 @@ def setting(asked: Asked, m: Mention) -> float:
     if any(_same(m_figure, wanted) for m_figure in found if m_figure.start == m.span[0] for wanted in asked.stated):
         return -1.0  # the question states it: a setting of what it asks ("in the 90% window"), not the answer
     score = 0.0
-    label = _label_numbers(m.sentence.split(" | ", 1)[0]) if " | " in m.sentence else ()
+    label = _label_numbers(_row_label(m.sentence, m.span[0])) if " | " in m.sentence else ()
     # each number the question states counts once: "tt 2-lepton 2-jet" for "the 2-jet category"
     matched: set[int] = set()
     for f in label:  # a table row's label names its row ("1-lepton", "7 TeV"), whatever kind its cells are
@@ -210,6 +210,17 @@ _GLUED_INDEX = re.compile(r"(?<=[^\W\d_])\d{1,2}\b")
 
 
 @lru_cache(maxsize=4096)
+def _row_label(row: str, at: int) -> str:
+    """What names a table cell's row: its first cell, and the ranges in the cells before the
+    value's ("D+ | 0 < pT < 8 GeV/c | 2.5 < y < 4 | … | 349 ± 4": the row of 2.5 < y < 4)."""
+    first, *cells = row[:at].split(" | ")
+    return " | ".join([first, *(c for c in cells[:-1] if _RANGE_CELL.fullmatch(c.strip()))])
+
+
+# A cell that is a range alone, not an aligned equation's ("(1.5<y*<4.0, pT<14 GeV/c) | = 1625 …")
+_RANGE_CELL = re.compile(r"[^=|]{0,40}[<>≤≥][^=|]{0,40}")
+
+
 def _label_numbers(label: str) -> tuple[Figure, ...]:
     """The numbers a table row's label names its row by: its figures ("1-lepton", "7 TeV"),
     and an index glued onto a name ("ggH-cat4" is category 4 of "in ggH category 4")."""

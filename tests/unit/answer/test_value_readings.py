@@ -106,7 +106,8 @@ def test_a_number_the_question_states_is_no_other_setting_where_its_row_writes_i
             "Dp | 1 < pT < SI 8 GeVc | 2 < y < 4.5 | 0.920 +- 0.031 | 998 +- 5 +- 111")
     read = _signal(setting, "What prompt D+ cross-section is measured at 13 TeV for 0 < pT < 8 GeV/c and 2 < y < 4.5?",
                    text)
-    assert read["1102"] >= 0 and read["998"] < 0
+    # each range cell names the row now: the row of "1 < pT" matches three of the four, this one all
+    assert read["1102"] >= 0 and read["998"] < read["1102"]
 
 
 @pytest.mark.parametrize("question, text, first, ruled_out", [
@@ -223,3 +224,17 @@ def test_a_row_label_s_abbreviation_reads_as_the_word():
     """LHCb's hadronic R(D*) (2305.01463) states its signal yield in the row "N sig"."""
     table = "Parameter | Value\nN norm | 3100 +- 60\nN sig | 2573 +- 156"
     assert _ranked("How many signal events does the three-dimensional fit find?", table)[0] == "2573"
+
+
+def test_the_ranges_a_row_states_before_its_value_name_its_row():
+    """LHCb's prompt charm at 5 TeV (1610.02230), Table 5: the cross-section of the reduced
+    acceptance is the row whose rapidity range is the question's; only the first cell was read
+    as the row's label. An aligned equation's bars are no cells (1706.07122)."""
+    table = ("Meson | pT range | y range | 13 TeV | 5 TeV\n"
+             "Dp | 0 < pT < 8 GeVc | 2 < rapidity < 4.5 | 1.108 +- 0.049 | 551 +- 5 +- 48\n"
+             "Dp | 0 < pT < 8 GeVc | 2.5 < rapidity < 4 | --- | 349 +- 4 +- 27")
+    asked = "What prompt D+ production cross-section is measured at 5 TeV in the reduced acceptance 2.5 < y < 4?"
+    assert _ranked(asked, table)[0] == "349"
+    aligned = ("The total cross-sections amount to sigma (1.5<y*<4.0, pT<14 GeV/c ) | = 1625 +- 4 +- 117 mu b , "
+               "sigma (-5.0<y*<-2.5, pT<14 GeV/c ) | = 1692 +- 4 +- 182 mu b.")
+    assert _ranked("What total cross-section is measured for -5.0 < y* < -2.5 and pT < 14 GeV/c?", aligned)[0] == "1692"
