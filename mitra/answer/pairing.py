@@ -209,7 +209,6 @@ def _apart(sentence: str, span: tuple[int, int], f: Figure) -> tuple[bool, int]:
 _GLUED_INDEX = re.compile(r"(?<=[^\W\d_])\d{1,2}\b")
 
 
-@lru_cache(maxsize=4096)
 def _row_label(row: str, at: int) -> str:
     """What names a table cell's row: its first cell, and the ranges in the cells before the
     value's ("D+ | 0 < pT < 8 GeV/c | 2.5 < y < 4 | … | 349 ± 4": the row of 2.5 < y < 4)."""
@@ -221,6 +220,7 @@ def _row_label(row: str, at: int) -> str:
 _RANGE_CELL = re.compile(r"[^=|]{0,40}[<>≤≥][^=|]{0,40}")
 
 
+@lru_cache(maxsize=4096)
 def _label_numbers(label: str) -> tuple[Figure, ...]:
     """The numbers a table row's label names its row by: its figures ("1-lepton", "7 TeV"),
     and an index glued onto a name ("ggH-cat4" is category 4 of "in ggH category 4")."""

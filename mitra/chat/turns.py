@@ -98,17 +98,17 @@ class StreamedTurn:
             self.error = str(error)
         finally:
             if not rerun:
-                self._finish(INTERRUPTED)  # none set: an unexpected error stopped it
+                self._finish()  # neither set: an unexpected error stopped it
 
     def abandon(self) -> None:
         """A turn left unanswered when the member moved on: said so, not asked again."""
         if not self.done:
-            self._finish(INTERRUPTED)
+            self._finish()
 
-    def _finish(self, failing: str) -> None:
+    def _finish(self) -> None:
         self.done = True
         if self.answer is None and self.error is None:
-            self.error = failing
+            self.error = INTERRUPTED
         if self.on_done:
             self.on_done(self)
 
