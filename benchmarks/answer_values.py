@@ -73,13 +73,7 @@ from benchmarks.corpora.demo_questions import ANSWERABLE
 from benchmarks.corpora.lhcb import LHCbPaper
 from benchmarks.corpora.qasper import qasper_set
 from benchmarks.corpora.value_questions import (
-    FRESH,
-    FRESH2,
-    FRESH3,
-    FRESH4,
-    FRESH5,
-    FRESH6,
-    FRESH7,
+    FRESH_SETS,
     ValueQuestion,
     load_value_questions,
     qasper_value_questions,
@@ -94,7 +88,7 @@ from mitra.evaluation.metrics import bootstrap_interval
 from mitra.models.llm import demo_gguf_path
 from mitra.retrieval.pipeline import Pipeline
 
-SETS = ("pdfs", "lhcb", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7", "qasper", "demo")
+SETS = ("pdfs", "lhcb", *FRESH_SETS, "qasper", "demo")
 STAGES = ("retrieved", "in prompt", "written", "shown")
 _CITATION = re.compile(r"\[\d+(?:\s*[,–-]\s*\d+)*\]")
 _QUOTED = re.compile(r"“[^”]*”")
@@ -133,13 +127,7 @@ def analysis_id(q: ValueQuestion) -> str:
 def questions_of(sets: list[str], root: Path, limit: int | None) -> list[ValueQuestion]:
     frozen = load_value_questions()
     by_set = {"pdfs": [q for q in frozen if q.set == "pdfs"], "lhcb": [q for q in frozen if q.set == "lhcb"],
-              "fresh": load_value_questions(FRESH) if "fresh" in sets else [],
-              "fresh2": load_value_questions(FRESH2) if "fresh2" in sets else [],
-              "fresh3": load_value_questions(FRESH3) if "fresh3" in sets else [],
-              "fresh4": load_value_questions(FRESH4) if "fresh4" in sets else [],
-              "fresh5": load_value_questions(FRESH5) if "fresh5" in sets else [],
-              "fresh6": load_value_questions(FRESH6) if "fresh6" in sets else [],
-              "fresh7": load_value_questions(FRESH7) if "fresh7" in sets else [],
+              **{name: load_value_questions(path) if name in sets else [] for name, path in FRESH_SETS.items()},
               "qasper": list(qasper_value_questions(root)) if "qasper" in sets else [],
               "demo": demo_value_questions() if "demo" in sets else []}
     return [q for name in sets for q in by_set[name][:limit]]
@@ -151,7 +139,7 @@ def bench_of(name: str, root: Path, questions: list[ValueQuestion]) -> Benchmark
         wanted = {Path(q.source).name for q in questions if q.set == "pdfs"}
         files = [f for f in pdf_set(root).files if f.path.name in wanted]
         return BenchmarkSet("values-pdfs", records=[f.analysis for f in files], files=files)
-    if name in ("lhcb", "fresh", "fresh2", "fresh3", "fresh4", "fresh5", "fresh6", "fresh7"):
+    if name == "lhcb" or name in FRESH_SETS:
         wanted = {q.source.split(":", 1)[1] for q in questions if q.set == name}
         records = []
         with gzip.open(root / "data/lhcb/lhcb_papers.jsonl.gz", "rt", encoding="utf-8") as handle:

@@ -11,7 +11,7 @@ compared on what they change. ``--both-orders`` asks again with the candidates l
 first: does the model choose by where a value stands? (``reversed_right``, ``orders_agree``,
 and ``more_probable_right``, the more probable of the two choices.)
 
-``fresh4`` to ``fresh7`` are held out: run them for totals only (the per-question lines go to stderr).
+``HELD_OUT`` (``fresh4`` to ``fresh7``) are held out: run them for totals only (the per-question lines go to stderr).
 
     python benchmarks/value_choice.py --sets fresh,fresh2 --work-dir DIR --reuse [--model qwen|smollm2]
         [--set value_candidates=8] [--both-orders] [--out r.json]
@@ -29,7 +29,7 @@ from statistics import median
 from benchmarks.answer_quality import with_settings
 from benchmarks.answer_values import SETS, analysis_id, bench_of, parse_overrides, questions_of
 from benchmarks.corpora import shared_dir
-from benchmarks.corpora.value_questions import value_of
+from benchmarks.corpora.value_questions import HELD_OUT, value_of
 from benchmarks.intervals import wilson
 from benchmarks.retrieval_quality import build
 from benchmarks.value_ranking import holds
@@ -141,7 +141,7 @@ def main() -> None:
     report = {"benchmark": "value_choice", "model": args.model, "settings": overrides,
               "by_set": {name: summary([r for r in rows if r["set"] == name], settings) for name in sets},
               "all": summary(rows, settings),
-              "per_question": [r for r in rows if r["set"] not in ("fresh4", "fresh5", "fresh6", "fresh7")]}
+              "per_question": [r for r in rows if r["set"] not in HELD_OUT]}
     text = json.dumps(report, indent=2)
     if args.out:
         args.out.write_text(text)

@@ -10,10 +10,10 @@ fused top ``value_passages`` states it, one does but is not shown, or a shown on
 development sets, cross-validated by paper halves) and reports the value first with them on
 each set, beside the hand weights'.
 
-The 201 questions (``pdfs``, ``lhcb``), ``fresh``, ``fresh2`` and ``fresh3`` are the development set;
-``fresh4`` to ``fresh7`` are held out and read only as totals. The knowledge bases are those
-``answer_values.py --work-dir DIR`` builds
-(``--reuse`` keeps them).
+Every set but ``HELD_OUT`` is development (the 201 questions ``pdfs`` and ``lhcb``, ``fresh``,
+``fresh2``, ``fresh3``, ``fresh8``); ``fresh4`` to ``fresh7`` are held out and read only as
+totals. The knowledge bases are those ``answer_values.py --work-dir DIR`` builds (``--reuse``
+keeps them).
 
     python benchmarks/value_ranking.py [--sets pdfs,lhcb,fresh,fresh2,fresh3] [--work-dir DIR] [--reuse] [--fit]
         [--set KEY=VALUE] [--out r.json]
@@ -31,14 +31,13 @@ import numpy as np
 from benchmarks.answer_quality import with_settings
 from benchmarks.answer_values import analysis_id, bench_of, parse_overrides, questions_of
 from benchmarks.corpora import shared_dir
-from benchmarks.corpora.value_questions import states, value_of
+from benchmarks.corpora.value_questions import HELD_OUT, states, value_of
 from benchmarks.intervals import wilson
 from benchmarks.retrieval_quality import build
 from mitra.answer.answerer import Answerer
 from mitra.answer.candidates import candidates
 from mitra.answer.record import Timings
 
-DEVELOPMENT = ("pdfs", "lhcb", "fresh", "fresh2")
 
 
 def holds(candidate, value) -> bool:
@@ -132,7 +131,7 @@ def fitted(rows: list[dict]) -> dict:
     """Learned weights: fit on one half of the development papers, scored on the other (and
     back), and fit on all of them, scored on every set."""
     keys = sorted({k for r in rows for c in r["candidates"] for k in c["signals"]})
-    development = [r for r in rows if r["set"] in DEVELOPMENT]
+    development = [r for r in rows if r["set"] not in HELD_OUT]
     papers = sorted({r["paper"] for r in development})
     halves = [[r for r in development if papers.index(r["paper"]) % 2 == h] for h in (0, 1)]
     cross = [summary(halves[1 - h], first_with(fit(halves[h], keys), keys))["first"]["n_right"] for h in (0, 1)]
@@ -159,7 +158,7 @@ def main() -> None:
     for r in rows:
         by_set[r["set"]].append(r)
     report = {"benchmark": "value_ranking", "by_set": {name: summary(part) for name, part in by_set.items()},
-              "development": summary([r for r in rows if r["set"] in DEVELOPMENT])}
+              "development": summary([r for r in rows if r["set"] not in HELD_OUT])}
     if args.fit:
         report["fitted"] = fitted(rows)
     report["per_question"] = [{k: r[k] for k in ("id", "set", "form", "shown", "rank")} for r in rows]

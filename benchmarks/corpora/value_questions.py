@@ -99,6 +99,17 @@ longest LHCb papers not used above and not in the expert set (1708.06370, 1408.2
 ``fresh4`` to ``fresh6``: read only as totals (one question, wrong with no warning on the
 first run, was read in that session to find why).
 
+``value_questions_fresh8.jsonl`` holds ``fresh8`` (ids ``fresh8-…``), written on 2026-12-01 (the
+seventeenth session) by a helper session under the same rules and blind in the same way (it read
+the 12 papers' ``text`` and ``abstract`` and the first three lines of ``fresh7`` for the format, and
+ran one checking script of its own): 72 questions, 6 on each of the next 12 longest LHCb papers not
+used above and not in the expert set (2209.09840, 1905.06662, 2005.13419, 2003.04831, 2311.14085,
+1103.0423, 2409.03496, 1402.6248, 2111.03327, 1204.5643, 1604.01525, 2105.04031); 25 table rows, a
+sibling for all 72, no value the abstract states. Its totals were measured once, at the code of
+that session's start and with that session's first changes, before any of its questions was read;
+it is development from then on, to find new ways values are lost while ``fresh4`` to ``fresh7``
+stay held out.
+
 ``qasper_value_questions`` adds, from the QASPER subset, the questions whose gold answer
 (``answer_leval``) is a number or a number with a unit ("48,705", "33,663"): value = that
 number, sibling ``null``, evidence = the gold evidence paragraph that states it.
@@ -122,11 +133,16 @@ from pydantic import BaseModel
 FILE = Path(__file__).with_name("value_questions.jsonl")
 FRESH = Path(__file__).with_name("value_questions_fresh.jsonl")  # ``fresh``: development since 2026-11-29 (docstring)
 FRESH2 = Path(__file__).with_name("value_questions_fresh2.jsonl")  # ``fresh2``: development since the 7th session
-FRESH3 = Path(__file__).with_name("value_questions_fresh3.jsonl")  # ``fresh3``: the held-out set
-FRESH4 = Path(__file__).with_name("value_questions_fresh4.jsonl")  # ``fresh4``: held out once fresh3 is opened
+FRESH3 = Path(__file__).with_name("value_questions_fresh3.jsonl")  # ``fresh3``: development since the 9th session
+FRESH4 = Path(__file__).with_name("value_questions_fresh4.jsonl")  # ``fresh4``: held out
 FRESH5 = Path(__file__).with_name("value_questions_fresh5.jsonl")  # ``fresh5``: held out with fresh4
 FRESH6 = Path(__file__).with_name("value_questions_fresh6.jsonl")  # ``fresh6``: held out with fresh4 and fresh5
-FRESH7 = Path(__file__).with_name("value_questions_fresh7.jsonl")  # ``fresh7``: held out, the newest
+FRESH7 = Path(__file__).with_name("value_questions_fresh7.jsonl")  # ``fresh7``: held out with fresh4 to fresh6
+FRESH8 = Path(__file__).with_name("value_questions_fresh8.jsonl")  # ``fresh8``: development from the 17th session
+# Each later set on 12 more LHCb papers, by name, in the order written
+FRESH_SETS = {"fresh": FRESH, "fresh2": FRESH2, "fresh3": FRESH3, "fresh4": FRESH4, "fresh5": FRESH5,
+              "fresh6": FRESH6, "fresh7": FRESH7, "fresh8": FRESH8}
+HELD_OUT = ("fresh4", "fresh5", "fresh6", "fresh7")  # read only as totals
 _QASPER = "data/qasper/qasper_dev_subset_with_fulltext_and_evidence.json"
 
 
@@ -144,9 +160,9 @@ class ValueQuestion(BaseModel):
 
     @property
     def set(self) -> str:
-        """Which set it belongs to: pdfs, lhcb, fresh … fresh7 (LHCb papers; fresh4 to fresh7 held out) or
-        qasper."""
-        if self.id.startswith(("fresh-", "fresh2-", "fresh3-", "fresh4-", "fresh5-", "fresh6-", "fresh7-")):
+        """Which set it belongs to: pdfs, lhcb, one of ``FRESH_SETS`` (LHCb papers; ``HELD_OUT`` held
+        out) or qasper."""
+        if self.id.split("-", 1)[0] in FRESH_SETS:
             return self.id.split("-", 1)[0]
         return "pdfs" if self.source.startswith("hep_pdfs/") else self.source.split(":", 1)[0]
 

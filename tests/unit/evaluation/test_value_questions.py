@@ -7,8 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from benchmarks.corpora.value_questions import (FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6, FRESH7,
-                                                load_value_questions, readings, states, value_of)
+from benchmarks.corpora.value_questions import FRESH_SETS, load_value_questions, readings, states, value_of
 from mitra.core.text import clean_latex
 
 QUESTIONS = load_value_questions()
@@ -25,15 +24,10 @@ def test_both_sources_are_there():
     assert len({q.source for q in QUESTIONS if q.set == "pdfs"}) == 16
 
 
-@pytest.mark.parametrize("path, name, earlier", [(FRESH, "fresh", ()), (FRESH2, "fresh2", (FRESH,)),
-                                                  (FRESH3, "fresh3", (FRESH, FRESH2)),
-                                                  (FRESH4, "fresh4", (FRESH, FRESH2, FRESH3)),
-                                                  (FRESH5, "fresh5", (FRESH, FRESH2, FRESH3, FRESH4)),
-                                                  (FRESH6, "fresh6", (FRESH, FRESH2, FRESH3, FRESH4, FRESH5)),
-                                                  (FRESH7, "fresh7", (FRESH, FRESH2, FRESH3, FRESH4, FRESH5, FRESH6))])
-def test_each_later_set_is_apart_well_formed_and_states_its_values(path, name, earlier):
-    fresh = load_value_questions(path)
-    before = QUESTIONS + [q for other in earlier for q in load_value_questions(other)]
+@pytest.mark.parametrize("at, name", enumerate(FRESH_SETS))
+def test_each_later_set_is_apart_well_formed_and_states_its_values(at, name):
+    fresh = load_value_questions(FRESH_SETS[name])
+    before = QUESTIONS + [q for other in list(FRESH_SETS.values())[:at] for q in load_value_questions(other)]
     assert len(fresh) == 72 and {q.set for q in fresh} == {name}
     assert not {q.source for q in fresh} & {q.source for q in before}
     assert not {q.id for q in fresh} & {q.id for q in before}
