@@ -28,6 +28,9 @@ _LIST_GAP = re.compile(r"\s*(?:,|and|or|,\s?and)\s*")
 _UNCERTAINTY = frozenset(tokenize("uncertainty"))
 CONJUNCT = re.compile(r",|\s(?:and|or)\s", re.I)
 _ELLIPSIS_WORDS = 2  # "and (an expected) 7 MeV for …" leaves its quantity to the value before it
+# A qualifier that labels what follows it: "χc0(3930): M = …, Γ = …", "Run 1: …"
+_LABEL_COLON = re.compile(r"\s?(?:\([^()]{0,12}\))?\s?:(?!\S)")
+_LABELLED = frozenset({"channel", "category", "mediator", "state", "run", "split"})
 
 
 def ordinal(text: str, raws: list[Figure], bound: list[dict[str, set[str]]]) -> dict[int, frozenset[str]]:
@@ -114,6 +117,20 @@ def distributed(text: str, raws: list[Figure], quals, windows, settings: set[int
             if not raws[k].spread:
                 break
             words[k] |= words[i]
+
+
+def labelled(text: str, raws: list[Figure], quals, bound: list[dict[str, set[str]]]) -> None:
+    """"… to be χc0(3930): M = 3.9238 GeV/c2, Γ = 17.4 MeV, χc2(3930): M = …": a qualifier
+    written as a label (followed by a colon) is that of every number after it, up to the next
+    label of its class, that names no value of the class itself."""
+    labels = [(cls, value, end) for cls, value, _, end in quals
+              if cls in _LABELLED and _LABEL_COLON.match(text, end)]
+    named = [set(own) for own in bound]  # the classes each names itself, before any label's
+    for k, (cls, value, end) in enumerate(labels):
+        stop = next((e for c, _, e in labels[k + 1:] if c == cls), len(text))
+        for i, raw in enumerate(raws):
+            if end <= raw.start < stop and cls not in named[i]:
+                bound[i].setdefault(cls, set()).add(value)
 
 
 def respectively(text: str, raws: list[Figure], quals, in_brackets: set[int],

@@ -36,8 +36,8 @@ from decimal import Decimal
 from functools import lru_cache
 
 from mitra.answer.figures import Figure, base_value, figures, unit_at
-from mitra.answer.lists import (CONJUNCT, CONTENT, ORDINALS_FOLLOW, clause_words, distributed, is_condition, listed,
-                                ordinal, respectively)
+from mitra.answer.lists import (CONJUNCT, CONTENT, ORDINALS_FOLLOW, clause_words, distributed, is_condition, labelled,
+                                listed, ordinal, respectively)
 from mitra.answer.measures import compared_with, one_measure
 from mitra.answer.qualifiers import CONDITIONS, SUBJECTS, conditions, qualifiers, qualifiers_of
 from mitra.answer.table_layout import Layout, blocks, caption_lines, symbol_named
@@ -211,6 +211,7 @@ def _read(sentence: str, previous: str, heading: str, after: str = "") -> list[M
     named_after = ordinal(f"{sentence} {after}" if after else sentence, raws, bound)
     listed(sentence, raws, bound)
     respectively(sentence, raws, quals, in_brackets, bound)
+    labelled(sentence, raws, quals, bound)
     # "… of J/ψ → μ+μ− candidates is 3% worse than the 15.1 MeV/c2 obtained offline": what a
     # comparison is made with is the same thing's, measured otherwise
     compared = [bool(_COMPARED.match(sentence, left)) for left, _ in windows]

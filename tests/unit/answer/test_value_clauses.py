@@ -177,3 +177,13 @@ def test_what_a_model_predicts_is_expected():
     from mitra.answer.qualifiers import qualifiers_of
 
     assert qualifiers_of("What total width does the standard model predict?") == {"measure": frozenset({"expected"})}
+
+
+def test_a_state_written_as_a_label_is_every_value_s_after_it_up_to_the_next():
+    """"χc0(3930): M = 3.9238 GeV/c2, Γ = 17.4 MeV, χc2(3930): M = …": the width is χc0's
+    (only the mass next to the label had been, and the width lost the state)."""
+    text = ("The parameters are determined from the fit to be chic0(3930): M = 3.9238 +- 0.0015 GeV/c2 , | | "
+            "Gamma = 17.4 +- 5.1 MeV , chic2(3930): M = 3.9268 +- 0.0024 GeV/c2 , | | Gamma = 34.2 +- 6.6 MeV .")
+    read = {m.written: m.qualifiers.get("state") for m in mentions(text)}
+    assert read["17.4 MeV"] == {"χc0"} and read["34.2 MeV"] == {"χc2"}
+    assert _ranked("What Breit-Wigner width is measured for the chi_c0(3930) state?", text)[0] == "17.4 MeV"
