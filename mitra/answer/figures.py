@@ -43,9 +43,10 @@ _UNIT = re.compile("|".join(f"(?P<u{i}>{p})" for i, (_, _, p, _) in enumerate(UN
 _SECONDS = re.compile(r"\s?s\b(?![-−–]?\s?1\b)")
 _FACTORS = {unit: factor for unit, _, _, factor in UNITS} | {"s": Decimal(10) ** 12}
 # A number as written: not part of a name (B0, SMP-24-002, 10.1103, X(3872)), thousands grouped by
-# a (thin) space, optionally times a power of ten (×, ·, \times, \cdot).
+# a (thin) space, optionally times a power of ten (×, ·, \times, \cdot); a range's end glued to
+# its start by a hyphen is one ("0.1-1.1 GeV2").
 _NUMBER = re.compile(  # "1600\pm160": maths kept for KaTeX glues the uncertainty to its command
-    r"(?:(?<=\\pm)|(?<![\w.\-/]))(?<![\w*]\()(?P<sign>[-−]\s?)?(?:(?<=\\pm)|(?<![\w.]))"
+    r"(?:(?<=\\pm)|(?<=\d-)|(?<![\w.\-/]))(?<![\w*]\()(?P<sign>[-−]\s?)?(?:(?<=\\pm)|(?<![\w.]))"
     r"(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?:\.\d+)?)"
     r"(?P<exp>\s?(?:[eE](?=[-−+]?\d)|(?:[x×*·]|\\times|\\cdot)\s?10\s?(?:\^|\*\*)?\s?\{?)\s?(?P<power>[-−–+]?\d+)\}?)?"
 )

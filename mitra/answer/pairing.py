@@ -71,6 +71,8 @@ def setting(asked: Asked, m: Mention) -> float:
             partner = settings[values.index(m.span[0])]
         else:
             partner = min(settings, key=lambda f: _apart(m.sentence, m.span, f))
+            if _nearer_beyond(m, partner, [f for f in found if f.start in values and f.start != m.span[0]]):
+                continue  # "( 6σ ) … and its quantum numbers are 1++ ( 5.8σ )": the 1 is 5.8σ's
         if _same(partner, wanted):
             score += 1.0
         elif not any(_same(f, wanted) for f in settings) and not any(
@@ -203,6 +205,14 @@ def _apart(sentence: str, span: tuple[int, int], f: Figure) -> tuple[bool, int]:
     ("0.4% at 10 GeV, and 0.3% at 1 TeV"), then the characters between."""
     between = sentence[span[1]:f.start] if f.start >= span[1] else sentence[f.end:span[0]]
     return bool(_BOUNDARY.search(between)), len(between)
+
+
+def _nearer_beyond(m: Mention, setting: Figure, others: list[Figure]) -> bool:
+    """Does another value on the far side of ``setting`` stand nearer to it than ``m`` does (the
+    setting between them is that value's)?"""
+    here = _apart(m.sentence, m.span, setting)
+    return any((f.start > setting.start) != (m.span[0] > setting.start)
+               and _apart(m.sentence, (f.start, f.end), setting) < here for f in others)
 
 
 # A number a row's label glues onto its name: "ggH-cat4", "SR2", "bin3" (a figure would be a name's digits).

@@ -100,3 +100,19 @@ def test_a_spin_parity_the_question_names_is_no_setting():
     asked = Asked.read("What fit fraction does the default (3/2-, 5/2+) model give for the Lambda(1520)?")
     assert asked.stated == ()
     assert [f.value for f in Asked.read("What is the yield at 13 TeV?").stated] == [13]
+
+
+def test_a_setting_between_two_values_is_the_nearer_one_s():
+    """LHCb 1606.07898: "established ( 6σ ) … and its quantum numbers are determined to be 1++
+    ( 5.8σ )": the 1 of "1++" is 5.8σ's. Once the glued uncertainties between them read as
+    percentages, 1 was the nearest unitless number to 6σ as well, and counted for it."""
+    text = ("The existence of the X(4274) structure is established ( 6sigma ) with FiFr =7.1 +- 2.5+3.5-2.4% and "
+            "its quantum numbers are determined to be 1++ ( 5.8sigma ).")
+    asked = Asked.read("With what significance are the 1++ quantum numbers of the X(4274) structure determined?")
+    read = {m.written: setting(asked, m) for m in mentions(text)}
+    assert (read["6 σ"], read["5.8 σ"]) == (0.0, 1.0)
+    # a setting after both values is still each one's: "3.2σ and an expected 2.1σ at mH = 125 GeV"
+    shared = Asked.read("What observed significance is found at a mass of 125 GeV?")
+    both = {m.written: setting(shared, m)
+            for m in mentions("The observed significance is 3.2σ and the expected 2.1σ, at 125 GeV.")}
+    assert both["3.2 σ"] == 1.0

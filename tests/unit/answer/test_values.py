@@ -742,7 +742,9 @@ def test_an_asymmetric_uncertainty_the_text_layer_glued_on_is_read():
     assert [(str(f.value), f.unit, f.spread) for f in figures("μ = 1.16+0.27-0.25.")] == [
         ("1.16", "", False), ("0.27", "", True), ("0.25", "", True)]
     assert [f.unit for f in figures("a width of 3.2-1.7+2.4 MeV")] == ["MeV"] * 3
-    assert [str(f.value) for f in figures("in the range 0.5-1.0 GeV, SMP-24-002")] == ["0.5"]  # no "+": a range
+    # no "+": a range, both its ends read (the glued end had been dropped), a name's digits not
+    assert [(str(f.value), f.unit) for f in figures("in the range 0.5-1.0 GeV, SMP-24-002")] == [
+        ("0.5", "GeV"), ("1", "GeV")]
     passage = PassageText(1, "VH, H → bb combination | 1.16-0.25+0.27 | 7.3 · 10-6 | 5.3 · 10-7 | 4.3 | 4.9")
     ranked = candidates(Asked.read("What is the uncertainty on the VH(bb) signal strength?"), hits([passage]))
     central = next(c for c in ranked if c.mention.written == "1.16")
