@@ -21,7 +21,6 @@ from mitra.core.text import math_to_words, tokenize
 # "in GeV", "in %", "(in fb)": the unit the member wants the value in.
 _IN_UNIT = re.compile(r"\bin\s+(?=\S)", re.I)
 _LAST_WORDS = re.compile(r"(?:\S+\s+){1,3}\Z")  # the three words before a number
-_GLUED_END = re.compile(r"[-–]\s?\d+(?:\.\d+)?")
 _WORD = re.compile(r"[^\W\d_]+")
 _SMALL = frozenset("at of the in on for and to a an by with".split())
 # A spin-parity ("the (3/2−, 5/2+) model", "J^P = 1/2+") names states, not a setting of the value.
@@ -105,10 +104,6 @@ def _without_figures(text: str) -> str:
             named = [m for kind, pattern in QUANTITY_KINDS if kind == figure.kind
                      for m in pattern.finditer(before, words.start())]
             start = min((m.start() for m in named), default=start)
-        # "the q² interval 0.1-1.1 GeV²/c⁴": a range's end glued by its dash, which reads as no
-        # number of its own, states the unit of the setting, not of the value asked
-        if (glued := _GLUED_END.match(text, figure.num_end)) and (unit := unit_at(text, glued.end())):
-            end = unit[2]
         text = text[:start] + text[end:]
     return text
 
