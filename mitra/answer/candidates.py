@@ -161,7 +161,11 @@ def _idf(sentences: Sequence[set[str]], words: frozenset[str]) -> dict[str, floa
 _SHORT = {short: frozenset(tokenize(full)) for short, full in (
     ("sig", "signal"), ("nsig", "signal yield"), ("bkg", "background"), ("nbkg", "background yield"),
     ("eff", "efficiency"), ("syst", "systematic"), ("stat", "statistical"), ("lumi", "luminosity"),
-    ("frac", "fraction"), ("bf", "branching fraction"), ("corr", "correction"))}
+    ("frac", "fraction"), ("bf", "branching fraction"), ("corr", "correction"),
+    # a systematics table's columns and rows ("parameter | back. | eff. | …", "ρ(770)0 ph.")
+    ("back", "background"), ("ph", "phase"), ("mag", "magnitude"), ("res", "resolution"), ("reso", "resolution"),
+    ("acc", "acceptance"), ("sel", "selection"), ("norm", "normalisation normalization"), ("trig", "trigger"),
+    ("unc", "uncertainty"), ("sys", "systematic"), ("pid", "particle identification"))}
 
 
 def _share(words: set[str], weights: dict[str, float], acronyms: dict[str, frozenset[str]]) -> float:

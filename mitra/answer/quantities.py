@@ -358,12 +358,14 @@ def _read_table(lines: list[str], caption: str, heading: str, title: str = "") -
                     bound.setdefault(cls, set()).update(values)
                 if pair is not None:  # "Obs. (exp.) significance" over "2.8 (2.5)"
                     bound[pair[0]] = {pair[2] if m.span[0] in bracketed else pair[1]}
+                if uncertainties and uncertainties.group("kind"):  # not the fit fraction, its systematic;
+                    # a row or column may say "Theory" or "stat.", the caption's last sentence not
+                    # ("For comparison, the statistical uncertainties are in the last column")
+                    bound.setdefault("uncertainty", {uncertainties.group("kind").lower()})
                 for cls, values in context.items():
                     bound.setdefault(cls, set(values))
                 for cls, values in m.qualifiers.items():
                     bound[cls] = set(values)
-                if uncertainties and uncertainties.group("kind"):  # not the fit fraction, its systematic;
-                    bound.setdefault("uncertainty", {uncertainties.group("kind").lower()})  # a row may say "Theory"
                 if len(bound.get("channel", set()) - {"combined"}) >= 2:
                     bound["channel"].add("combined")
                 # "Mass (GeV)" over it, or "Width [MeV] | …"; a row short of its header lost a cell

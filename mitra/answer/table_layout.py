@@ -49,6 +49,7 @@ _GLUED = re.compile(r"\s*\d+[A-Za-z]{2}")
 _YEAR = re.compile(r"(?:19[89]|20[0-4])\d")
 # A sentence that holds bars (|V_cb|, |Δm|): prose, not a row of cells.
 _SENTENCE_WORDS = 12
+_CELL_WORDS = 4
 
 
 def blocks(text: str) -> list[tuple[bool, list[str]]]:
@@ -76,6 +77,11 @@ def caption_lines(lines: list[str]) -> list[str]:
 
 
 def _sentence(line: str) -> bool:
+    """A long line ending on a full stop, unless it is three or more short cells (a header's
+    "parameter | back. | eff. | fit bias | mass res. | total exp. | model | stat.")."""
+    cells = split_cells(line)
+    if len(cells) >= 3 and all(len(c.split()) <= _CELL_WORDS for c in cells):
+        return False
     return line.rstrip().endswith(".") and len(line.split()) >= _SENTENCE_WORDS
 
 

@@ -11,6 +11,7 @@ from mitra.answer.candidates import candidates
 from mitra.answer.quantities import mentions
 from mitra.answer.table_layout import Layout, blocks, header_of
 from mitra.core.types import Chunk, ChunkKind, Hit
+from tests.unit.answer.test_values import _ranked
 
 CMS_TABLE_4 = (
     "Table 4: The total expected number of signal events, the HWHM of the signal peak, and the observation in data "
@@ -296,3 +297,22 @@ def test_the_width_a_question_asks_is_read_from_the_column_its_symbol_names():
     hit = _table_hit(table, "Results")
     asked = Asked.read("What width of the f1(1285) does the Breit-Wigner fit with resolution give?")
     assert candidates(asked, [hit])[0].mention.written.startswith("27.4")
+
+
+def test_a_header_of_short_cells_ending_on_a_full_stop_is_a_header():
+    """LHCb 2209.09840's systematics table: "parameter | back. | eff. | fit bias | mass res. |
+    total exp. | model | stat." ends on a full stop and is long, so it was read as a sentence of
+    the caption; no cell had a column, and the caption's last sentence ("the statistical
+    uncertainties are included in the last column") made every cell statistical."""
+    text = ("Summary of the systematic uncertainties on the magnitudes and phases of the complex coefficients. "
+            "For comparison, the statistical uncertainties are included in the last column.\n"
+            "parameter | back. | eff. | fit bias | mass res. | total exp. | model | stat.\n"
+            "rho(770) 0 mag. | 0.0034 | 0.0030 | 0.0021 | 0.0000 | 0.0050 | 0.0062 | 0.0030\n"
+            "rho(770) 0 ph. | 6.1 | 4.6 | 1.1 | 0.016 | 7.8 | 4.4 | 1.8\n")
+    read = {(m.sentence.split(" | ")[0], m.column): m.qualifiers.get("uncertainty") for m in mentions(text)}
+    assert read[("rho(770) 0 ph.", "back.")] == {"systematic"}
+    assert read[("rho(770) 0 ph.", "stat.")] == {"statistical"}
+    question = "How large is the systematic uncertainty on the rho(770)0 phase that comes from the background model?"
+    assert _ranked(question, text)[0] == "6.1"  # "back." and "ph." are the background's and the phase's
+    assert blocks("… in the region |M(D0 p) − m(Λb)| < 30 MeV and the candidates of the sideband are removed "
+                  "from the sample.\nA | 1 | 2\nB | 3 | 4")[0][0] is False  # a sentence with bars stays prose
