@@ -20,6 +20,7 @@ from mitra.answer.quantities import SELECTION_BOUND, Mention
 from mitra.core.text import tokenize
 
 _BOUNDARY = re.compile(r"[,;]|\band\b")
+_YEAR = re.compile(r"(?:19[89]|20[0-4])\d")
 
 
 @lru_cache(maxsize=4096)
@@ -52,7 +53,12 @@ def setting(asked: Asked, m: Mention) -> float:
         matched |= same
     # a column's header names its cells too ("Phase space region 4"), but may number what is no
     # setting of theirs ("Run 2 (2015-2016)" over a yield): it only counts for
-    matched |= {k for f in _label_numbers(m.column) for k, wanted in enumerate(asked.stated) if _same(f, wanted)}
+    column = _label_numbers(m.column)
+    by_column = {k for f in column for k, wanted in enumerate(asked.stated) if _same(f, wanted)}
+    # a column of one year is part of "the 2011–2012 data", not the data asked
+    if not any(_a_year(f) and _a_year(wanted) for f in column for k, wanted in enumerate(asked.stated)
+               if k not in by_column):
+        matched |= by_column
     score += len(matched)
     at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
     pair = _bracket_pair(found, at) if at is not None else None
@@ -238,6 +244,10 @@ def _label_numbers(label: str) -> tuple[Figure, ...]:
     return tuple(sorted(_figures(label) + glued, key=lambda f: f.start))
 
 
+def _a_year(f: Figure) -> bool:
+    return not f.unit and f.power is None and bool(_YEAR.fullmatch(str(f.value)))
+
+
 def _alike(f: Figure, unit: str, kind: str) -> bool:
     """Of one kind ("10 GeV" and "1 TeV"), or of one unit where neither names a kind."""
     return f.kind == kind if f.kind or kind else f.unit == unit
@@ -250,7 +260,7 @@ def _same(a: Figure, b: Figure) -> bool:
 # "agamma = (−5.9 ± 5.9) × 10−3", "tau(Dz) = 410.2 fs", "-2betas = phis = (-2.35": the symbol an
 # equation gives the value to, read back from its "=" to the clause's start or another "=";
 # its arguments ("(Dz)") name what it is of, not what it is.
-_EQUATED = re.compile(r"([^=,;:]{1,40})=\s*\(?\s*[-−+]?\s*\Z")
+_EQUATED = re.compile(r"([^=,;:]{1,40})=[\s|]*\(?\s*[-−+]?\s*\Z")  # "Gamma0 | = | 1.4": an aligned equation
 _ARGUMENTS = re.compile(r"\([^()]*\)")
 _SYMBOL_START = re.compile(r"[^\W\d_][^\s]*(?:\s+\d+)?\s*\Z")  # "agamma", "x' 2", "tauBsToKK"
 # A hat the PDF text layer puts between a symbol and its subscript: "κˆ F" is κ̂_F, the question's "κF".
@@ -264,7 +274,7 @@ def equated(asked: Asked, m: Mention) -> float:
     if asked.kind and asked.kind != m.kind:
         return 0.0  # "the significance of the Re(C9) shift": not "Delta Re(C9) = −1.04", the shift itself
     found = _EQUATED.search(m.sentence, 0, m.span[0])
-    symbol = _SYMBOL_START.search(_HAT.sub("", _ARGUMENTS.sub(" ", found.group(1)).rstrip())) if found else None
+    symbol = _SYMBOL_START.search(_HAT.sub("", _ARGUMENTS.sub(" ", found.group(1)).rstrip(" |"))) if found else None
     if symbol is None:
         return 0.0
     head, *rest = tokenize(symbol.group()) or [""]

@@ -30,6 +30,7 @@ the page is lost in ways that follow a few patterns, each read here:
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -44,8 +45,9 @@ _SPLIT_DECIMAL = re.compile(r"(?<![\d.])(\d{1,3})\. (\d+)(?=\s?[-−+±(]|\s*\Z)
 _GROUP_WORDS = 4
 _CAPITALISED = re.compile(r"\s+(?=[A-Z])")
 _NO_VALUE = re.compile(r"[-–—−]+")
-# A cell opening on a number glued to a word names a column ("3pion neutb", "4ℓ"), like a year.
-_GLUED = re.compile(r"\s*\d+[A-Za-z]{2}")
+# A cell opening on a number glued to a word names a column ("3pion neutb", "4ℓ"), like a year,
+# or on a year and a word ("2011 sample", "2012 data").
+_GLUED = re.compile(r"\s*\d+[A-Za-z]{2}|\s*(?:19[89]|20[0-4])\d\s+[A-Za-z]{2}")
 _YEAR = re.compile(r"(?:19[89]|20[0-4])\d")
 # A sentence that holds bars (|V_cb|, |Δm|): prose, not a row of cells.
 _SENTENCE_WORDS = 12
@@ -127,6 +129,7 @@ class Layout:
     rows: list[list[str]]
     headers: list[list[str]]
     groups: list[str]  # per row: the label of the group line above it, or ""
+    first: int = 0  # the first row of values: the rows above it are the header's
 
     @classmethod
     def of(cls, lines: list[str]) -> "Layout":
@@ -134,6 +137,8 @@ class Layout:
         first = next((i for i, r in enumerate(rows) if len(r) >= 2 and _states_values(r)), len(rows))
         # the rows of cells above the first row of values: its column names, over one line or more
         headers = [r for r in rows[:first] if len(r) >= 2] if first < len(rows) else []
+        widths = Counter(len(r) for r in rows[first:] if len(r) >= 2 and _states_values(r))
+        headers = _continued(headers, widths.most_common(1)[0][0]) if widths else headers
         # a row of values that opens on an empty cell had its label spanned from the row above:
         # read as a short row ("| 95.5 | 93.5 ± 0.4" under "DK | 68.3 | 65.1 ± 0.7"); one of a
         # name alone labels the rows below it ("| q2 < 0 constraints")
@@ -144,12 +149,11 @@ class Layout:
             if len(row) == 1:
                 group = row[0]
             groups.append(group)
-        return cls(rows, headers, groups)
+        return cls(rows, headers, groups, first)
 
     def data(self) -> list[tuple[list[str], str]]:
         """The rows that state values, each with its group's label."""
-        return [(row, group) for row, group in zip(self.rows, self.groups)
-                if len(row) >= 2 and not any(row is h for h in self.headers)]
+        return [(row, group) for row, group in zip(self.rows[self.first:], self.groups[self.first:]) if len(row) >= 2]
 
     def columns(self, row: list[str]) -> list[str]:
         """The header naming each of ``row``'s cells ("" where none does); where no header
@@ -175,6 +179,23 @@ class Layout:
         for row, _ in self.data():
             by_length.setdefault(len(row), []).append(row)
         return {n: {j for j in range(1, n) if all(not row[j].strip() for row in rows)} for n, rows in by_length.items()}
+
+
+def _continued(headers: list[list[str]], width: int) -> list[list[str]]:
+    """A header line that opens on an empty cell under one short of the rows, which together
+    name just the rows' cells, is the rest of that line: "Year | p(ππ) [GeV]" over "| Δm [MeV] |
+    Γ [MeV] | N sig" names the five cells of "2012 | p < 12 | 185.63 | 1.23 | 3.24". Not one
+    that repeats its names: those are sub-columns under the line above ("Requirement | Absolute |
+    Relative" over "| D* 3π | D* τν | D* 3π | D* τν")."""
+    out: list[list[str]] = []
+    for header in headers:
+        named = header[1:]
+        if (out and not header[0] and len(out[-1]) < width and len(out[-1]) + len(named) == width
+                and len(set(named)) == len(named)):
+            out[-1] = out[-1] + header[1:]
+        else:
+            out.append(header)
+    return out
 
 
 def _widened(names: list[str], spacers: set[int]) -> list[str]:

@@ -316,3 +316,30 @@ def test_a_header_of_short_cells_ending_on_a_full_stop_is_a_header():
     assert _ranked(question, text)[0] == "6.1"  # "back." and "ph." are the background's and the phase's
     assert blocks("… in the region |M(D0 p) − m(Λb)| < 30 MeV and the candidates of the sideband are removed "
                   "from the sample.\nA | 1 | 2\nB | 3 | 4")[0][0] is False  # a sentence with bars stays prose
+
+
+def test_a_header_line_opening_on_an_empty_cell_continues_the_short_one_above():
+    """LHCb 2005.13419: "Year | p(ππ) [GeV]" over "| Δm [MeV] | Γ BW [MeV] | N sig" names the
+    five cells of each row; the two lines had been read as one header spanning the other, and
+    Δm's cells were named Γ's."""
+    text = ("Results for Delta m and Gamma BW. The quoted uncertainties are statistical.\n"
+            "Year | p pip pim [ GeV ]\n| Delta m [ MeV ] | Gamma BW [ MeV ] | N sig [103]\n"
+            "2011 | p pip pim<12 | 185.32 +- 0.20 | 1.88 +- 0.74 | 1.78 +- 0.13\n"
+            "2012 | p pip pim<12 | 185.63 +- 0.13 | 1.23 +- 0.47 | 3.24 +- 0.18\n")
+    read = {m.written: m.column for m in mentions(text)}
+    assert read["185.63"] == "Delta m [ MeV ]" and read["1.23"] == "Gamma BW [ MeV ]"
+    assert "103" not in read  # the header's line is no row of values
+
+
+def test_a_header_of_samples_by_year_is_a_header_and_one_year_is_part_of_two():
+    """LHCb 1905.06662: "Yield | 2011 sample | 2012 sample" opens on years, and was read as a
+    row of values (no cell had a column); a column of one year is part of "the 2011–2012 data"."""
+    text = ("Signal yields for the 2011 and 2012 data samples.\nYield | 2011 sample | 2012 sample\n"
+            "decay Bd (Kp pim)(Km pip) | 99 +- 12 +- 3 | 249 +- 19 +- 5\n")
+    read = {m.written: m for m in mentions(text)}
+    assert read["249"].column == "2012 sample" and read["249"].qualifiers["year"] == {"2012"}
+    asked = Asked.read("How many B0 -> (K+pi-)(K-pi+) signal candidates are found in the 2012 data?")
+    assert _ranked(asked.text, text)[0] == "249"
+    from mitra.answer.pairing import setting
+    both = Asked.read("What B0 -> (K+pi-)(K-pi+) yield is found in the 2011–2012 data?")
+    assert setting(both, read["249"]) == 0.0

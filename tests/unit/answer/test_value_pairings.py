@@ -116,3 +116,13 @@ def test_a_setting_between_two_values_is_the_nearer_one_s():
     both = {m.written: setting(shared, m)
             for m in mentions("The observed significance is 3.2σ and the expected 2.1σ, at 125 GeV.")}
     assert both["3.2 σ"] == 1.0
+
+
+def test_an_aligned_equation_equates_its_symbol():
+    """LHCb 2005.13419: "Gamma0 | = | 1.4 ± 0.4 ± 0.6 MeV": the bars of an aligned equation hid
+    the symbol the question names (Γ0)."""
+    from mitra.answer.pairing import equated
+    text = ("The parameters are found to be g | = | 0.108 +- 0.003 , f Prho | = | (1.8 +- 0.6) x 10-3 , "
+            "Gamma0 | = | 1.4 +- 0.4 +- 0.6 MeV , with m_0 fixed at 3864.5 MeV .")
+    asked = Asked.read("In the constrained Flatté fit with m0 fixed at 3864.5 MeV, what value is found for Γ0?")
+    assert {m.written: equated(asked, m) for m in mentions(text)}["1.4 MeV"] == 1.0
