@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 UNITS: list[tuple[str, str, str, Decimal]] = [  # unit, kind, pattern, factor to the kind's base
-    ("fb-1", "luminosity", r"fb\s?(?:\^\{?)?[-−–]\s?1\}?|fb\s?⁻¹|/fb\b|inverse femtobarns?", Decimal(1)),
-    ("pb-1", "luminosity", r"pb\s?(?:\^\{?)?[-−–]\s?1\}?|pb\s?⁻¹|/pb\b|inverse picobarns?", Decimal("0.001")),
-    ("nb-1", "luminosity", r"nb\s?(?:\^\{?)?[-−–]\s?1\}?|nb\s?⁻¹|/nb\b|inverse nanobarns?", Decimal("0.000001")),
+    ("fb-1", "luminosity", r"fb\s?(?:\^\{?)?[-−–]\s?1\}?|fb\s?⁻¹|/fb\b|inverse femtobarns?|fbinv\b|invfb\b", Decimal(1)),
+    ("pb-1", "luminosity", r"pb\s?(?:\^\{?)?[-−–]\s?1\}?|pb\s?⁻¹|/pb\b|inverse picobarns?|pbinv\b|invpb\b", Decimal("0.001")),
+    ("nb-1", "luminosity", r"nb\s?(?:\^\{?)?[-−–]\s?1\}?|nb\s?⁻¹|/nb\b|inverse nanobarns?|nbinv\b|invnb\b", Decimal("0.000001")),
     ("TeV", "energy", r"TeV(?:/c2?)?", Decimal(1000)),
     ("GeV", "energy", r"GeV(?:/c2?)?", Decimal(1)),
     ("MeV", "energy", r"MeV(?:/c2?)?", Decimal("0.001")),
@@ -26,6 +26,8 @@ UNITS: list[tuple[str, str, str, Decimal]] = [  # unit, kind, pattern, factor to
     ("fb", "cross section", r"fb\b", Decimal(1)),
     ("pb", "cross section", r"pb\b", Decimal(1000)),
     ("nb", "cross section", r"nb\b", Decimal(1000000)),
+    ("μb", "cross section", r"[μµ]b\b|mu\s?b\b", Decimal(10) ** 9),  # "288 ± 48 mu b": LaTeX's \mu b flattened
+    ("mb", "cross section", r"mb\b", Decimal(10) ** 12),
     ("ps-1", "frequency", r"ps\s?(?:\^\{?)?[-−–]\s?1\}?|ps\s?⁻¹|/ps\b|invps\b|inverse picoseconds?", Decimal(1)),
     ("ps", "time", r"ps\b", Decimal(1)),
     ("fs", "time", r"fs\b", Decimal("0.001")),
@@ -68,7 +70,7 @@ _CLOSED = re.compile(r"(?:\s*(?:±|\+-|\+/-|\\pm)\s*[\d.]+)*\s*\)")
 # "8.8 < m(μμ) < 11.0 GeV/c2": a range's lower end is written without its unit
 RANGE = re.compile(r"\s*(?:<=?|≤)\s*[^<>≤≥]{1,20}?\s*(?:<=?|≤)\s*")
 _RESTATED = re.compile(r"\s*(?:\([a-z.]+\)\s*)?=\s*")
-_TAGGED_PLUS_MINUS = re.compile(r"\s*\([a-z.]+\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")  # "± 0.18 (stat.) ± 0.04"
+_TAGGED_PLUS_MINUS = re.compile(r"\s*\(\s?[a-z.]+\s?\)\s*(?:±|\+-|\+/-|\\pm)\s*\(?\s*")  # "± 0.18 (stat.) ± 0.04"
 # "(1.2 ± 0.3) × 10^-5": the 10 and its power are how the value is written, not values.
 _POWER_OF_TEN = re.compile(r"10\s?(?:\^|\*\*)?\s?\{?\s?(?P<exponent>[-−–+]?\d+)\}?")
 _TIMES = re.compile(r"(?:[x×*·]|\\times|\\cdot)\s?\Z")
@@ -204,7 +206,7 @@ def figures(text: str) -> list[Figure]:
         raw = Figure(match.start("num"), end, num_end, value, power, sign=_sign(text, match))
         unit_from = end
         # "5.8) σ", "0.006 (syst) ps": the unit after a bracket
-        if not found and (closing := re.match(r"\s*\)|\s*\([a-z.]+\)", text[end:])):
+        if not found and (closing := re.match(r"\s*\)|\s*\(\s?[a-z.]+\s?\)", text[end:])):
             unit_from = end + closing.end()
             found = unit_at(text, unit_from)
         if found:

@@ -237,4 +237,21 @@ def test_the_ranges_a_row_states_before_its_value_name_its_row():
     assert _ranked(asked, table)[0] == "349"
     aligned = ("The total cross-sections amount to sigma (1.5<y*<4.0, pT<14 GeV/c ) | = 1625 +- 4 +- 117 mu b , "
                "sigma (-5.0<y*<-2.5, pT<14 GeV/c ) | = 1692 +- 4 +- 182 mu b.")
-    assert _ranked("What total cross-section is measured for -5.0 < y* < -2.5 and pT < 14 GeV/c?", aligned)[0] == "1692"
+    assert _ranked("What total cross-section is measured for -5.0 < y* < -2.5 and pT < 14 GeV/c?", aligned)[0] == "1692 μb"
+
+
+def test_barns_inverse_barns_as_lhcb_macros_flatten_them_and_a_unit_after_a_spaced_tag():
+    """LHCb 1103.0423 and 2311.14085: "288 ± 4 ± 48 mu b" (\\mu b), "5.2pbinv" (\\pbinv) and
+    "16.36 ± 0.28 ( stat ) ± 0.88 ( syst )nb" had no unit, so a count or a luminosity asked
+    could not rule them out, nor a cross-section asked count for them."""
+    from mitra.answer.figures import figures
+    read = lambda s: [(str(f.value), f.unit, f.kind) for f in figures(s)]
+    assert read("sigma = 288 +- 4 +- 48 mu b , where") == [("288", "μb", "cross section"), ("4", "μb", "cross section"),
+                                                           ("48", "μb", "cross section")]
+    assert read("of 5.2pbinv and 3.0 invfb") == [("5.2", "pb-1", "luminosity"), ("3", "fb-1", "luminosity")]
+    assert [f.unit for f in figures("is 16.36 +- 0.28 ( stat ) +- 0.88 ( syst )nb using")] == ["nb"] * 3
+    assert read("the inelastic cross-section of 75.4 mb") == [("75.4", "mb", "cross section")]
+    question = "What total b b̄ cross-section does LHCb derive by extrapolating to the full solid angle?"
+    text = ("The extrapolation to the full polar angle uses the branching fraction B(b -> jpsi X)=(1.16 +- 0.10)% . "
+            "The result is sigma(pp -> b b X) = 288 +- 4 +- 48 mu b , where the first uncertainty is statistical.")
+    assert _ranked(question, text)[0] == "288 μb"
