@@ -25,6 +25,8 @@ _WORD = re.compile(r"[^\W\d_]+")
 _SMALL = frozenset("at of the in on for and to a an by with".split())
 # A spin-parity ("the (3/2−, 5/2+) model", "J^P = 1/2+") names states, not a setting of the value.
 _SPIN_PARITY = re.compile(r"\d/2\s?[-+−]")
+_AGAINST_PREDICTION = re.compile(r"\b(?:from|with|to|than)\s+(?:the\s+)?(?:SM\s+|Standard\s+Model\s+|theory\s+|"
+                                 r"theoretical\s+)?(?:predictions?|expectations?)\b", re.I)
 _SPREAD = re.compile(r"\buncertaint|\berrors?\b|\bprecis", re.I)
 # Words about the asking or about numbers in general: they name no quantity.
 _ASKING = frozenset(tokenize(
@@ -62,7 +64,8 @@ class Asked:
         other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
         if title_names_analysis:
             other |= set(tokenize(title))
-        own = qualifiers_of(text)
+        # "the deviation from the SM prediction" asks for what is observed against it
+        own = qualifiers_of(_AGAINST_PREDICTION.sub(" ", text))
         return cls(
             text=question, title=title, value=value_question(question), kind=asked_kind(_without_figures(text)),
             spread=bool(_SPREAD.search(TAKEN_IN.sub(" ", text))), unit=_unit(text), qualifiers=own,

@@ -126,3 +126,11 @@ def test_an_aligned_equation_equates_its_symbol():
             "Gamma0 | = | 1.4 +- 0.4 +- 0.6 MeV , with m_0 fixed at 3864.5 MeV .")
     asked = Asked.read("In the constrained Flatté fit with m0 fixed at 3864.5 MeV, what value is found for Γ0?")
     assert {m.written: equated(asked, m) for m in mentions(text)}["1.4 MeV"] == 1.0
+
+
+def test_a_deviation_from_the_prediction_asks_for_no_expected_value():
+    """LHCb 2003.04831: "What local deviation from the SM prediction does LHCb now see in P5'?"
+    was read as asking for an expected deviation, which ruled out every observed one."""
+    assert "measure" not in Asked.read("What local deviation from the SM prediction does LHCb see in P5'?").qualifiers
+    assert "measure" not in Asked.read("What tension with the Standard Model expectation is found?").qualifiers
+    assert Asked.read("What is the predicted yield?").qualifiers["measure"] == {"expected"}
