@@ -45,11 +45,11 @@ _UNIT = re.compile("|".join(f"(?P<u{i}>{p})" for i, (_, _, p, _) in enumerate(UN
 _SECONDS = re.compile(r"\s?s\b(?![-−–]?\s?1\b)")
 _FACTORS = {unit: factor for unit, _, _, factor in UNITS} | {"s": Decimal(10) ** 12}
 # A number as written: not part of a name (B0, SMP-24-002, 10.1103, X(3872)), thousands grouped by
-# a (thin) space, optionally times a power of ten (×, ·, \times, \cdot); a range's end glued to
-# its start by a hyphen is one ("0.1-1.1 GeV2").
+# a (thin) space or a comma ("20,934", not the interval "[10,100]"), optionally times a power of
+# ten (×, ·, \times, \cdot); a range's end glued to its start by a hyphen is one ("0.1-1.1 GeV2").
 _NUMBER = re.compile(  # "1600\pm160": maths kept for KaTeX glues the uncertainty to its command
     r"(?:(?<=\\pm)|(?<=\d-)|(?<![\w.\-/]))(?<![\w*]\()(?P<sign>[-−]\s?)?(?:(?<=\\pm)|(?<![\w.]))"
-    r"(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|\d+(?:\.\d+)?)"
+    r"(?P<num>\d{1,3}(?:[ \u2009\u202f]\d{3})+(?![\d.])|(?<!\[)[1-9]\d{0,2}(?:,\d{3})+(?![\d.]|,\d)|\d+(?:\.\d+)?)"
     r"(?P<exp>\s?(?:[eE](?=[-−+]?\d)|(?:[x×*·]|\\times|\\cdot)\s?10\s?(?:\^|\*\*)?\s?\{?)\s?(?P<power>[-−–+]?\d+)\}?)?"
 )
 # A letter right after the digits makes a name ("2S", "B0s") unless it starts a unit or a tag ("0.012stat"),
@@ -103,7 +103,7 @@ _YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 
 def _decimal(raw: str) -> Decimal | None:
     try:
-        return Decimal(re.sub(r"[ \u2009\u202f]", "", raw)).normalize()
+        return Decimal(re.sub(r"[ ,\u2009\u202f]", "", raw)).normalize()
     except InvalidOperation:
         return None
 

@@ -255,3 +255,12 @@ def test_barns_inverse_barns_as_lhcb_macros_flatten_them_and_a_unit_after_a_spac
     text = ("The extrapolation to the full polar angle uses the branching fraction B(b -> jpsi X)=(1.16 +- 0.10)% . "
             "The result is sigma(pp -> b b X) = 288 +- 4 +- 48 mu b , where the first uncertainty is statistical.")
     assert _ranked(question, text)[0] == "288 μb"
+
+
+def test_thousands_grouped_by_a_comma_are_one_number_an_interval_is_two():
+    """LHCb 1204.5643: "The mass fit gives 20,934 ± 150 events" read as 20 and 934."""
+    from mitra.answer.figures import figures
+    read = lambda s: [str(f.value) for f in figures(s)]
+    assert read("The mass fit gives 20,934 +- 150 events") == ["20934", "1.5E+2"]
+    assert read("we use 13,424 candidates") == ["13424"]
+    assert read("in the range [10,100] and bins 1,2,3") == ["1E+1", "1E+2", "1", "2", "3"]
