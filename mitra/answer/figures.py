@@ -64,7 +64,8 @@ _DOWN = re.compile(r"\s*(?:\([a-z.]+\)\s*)?\}?\s*(?:_\s?\{?)?[-−–]\s?")  # a
 # subscript first) or "1.16+0.27-0.25"; the minus glued between digits is no range here.
 _GLUED = re.compile(r"(?<![\w.])(?P<c>\d+(?:\.\d+)?)(?:[-−–](?P<d1>\d+(?:\.\d+)?)\+(?P<u1>\d+(?:\.\d+)?)"
                     r"|\+(?P<u2>\d+(?:\.\d+)?)[-−–](?P<d2>\d+(?:\.\d+)?))(?!\w|\.\d)")
-_SAME_UNIT = re.compile(r"\s*\)?\s*(?:\(|,|and|or|to|[-–+]|±|\+-|\+/-|\\pm)?\s*\(?\s*")
+# "5.0 ± 0.3 and 5.8 GeV", "27396 ± 207 signal and 7075 ± 101 background candidates": one unit
+_SAME_UNIT = re.compile(r"\s*\)?\s*(?:\(|,|and|or|to|[-–+]|±|\+-|\+/-|\\pm|(?:signal|background)\s+and)?\s*\(?\s*")
 # A bracket closing after a number, or after its uncertainties: "(5.8)", "(7 500 ± 100)"
 _CLOSED = re.compile(r"(?:\s*(?:±|\+-|\+/-|\\pm)\s*[\d.]+)*\s*\)")
 # "8.8 < m(μμ) < 11.0 GeV/c2": a range's lower end is written without its unit

@@ -264,3 +264,12 @@ def test_thousands_grouped_by_a_comma_are_one_number_an_interval_is_two():
     assert read("The mass fit gives 20,934 +- 150 events") == ["20934", "1.5E+2"]
     assert read("we use 13,424 candidates") == ["13424"]
     assert read("in the range [10,100] and bins 1,2,3") == ["1E+1", "1E+2", "1", "2", "3"]
+
+
+def test_signal_and_background_counts_share_their_unit():
+    """LHCb 1402.6248: "The mass fit gives 27396 ± 207 signal and 7075 ± 101 background
+    candidates": the signal count is a count too, and is the one asked."""
+    text = "The mass fit gives 27396 +- 207 signal and 7075 +- 101 background candidates within the window."
+    from mitra.answer.figures import figures
+    assert [f.unit for f in figures(text)] == ["events"] * 4
+    assert _ranked("How many signal candidates does the mass fit give within the window?", text)[0] == "27396 events"
