@@ -99,7 +99,7 @@ _CHI_SQUARED = re.compile(r"(?<=χ)\s?2(?![\d.])")  # "χ 2 -requirement", "χ 2
 # A unit's power flattened onto it: "GeV 2 /c4" (GeV^2/c^4), "MeV/c 2".
 _UNIT_POWER = re.compile(r"(?:(?<=eV)\s?\^?[2-4](?=\s?/)|(?<=/c)\s?\^?[2-4](?![\d.]))")
 # A year written alone: a name or a date ("Planck 2018", "in 2016", "2015-2018"), not a value.
-_YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
+YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")  # a year written alone: 1980–2049
 
 
 def _decimal(raw: str) -> Decimal | None:
@@ -161,7 +161,7 @@ def named_after(text: str, end: int) -> bool:
 def is_year(text: str, start: int, end: int) -> bool:
     """Is text[start:end] a year written alone ("Planck 2018", "in 2016", "2015-2018"), not
     a value with a unit or an uncertainty ("2016 events", "2016 ± 40")?"""
-    if not _YEAR.fullmatch(text[start:end]) or unit_at(text, end) is not None:
+    if not YEAR.fullmatch(text[start:end]) or unit_at(text, end) is not None:
         return False
     return not (PLUS_MINUS.match(text, end) or re.search(r"(?:±|\+-|\+/-|\\pm)\s*\(?\s*\Z", text[:start]))
 

@@ -13,14 +13,13 @@ from decimal import Decimal
 from functools import lru_cache
 
 from mitra.answer.asked import Asked
-from mitra.answer.figures import Figure, base_value, figures, unit_at
+from mitra.answer.figures import YEAR, Figure, base_value, figures, unit_at
 from mitra.answer.lists import RESPECTIVELY
 from mitra.answer.qualifiers import SYMBOL_WORDS, qualifiers
 from mitra.answer.quantities import SELECTION_BOUND, Mention
 from mitra.core.text import tokenize
 
 _BOUNDARY = re.compile(r"[,;]|\band\b")
-_YEAR = re.compile(r"(?:19[89]|20[0-4])\d")
 
 
 @lru_cache(maxsize=4096)
@@ -245,7 +244,7 @@ def _label_numbers(label: str) -> tuple[Figure, ...]:
 
 
 def _a_year(f: Figure) -> bool:
-    return not f.unit and f.power is None and bool(_YEAR.fullmatch(str(f.value)))
+    return not f.unit and f.power is None and bool(YEAR.fullmatch(str(f.value)))
 
 
 def _alike(f: Figure, unit: str, kind: str) -> bool:

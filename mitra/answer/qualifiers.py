@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from mitra.answer.figures import Figure, figures
+from mitra.answer.figures import YEAR, Figure, figures
 
 # A symbol's letter, tokenized, as the word a question uses for it (stemmed): "Γ = 17.4 MeV" and
 # the column "Gamma [MeV]" state a width.
@@ -115,7 +115,6 @@ TAKEN_IN = re.compile(r"\b(?:includ(?:ing|es?|ed)|taking\s+into\s+account|accoun
                       r"(?:(?:statistical|systematic)\s+(?:and|or|\+)\s+)?(?:statistical|systematic)\s+"
                       r"(?:uncertainties|errors|effects)\b(?!\s+(?:of|is|are|=)\b)", re.I)
 _NOT_A_QUALIFIER = re.compile(r"\bas (?:expected|observed|predicted)\b|" + TAKEN_IN.pattern, re.I)
-_YEAR = re.compile(r"(?:19[89]\d|20[0-4]\d)")
 _ENERGY_CONTEXT = re.compile(r"(?:√s|sqrt\(?s\)?|\bs\s?=|\b(?:at|of) \d+(?:\.\d+)? TeV|centre[- ]of[- ]mass|center[- ]of[- ]mass|collision|"
                              r"data(?:\s?sets?)?\b|analys[ie]s\b|samples?\b|run\b)", re.I)
 # What "It has …" can refer back to: the thing measured, not how (observed, statistical …).
@@ -144,7 +143,7 @@ def conditions(text: str, raws: list[Figure]) -> list[tuple[str, str, int, int]]
         near = text[max(0, raw.start - 30):raw.end + 25]
         if raw.unit == "TeV" and raw.value in _BEAM_ENERGIES and _ENERGY_CONTEXT.search(near):
             found.append(("energy", f"{raw.value} TeV", raw.start, raw.end))
-        elif not raw.unit and raw.power is None and _YEAR.fullmatch(written):
+        elif not raw.unit and raw.power is None and YEAR.fullmatch(written):
             found.append(("year", written, raw.start, raw.end))
         elif _SETTING.search(text, 0, raw.start):
             found.append(("setting", written, raw.start, raw.end))

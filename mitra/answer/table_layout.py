@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-from mitra.answer.figures import figures
+from mitra.answer.figures import YEAR, figures
 from mitra.answer.qualifiers import SYMBOL_WORDS
 from mitra.core.text import CELL_OPENS_ON_NUMBER, tokenize
 
@@ -47,8 +47,7 @@ _CAPITALISED = re.compile(r"\s+(?=[A-Z])")
 _NO_VALUE = re.compile(r"[-–—−]+")
 # A cell opening on a number glued to a word names a column ("3pion neutb", "4ℓ"), like a year,
 # or on a year and a word ("2011 sample", "2012 data").
-_GLUED = re.compile(r"\s*\d+[A-Za-z]{2}|\s*(?:19[89]|20[0-4])\d\s+[A-Za-z]{2}")
-_YEAR = re.compile(r"(?:19[89]|20[0-4])\d")
+_GLUED = re.compile(rf"\s*\d+[A-Za-z]{{2}}|\s*{YEAR.pattern}\s+[A-Za-z]{{2}}")
 # A sentence that holds bars (|V_cb|, |Δm|): prose, not a row of cells.
 _SENTENCE_WORDS = 12
 _CELL_WORDS = 4
@@ -116,7 +115,7 @@ def _column_names(cells: list[str]) -> bool:
     """Are these numbers a header's: years, or a count from 0 or 1 ("1 | 2 | 3 | 4")?"""
     if len(cells) < 2 or not all(c.isdigit() for c in cells):
         return False
-    if all(_YEAR.fullmatch(c) for c in cells):
+    if all(YEAR.fullmatch(c) for c in cells):
         return True
     counted = [int(c) for c in cells]
     return counted[0] in (0, 1) and counted == list(range(counted[0], counted[0] + len(counted)))
