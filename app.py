@@ -67,9 +67,20 @@ def submit() -> None:
     if mode == "across":
         act("across", question)
     elif mode == "compare":
-        act("compare", st.session_state.compare_first, st.session_state.compare_second, question)
+        act("compare", *compare_pair(), question)
     else:
         act("submit", question)
+
+
+def compare_pair() -> tuple[str | None, str | None]:
+    """The two analyses side by side: those chosen, else those the selectors show first. A
+    question sent right after "Side by side" is picked can arrive before the selectors were
+    ever drawn, and their keys do not exist yet."""
+    ids = [a.id for a in ui.kb().analyses()]
+    first = st.session_state.get("compare_first") or (ids[0] if ids else None)
+    others = [i for i in ids if i != first]
+    second = st.session_state.get("compare_second")
+    return first, second if second in others else (others[0] if others else None)
 
 
 def new_conversation() -> None:

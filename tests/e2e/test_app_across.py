@@ -90,6 +90,19 @@ def test_side_by_side_answers_in_two_columns_each_citing_its_analysis(stub_app):
     assert not [o for o in second.options if o.startswith("HIG-24-001")] and second.value != "HIG-24-001"
 
 
+def test_a_question_sent_before_the_side_by_side_selectors_are_drawn_answers_the_first_two(stub_app):
+    """In CI's browser the question went out right after "Side by side" was picked, before the
+    run that draws the two selectors: their keys did not exist and the app failed. It answers
+    in the two analyses the selectors show first."""
+    at = start()
+    at.sidebar.radio(key="mode").set_value("compare")  # no run: the selectors are never drawn
+    ask(at, VAGUE)
+    assert len(stub_app.chats) == 2
+    columns = [c for c in at.chat_message[-1].columns if c.expander]
+    analyses = [re.search(r"\*\*([A-Z]+-24-00\d)\*\*", c.markdown[0].value).group(1) for c in columns]
+    assert len(set(analyses)) == 2
+
+
 def test_a_part_of_a_multi_part_question_left_unanswered_is_said(stub_app):
     def reply(request: dict) -> str:
         if request["messages"][0]["content"].startswith("Split the user's question"):
