@@ -13,6 +13,7 @@ from functools import partial
 import streamlit as st
 
 from mitra import ui
+from mitra.ui import modes
 from mitra.ui.brief import lock_banner
 from mitra.evaluation.feedback import Feedback
 from mitra.store.conversations import SavedTurn
@@ -33,7 +34,6 @@ PLACEHOLDER = {
 }
 # How the next question is answered: routed to one analysis (the conversation's flow), from
 # the top routed analyses at once, or in two chosen analyses side by side.
-MODES = {"one": "One analysis", "across": "Across analyses", "compare": "Side by side"}
 NOTE_ICONS = {"citation moved": ":material/swap_horiz:", "figure removed": ":material/rule:",
               "not supported": ":material/warning:", "figure corrected": ":material/rule:",
               "figure unstated": ":material/rule:", "value not stated": ":material/warning:",
@@ -67,20 +67,9 @@ def submit() -> None:
     if mode == "across":
         act("across", question)
     elif mode == "compare":
-        act("compare", *compare_pair(), question)
+        act("compare", *modes.compare_pair(), question)
     else:
         act("submit", question)
-
-
-def compare_pair() -> tuple[str | None, str | None]:
-    """The two analyses side by side: those chosen, else those the selectors show first. A
-    question sent right after "Side by side" is picked can arrive before the selectors were
-    ever drawn, and their keys do not exist yet."""
-    ids = [a.id for a in ui.kb().analyses()]
-    first = st.session_state.get("compare_first") or (ids[0] if ids else None)
-    others = [i for i in ids if i != first]
-    second = st.session_state.get("compare_second")
-    return first, second if second in others else (others[0] if others else None)
 
 
 def new_conversation() -> None:
@@ -120,7 +109,7 @@ def sidebar(s: Session) -> bool:
             f"{stats['current_chunks']} current passages"
         )
         expert = st.toggle("Expert view", help="Show each stage's scores and timings.")
-        answer_mode()
+        modes.answer_mode()
         if s.analysis is not None:
             st.markdown(f":material/lock: **{s.analysis.id}**  \n{s.analysis.title}")
             st.button("Switch analysis", icon=":material/swap_horiz:", on_click=act, args=("switch",), width="stretch")
@@ -140,22 +129,6 @@ def sidebar(s: Session) -> bool:
         )
         st.caption(ui.model_label())
     return expert
-
-
-def answer_mode() -> None:
-    """How the next question is answered; side by side picks its two analyses among those
-    the member may read."""
-    mode = st.radio("Answer from", list(MODES), format_func=MODES.get, key="mode",
-                    help="Across: one answer from the top routed analyses, each claim naming its analysis. "
-                         "Side by side: the question answered in each of two analyses.")
-    if mode != "compare":
-        return
-    names = {a.id: f"{a.id} — {a.title}" for a in ui.kb().analyses()}
-    first = st.selectbox("First analysis", list(names), format_func=names.get, key="compare_first")
-    others = [i for i in names if i != first]  # an analysis beside itself compares nothing
-    if st.session_state.get("compare_second") not in others:
-        st.session_state.pop("compare_second", None)  # it was made the first: the next one instead
-    st.selectbox("Second analysis", others, format_func=names.get, key="compare_second")
 
 
 def past_conversations(s: Session) -> None:

@@ -191,7 +191,7 @@ def _continued(headers: list[list[str]], width: int) -> list[list[str]]:
         named = header[1:]
         if (out and not header[0] and len(out[-1]) < width and len(out[-1]) + len(named) == width
                 and len(set(named)) == len(named)):
-            out[-1] = out[-1] + header[1:]
+            out[-1] = out[-1] + named
         else:
             out.append(header)
     return out
