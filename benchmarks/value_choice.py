@@ -3,7 +3,7 @@ question whose asked value is among the ``value_candidates`` the code ranks from
 ``value_passages``, the value the model copies (``mitra.answer.choose``), its probability, the
 tokens it read and the seconds it took, beside the code's first.
 
-Per set, with Wilson intervals: the model's choice right, the code's first right, the choice
+Per set, with Wilson intervals: the choice right, the model's copy right, the code's first right, the choice
 sure (``value_confidence``) and sure and right; and, for each ``value_lead`` threshold, how
 often the value a warned answer leads with is right (the model's choice at or above the
 threshold, else the code's first). Only the model's call is timed, so prompt variants are
@@ -71,8 +71,8 @@ def choices(sets: list[str], work_dir: Path, reuse: bool, gguf: Path | None, ove
             if not any(right):
                 continue
             start = time.perf_counter()
-            choice = choose(answerer.chat_model, asked, ranked)
-            rows.append({"id": q.id, "set": name, "right": right, "chosen": choice.index,
+            choice = choose(answerer.chat_model, asked, ranked, answerer.value_prior)
+            rows.append({"id": q.id, "set": name, "right": right, "chosen": choice.index, "copied": choice.copied,
                          "confidence": choice.confidence, "seconds": round(time.perf_counter() - start, 2),
                          "tokens": choice.usage.get("input_tokens"), "values": [written(c) for c in ranked]})
             if both_orders:
@@ -96,6 +96,7 @@ def summary(rows: list[dict], settings: Settings) -> dict:
 
     return {"questions": n,
             "chosen_right": wilson(sum(_right(r, r["chosen"]) for r in rows), n),
+            "copied_right": wilson(sum(_right(r, r["copied"]) for r in rows), n),
             "code_first_right": wilson(sum(r["right"][0] for r in rows), n),
             "none": sum(r["chosen"] == 0 for r in rows),
             "sure": len(sure), "sure_right": wilson(sum(_right(r, r["chosen"]) for r in sure), len(sure)),

@@ -289,13 +289,20 @@ class Answerer:
         trusted = [hit for hit in result.hits if self.trusted(hit)]
         return asked, result, trusted[:self.settings.final_k], values.rank(asked, trusted, self.settings)
 
+    @property
+    def value_prior(self) -> float:
+        """The ranking's weight beside the model's probabilities in its choice: ``value_prior``,
+        else the one measured for the model (``ModelInfo.choice_prior``)."""
+        setting = self.settings.value_prior
+        return self.model_info.choice_prior if setting is None else setting
+
     def pick(self, asked: Asked, ranked: Sequence[Candidate], passages: Sequence[Hit],
              timings: Timings) -> tuple[Candidate, float | None, dict] | None:
         """The candidate the model chooses (``choose``), its confidence and the usage; None
         when it chooses none."""
         mark = time.perf_counter()
         with self.llm_errors(passages):
-            choice = choose(self.chat_model, asked, ranked)
+            choice = choose(self.chat_model, asked, ranked, self.value_prior)
         timings.choose_ms += (time.perf_counter() - mark) * 1000
         return None if choice.none else (ranked[choice.index - 1], choice.confidence, choice.usage)
 

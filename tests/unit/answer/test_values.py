@@ -5,6 +5,7 @@ the CMS discovery paper (1207.7235) and the demo's notes."""
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 from dataclasses import replace
 from decimal import Decimal
 
@@ -14,7 +15,7 @@ from mitra.answer.asked import Asked
 from mitra.answer.candidates import candidates, confident, label_of, siblings
 from mitra.answer.claims import PassageText
 from mitra.answer.figures import figures
-from mitra.answer.choose import choice_messages, choice_schema, confidence, parse_choice, written
+from mitra.answer.choose import choice_messages, choice_schema, parse_choice, probabilities, weighed, written
 from mitra.answer.prompts import question_sentences
 from mitra.answer.values import extra, first, numbered, numbers, pinned, quoted, stated
 from mitra.core.settings import Settings
@@ -293,20 +294,43 @@ def _lp(token: str, logprob: float, *alternatives: tuple[str, float]) -> dict:
 def test_the_confidence_is_the_copied_value_s_probability_under_the_schema():
     """llama.cpp reports probabilities before its grammar: at each token of the value the
     chosen one is weighed against the alternatives the schema allowed there only ("6" starts
-    no value; "2" starts 2.9), the framing tokens not at all."""
+    no value; "2" starts 2.9), the framing tokens not at all. The share "2" took goes to 2.9."""
     tokens = [_lp('{"', -0.7), _lp("value", 0.0), _lp('":', 0.0), _lp(' "', -0.01, (" ", -5.0)),
               _lp("5", -0.07, ("5", -0.07), ("6", -4.0), ("2", -4.2)), _lp(".", 0.0), _lp("9", -0.02, ("1", -4.4)),
               _lp(" σ", -0.03), _lp('"}', 0.0)]
-    expected = (math.exp(-0.01) / (math.exp(-0.01) + math.exp(-5.0))  # a space before the quote is allowed
-                * math.exp(-0.07) / (math.exp(-0.07) + math.exp(-4.2)))
-    assert confidence({"logprobs": {"content": tokens}}, ["5.9 σ", "2.9"]) == pytest.approx(expected, abs=1e-3)
+    space = math.exp(-0.01) / (math.exp(-0.01) + math.exp(-5.0))  # a space before the quote is allowed
+    expected = space * math.exp(-0.07) / (math.exp(-0.07) + math.exp(-4.2))
+    copied, spread = probabilities({"logprobs": {"content": tokens}}, ["5.9 σ", "2.9"])
+    assert copied == 1 and spread[1] == pytest.approx(expected, abs=1e-3)
+    assert spread[2] == pytest.approx(space * math.exp(-4.2) / (math.exp(-0.07) + math.exp(-4.2)), abs=1e-3)
+    assert 0 not in spread  # nothing began "none"
     ollama = [{"token": '{"value":', "logprob": 0.0}, {"token": ' "2.10', "logprob": -0.105},
               {"token": ' TeV"}', "logprob": 0.0}]  # Ollama: no alternatives listed, the raw product
-    assert confidence({"logprobs": ollama}, ["2.10 TeV"]) == pytest.approx(0.9003, abs=1e-3)
+    assert probabilities({"logprobs": ollama}, ["2.10 TeV"]) == (1, {1: pytest.approx(0.9003, abs=1e-3)})
 
 
 def test_no_log_probabilities_no_confidence():
-    assert confidence({}, ["1"]) is None and confidence({"logprobs": None}, ["1"]) is None
+    assert probabilities({}, ["1"]) == (0, {}) and probabilities({"logprobs": None}, ["1"]) == (0, {})
+
+
+def test_an_alternative_shared_by_two_values_gives_each_half_its_share():
+    """"3" begins both 3.6 and 3.8 when the model copies 4.8: their later tokens are not
+    reported, so the share leaving the path is split between them."""
+    tokens = [_lp('{"value": "', 0.0), _lp("4", math.log(0.6), ("3", math.log(0.4))), _lp(".", 0.0),
+              _lp("8", 0.0), _lp('"}', 0.0)]
+    copied, spread = probabilities({"logprobs": {"content": tokens}}, ["3.6", "3.8", "4.8"])
+    assert copied == 3 and spread == {1: 0.2, 2: 0.2, 3: 0.6}
+
+
+def test_the_ranking_weighs_the_model_s_choice():
+    """The model's probabilities and the code's ranking scores together choose: a value the
+    model gave 45 % and the ranking far ahead beats the copied one at 50 % that the ranking
+    puts low; with no weight, or one probability known (Ollama), the copy stands."""
+    ranked = [SimpleNamespace(score=6.0), SimpleNamespace(score=1.0)]
+    spread = {1: 0.45, 2: 0.5, 0: 0.05}
+    assert weighed(2, spread, ranked, 0.5) == 1
+    assert weighed(2, spread, ranked, 0.0) == 2 and weighed(2, {2: 0.5}, ranked, 0.5) == 2
+    assert weighed(0, {0: 0.95, 1: 0.05}, [SimpleNamespace(score=-2.0)], 0.5) == 0  # none, where no value stands out
 
 
 def test_a_sure_choice_is_stated_only_when_its_sentence_is_about_the_question():
