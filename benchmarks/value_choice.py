@@ -24,6 +24,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from statistics import median
 
 from benchmarks.answer_quality import with_settings
@@ -33,13 +34,14 @@ from benchmarks.corpora.value_questions import HELD_OUT, value_of
 from benchmarks.intervals import wilson
 from benchmarks.retrieval_quality import build
 from benchmarks.value_ranking import holds
-from mitra.answer.choose import choose, written
+from mitra.answer.choose import choose, weighed, written
 from mitra.answer.record import Timings
 from mitra.chat.session import load_answerer
 from mitra.core.settings import Settings
 from mitra.models.llm import demo_gguf_path
 
 LEADS = (0.25, 0.4, 0.5, 0.6, 0.7, 0.8)
+PRIORS = (0.0, 0.25, 0.5, 1.0, 3.0, 10.0)
 
 
 def reversed_choice(model, asked, ranked: list) -> tuple[int, float | None]:
@@ -73,6 +75,7 @@ def choices(sets: list[str], work_dir: Path, reuse: bool, gguf: Path | None, ove
             start = time.perf_counter()
             choice = choose(answerer.chat_model, asked, ranked, answerer.value_prior)
             rows.append({"id": q.id, "set": name, "right": right, "chosen": choice.index, "copied": choice.copied,
+                         "spread": choice.spread, "scores": [c.score for c in ranked],
                          "confidence": choice.confidence, "seconds": round(time.perf_counter() - start, 2),
                          "tokens": choice.usage.get("input_tokens"), "values": [written(c) for c in ranked]})
             if both_orders:
@@ -85,6 +88,15 @@ def choices(sets: list[str], work_dir: Path, reuse: bool, gguf: Path | None, ove
 
 def _right(row: dict, index: int) -> bool:
     return index > 0 and row["right"][index - 1]
+
+
+def _weighed_lead(row: dict, prior: float, settings: Settings) -> int:
+    """The value a warned answer leads with had the ranking weighed the model's probabilities at
+    ``prior`` (``choose.weighed``): the choice, or the code's first where it is none (the prose
+    path ends listing the ranking's values) or under ``value_lead``."""
+    spread = {int(k): v for k, v in row["spread"].items()}  # JSON keys are strings
+    index = weighed(row["copied"], spread, [SimpleNamespace(score=s) for s in row["scores"]], prior)
+    return 1 if index == 0 or spread.get(index, 1.0) < settings.value_lead else index
 
 
 def summary(rows: list[dict], settings: Settings) -> dict:
@@ -101,6 +113,7 @@ def summary(rows: list[dict], settings: Settings) -> dict:
             "none": sum(r["chosen"] == 0 for r in rows),
             "sure": len(sure), "sure_right": wilson(sum(_right(r, r["chosen"]) for r in sure), len(sure)),
             "leads_right": {str(t): leading(t) for t in LEADS},
+            "weighed_leads_right": {str(p): sum(_right(r, _weighed_lead(r, p, settings)) for r in rows) for p in PRIORS},
             "tokens_p50": median(r["tokens"] or 0 for r in rows) if rows else None,
             "seconds_p50": median(r["seconds"] for r in rows) if rows else None} | _orders(rows)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Sequence
 
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -57,6 +57,7 @@ class Choice:
     confidence: float | None  # its probability under the schema, where the back end gives log-probabilities
     usage: dict
     copied: int | None = None  # the value the model copied, where the ranking weighed it down (``weighed``)
+    spread: dict[int, float] = field(default_factory=dict)  # each value's probability (``probabilities``)
 
     @property
     def none(self) -> bool:
@@ -234,4 +235,4 @@ def choose(model: BaseChatModel, asked: Asked, ranked: Sequence[Candidate], prio
     spelled, spread = probabilities(reply.response_metadata or {}, values)
     spread = spread if spelled == copied else {}  # log-probabilities of another reply than the one read
     index = weighed(copied, spread, ranked, prior)
-    return Choice(index, spread.get(index) if spread else None, usage, copied)
+    return Choice(index, spread.get(index) if spread else None, usage, copied, spread)

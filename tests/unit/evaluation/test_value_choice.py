@@ -28,3 +28,18 @@ def test_the_orders_summary_counts_agreement_and_takes_the_more_probable_choice(
     assert out["reversed_right"]["share"] == 0.667  # rows 1 and 2
     assert value_choice._orders([{"right": [True], "chosen": 1, "confidence": 1.0}]) == {}
     assert out["more_probable_right"]["share"] == 1.0  # 0.9 forward, 0.7 reversed, 0.8 forward: each right
+
+
+def test_each_weight_of_the_ranking_is_replayed_from_the_recorded_probabilities():
+    """The sweep over ``PRIORS`` reads the recorded probabilities and scores (JSON keys as
+    strings): no weight leads with the copy the ranking puts far down, a none leads with the
+    ranking's first, and so does a choice under ``value_lead``."""
+    from mitra.core.settings import Settings
+
+    settings = Settings(_env_file=None)
+    row = {"right": [True, False], "copied": 2, "spread": {"1": 0.4, "2": 0.6}, "scores": [6.0, 1.0]}
+    assert value_choice._weighed_lead(row, 0.0, settings) == 2 and value_choice._weighed_lead(row, 0.5, settings) == 1
+    none = {"right": [True, False], "copied": 0, "spread": {"0": 0.9, "1": 0.05, "2": 0.05}, "scores": [1.0, 0.5]}
+    assert value_choice._weighed_lead(none, 0.0, settings) == 1
+    unsure = {"right": [True, False], "copied": 2, "spread": {"2": 0.2, "1": 0.1}, "scores": [1.0, 1.0]}
+    assert value_choice._weighed_lead(unsure, 0.0, settings) == 1
