@@ -113,7 +113,8 @@ def summary(rows: list[dict], settings: Settings) -> dict:
             "none": sum(r["chosen"] == 0 for r in rows),
             "sure": len(sure), "sure_right": wilson(sum(_right(r, r["chosen"]) for r in sure), len(sure)),
             "leads_right": {str(t): leading(t) for t in LEADS},
-            "weighed_leads_right": {str(p): sum(_right(r, _weighed_lead(r, p, settings)) for r in rows) for p in PRIORS},
+            "weighed_leads_right": {str(p): sum(_right(r, _weighed_lead(r, p, settings)) for r in rows)
+                                    for p in PRIORS},
             "tokens_p50": median(r["tokens"] or 0 for r in rows) if rows else None,
             "seconds_p50": median(r["seconds"] for r in rows) if rows else None} | _orders(rows)
 
