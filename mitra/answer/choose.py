@@ -8,8 +8,9 @@ structured output). Where the back end returns token log-probabilities with the
 alternatives at each token (llama.cpp, Ollama ≥ 0.12.11, OpenAI-compatible servers), each
 value's probability under the schema is read from them, and the choice is the value the
 model's probability and the code's ranking score together make likeliest (``weighed``,
-``value_prior``): the small demo model's copies were right 278 times of 485 development
-questions, the ranking's first 241, the two weighed 296. The chosen value's probability is
+``value_prior``, measured per model: ``llm.CHOICE_PRIORS``). On the development questions
+SmolLM2-135M's copies were right far less often than the ranking's first; the demo model's
+more often, and weighed with the ranking a little more still. The chosen value's probability is
 its confidence; where none come back it is None and the code's own ranking decides what is
 shown first.
 """

