@@ -3,8 +3,8 @@ question whose asked value is among the ``value_candidates`` the code ranks from
 ``value_passages``, the value the model copies (``mitra.answer.choose``), its probability, the
 tokens it read and the seconds it took, beside the code's first.
 
-Per set, with Wilson intervals: the choice right, the model's copy right, the code's first right, the choice
-sure (``value_confidence``) and sure and right; and, for each ``value_lead`` threshold, how
+Per set, with Wilson intervals: the choice right, the model's copy right, the code's first
+right, the choice sure (``value_confidence``) and sure and right; and, for each ``value_lead`` threshold, how
 often the value a warned answer leads with is right (the model's choice at or above the
 threshold, else the code's first). Only the model's call is timed, so prompt variants are
 compared on what they change. ``--both-orders`` asks again with the candidates listed last to
@@ -24,7 +24,6 @@ import json
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 from statistics import median
 
 from benchmarks.answer_quality import with_settings
@@ -95,7 +94,7 @@ def _weighed_lead(row: dict, prior: float, settings: Settings) -> int:
     ``prior`` (``choose.weighed``): the choice, or the code's first where it is none (the prose
     path ends listing the ranking's values) or under ``value_lead``."""
     spread = {int(k): v for k, v in row["spread"].items()}  # JSON keys are strings
-    index = weighed(row["copied"], spread, [SimpleNamespace(score=s) for s in row["scores"]], prior)
+    index = weighed(row["copied"], spread, row["scores"], prior)
     return 1 if index == 0 or spread.get(index, 1.0) < settings.value_lead else index
 
 

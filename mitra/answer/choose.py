@@ -57,7 +57,7 @@ class Choice:
     index: int
     confidence: float | None  # its probability under the schema, where the back end gives log-probabilities
     usage: dict
-    copied: int | None = None  # the value the model copied, where the ranking weighed it down (``weighed``)
+    copied: int | None = None  # the value the model copied; ``index`` is that weighed with the ranking
     spread: dict[int, float] = field(default_factory=dict)  # each value's probability (``probabilities``)
 
     @property
@@ -155,8 +155,8 @@ def probabilities(metadata: dict, values: Sequence[str]) -> tuple[int, dict[int,
     there (the server reports probabilities before its grammar applies, so the raw product
     understates a sure choice; the alternatives it lists are renormalised over); the share an
     allowed alternative takes leaves the path for the values it begins, evenly among them
-    (their own later tokens are not reported). Ollama lists no alternatives: the copied value
-    alone, at its raw probability, a lower bound."""
+    (their own later tokens are not reported). An Ollama before 0.12.11 lists no alternatives:
+    the copied value alone, at its raw probability, a lower bound."""
     tokens = _tokens(metadata)
     text = "".join(str(t.get("token", "")) for t in tokens)
     key = text.find('"value"')
@@ -201,16 +201,18 @@ def _begun(reading: str, targets: dict[int, str], alive: set[int]) -> list[int]:
             or (reading.startswith(targets[i]) and reading[len(targets[i]):].lstrip().startswith("}"))]
 
 
-def weighed(copied: int, spread: dict[int, float], ranked: Sequence[Candidate], prior: float) -> int:
+def weighed(copied: int, spread: dict[int, float], scores: Sequence[float], prior: float) -> int:
     """The value the model's probabilities and the code's ranking together make likeliest:
-    each value's log-probability plus ``prior`` times its ranking score (none at 0). The model
-    reads the sentences; the ranking knows what the sentences leave to their passages. Where
-    only the copied value's probability is known (Ollama), or ``prior`` is 0, the copy."""
+    each value's log-probability plus ``prior`` times its ranking score (``scores``, in the
+    order offered; none at 0). The model reads the sentences; the ranking knows what the
+    sentences leave to their passages. Where only the copied value's probability is known (an
+    Ollama before 0.12.11), or ``prior`` is 0, the copy."""
     if prior <= 0 or len(spread) < 2:
         return copied
+
     def merit(i: int) -> float:
-        return math.log(spread.get(i, 0.0) + _FLOOR) + prior * (ranked[i - 1].score if i else 0.0)
-    return max(range(len(ranked) + 1), key=merit)
+        return math.log(spread.get(i, 0.0) + _FLOOR) + prior * (scores[i - 1] if i else 0.0)
+    return max(range(len(scores) + 1), key=merit)
 
 
 def parse_choice(reply: str, values: Sequence[str]) -> int:
@@ -235,5 +237,5 @@ def choose(model: BaseChatModel, asked: Asked, ranked: Sequence[Candidate], prio
     copied = parse_choice(str(reply.content), values)
     spelled, spread = probabilities(reply.response_metadata or {}, values)
     spread = spread if spelled == copied else {}  # log-probabilities of another reply than the one read
-    index = weighed(copied, spread, ranked, prior)
+    index = weighed(copied, spread, [c.score for c in ranked], prior)
     return Choice(index, spread.get(index) if spread else None, usage, copied, spread)

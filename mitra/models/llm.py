@@ -64,13 +64,18 @@ class ModelInfo(BaseModel):
     def choice_prior(self) -> float:
         """The weight of the code's ranking beside this model's probabilities when it chooses a
         value (``value_prior`` unset): measured for the packaged models, else the demo model's."""
-        return CHOICE_PRIORS.get(self.model.replace(chr(92), "/").rsplit("/", 1)[-1], CHOICE_PRIORS[DEMO_GGUF_NAME])
+        return CHOICE_PRIORS.get(self.file, CHOICE_PRIORS[DEMO_GGUF_NAME])
+
+    @property
+    def file(self) -> str:
+        """The model's name without its folder (a GGUF's file name)."""
+        return self.model.replace(chr(92), "/").rsplit("/", 1)[-1]
 
     @property
     def name(self) -> str:
         """What a member reads: the model's name and how it runs, not the internal address
         (a link on screen that leads nowhere the member can go) nor the file's folder."""
-        return f"{self.model.replace(chr(92), '/').rsplit('/', 1)[-1]} ({self.backend})"
+        return f"{self.file} ({self.backend})"
 
 
 class LLMError(MitraError):

@@ -5,7 +5,6 @@ the CMS discovery paper (1207.7235) and the demo's notes."""
 from __future__ import annotations
 
 import math
-from types import SimpleNamespace
 from dataclasses import replace
 from decimal import Decimal
 
@@ -326,11 +325,11 @@ def test_the_ranking_weighs_the_model_s_choice():
     """The model's probabilities and the code's ranking scores together choose: a value the
     model gave 45 % and the ranking far ahead beats the copied one at 50 % that the ranking
     puts low; with no weight, or one probability known (Ollama), the copy stands."""
-    ranked = [SimpleNamespace(score=6.0), SimpleNamespace(score=1.0)]
+    scores = [6.0, 1.0]
     spread = {1: 0.45, 2: 0.5, 0: 0.05}
-    assert weighed(2, spread, ranked, 0.5) == 1
-    assert weighed(2, spread, ranked, 0.0) == 2 and weighed(2, {2: 0.5}, ranked, 0.5) == 2
-    assert weighed(0, {0: 0.95, 1: 0.05}, [SimpleNamespace(score=-2.0)], 0.5) == 0  # none, where no value stands out
+    assert weighed(2, spread, scores, 0.5) == 1
+    assert weighed(2, spread, scores, 0.0) == 2 and weighed(2, {2: 0.5}, scores, 0.5) == 2
+    assert weighed(0, {0: 0.95, 1: 0.05}, [-2.0], 0.5) == 0  # none, where no value stands out
 
 
 def test_a_sure_choice_is_stated_only_when_its_sentence_is_about_the_question():
