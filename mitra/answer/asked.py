@@ -27,6 +27,9 @@ _SMALL = frozenset("at of the in on for and to a an by with".split())
 _SPIN_PARITY = re.compile(r"\d/2\s?[-+−]")
 _AGAINST_PREDICTION = re.compile(r"\b(?:from|with|to|than)\s+(?:the\s+)?(?:SM\s+|Standard\s+Model\s+|theory\s+|"
                                  r"theoretical\s+)?(?:predictions?|expectations?)\b", re.I)
+# "(not including the PID asymmetry)", "excluding the luminosity": what the quantity is not.
+_LEFT_OUT = re.compile(r"\b(?:not\s+(?:including|counting)|excluding|other\s+than|apart\s+from|except(?:\s+for)?)"
+                       r"\s+[^,;:()?]{1,50}", re.I)
 _SPREAD = re.compile(r"\buncertaint|\berrors?\b|\bprecis", re.I)
 # Words about the asking or about numbers in general: they name no quantity.
 _ASKING = frozenset(tokenize(
@@ -62,6 +65,7 @@ class Asked:
         # The title's words say which analysis, not which of its quantities ("… in the dark matter
         # search"), unless the question is put to several analyses.
         other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
+        other |= {t for m in _LEFT_OUT.finditer(text) for t in tokenize(m.group())}
         if title_names_analysis:
             other |= set(tokenize(title))
         # "the deviation from the SM prediction" asks for what is observed against it

@@ -9,8 +9,9 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
 * **qualifiers**: one the question names and the value's clause contradicts (observed
   for an expected limit, the vector for the axial-vector mediator) rules the value out;
   each one it names that the value is bound to counts for it, each one it names that the
-  value leaves out against it (not one the title names, which every value of the analysis
-  shares: "the dijet-mass cross-check" of the H → bb observation need not say "H → bb",
+  value leaves out against it (neither counts for one the title names, which every value of
+  the analysis shares: "Run 3" in a sentence on the data rate of the Run 3 trigger is not its
+  efficiency; "the dijet-mass cross-check" of the H → bb observation need not say "H → bb",
   nor the row "Systematic | 0.203" of its uncertainty table "the VH(bb) signal strength");
   a value stated for part of the data the question names, or for more (Run 2 alone for
   "Run 1 and Run 2 combined"), counts against it; a channel or state no shown value is told
@@ -23,7 +24,7 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
 * **kind**: a number of another kind than asked (a mass for a significance, a number
   with a unit or in standard deviations for a branching fraction or fraction, a momentum in
   GeV/c for a mass, a data set's size for an uncertainty) is ruled out, a setting (√s = 13 TeV, a year, "for mH = 125 GeV") or a confidence level (95% CL)
-  is never a value;
+  is never a value, nor the ħ = c = 1 of a natural-units footnote;
 * **quantity words**: the question's quantity words the value's own clause holds, those
   its sentence and section heading hold, and those its whole passage holds, each weighed
   by how rare it is among the candidate sentences;
@@ -301,6 +302,14 @@ def _confidence_level(m: Mention) -> bool:
     return m.unit == "%" and bool(_CL.match(m.sentence, m.span[1]))
 
 
+# "Natural units with ħ = c = 1 are used": a footnote the text layer runs into a sentence, no result.
+_CONVENTION = re.compile(r"\bnatural units\b[^.]{0,40}=\s*\Z", re.I)
+
+
+def _convention(m: Mention) -> bool:
+    return bool(_CONVENTION.search(m.sentence, max(0, m.span[0] - 60), m.span[0]))
+
+
 @lru_cache(maxsize=4096)
 def _sentence_qualifiers(sentence: str) -> dict[str, frozenset[str]]:
     """Every qualifier the sentence names, bound to its value or not."""
@@ -319,7 +328,8 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     weights = _idf(sentences, asked.quantity)
     texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
     collaborations = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
-    beyond = _told_apart(asked.beyond_title, everything)
+    own = asked.beyond_title
+    beyond = _told_apart(own, everything)
     asked_decays = decays(asked.text)
     found: list[Candidate] = []
     for rank, (hit, passage) in enumerate(zip(hits, passages)):
@@ -329,7 +339,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
             fits = _kind_fits(asked, m)
             if named_by and fits is False:  # "a yield of 87%" for "with what yield", though a yield reads as a count
                 fits = None
-            if (m.condition or fits is False or _confidence_level(m) or _reference(m)
+            if (m.condition or fits is False or _confidence_level(m) or _reference(m) or _convention(m)
                     or _other_experiment(collaborations, m)):
                 continue
             stated = narrowed(m, resolved(everything, m))
@@ -337,7 +347,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                 continue
             problem = problem_of(asked.context, stated, m, everything)
             one_of = _one_of_combined(asked.qualifiers, stated)  # γγ alone is not named by "γγ and 4ℓ combined"
-            named = sum(1 for cls, values in asked.qualifiers.items()
+            named = sum(1 for cls, values in own.items()
                         if stated.get(cls, frozenset()) & values and not (one_of and cls == "channel"))
             in_sentence = _sentence_qualifiers(m.sentence)
             around = sum(len(values & in_sentence.get(cls, frozenset())) for cls, values in asked.qualifiers.items())

@@ -92,6 +92,8 @@ _LAST_ITEM = r"[^\s,;()\d][^\s,;()]*(?:\s+[^\s,;()\d][^\s,;()]*){0,2}"
 
 _PAIRED = re.compile(r"(?:\s+[^\s,;()]+){0,3}?,?\s*respectively\b", re.I)
 _LEADING = re.compile(r"^(?:(?:both|for|the|in|of|at|with|a|an|from|by)\s+)+", re.I)
+# The words that lead into a list's first item: "are selected for proton and kaon hypotheses".
+_LEAD_IN = re.compile(r"^.*\b(?:for|in|at|with|from|by)\s+", re.I)
 
 
 @lru_cache(maxsize=8)
@@ -138,7 +140,8 @@ def _pairings(sentence: str, found: tuple[Figure, ...], values: list[int], start
         paired = [listed for listed in lists if _PAIRED.match(sentence, listed.end())
                   or len(sentence[:listed.start()].split()) <= 3]
         for listed in paired or [listed for listed in lists if listed.end() <= values[0]][-1:]:
-            items = [_LEADING.sub("", item).split() for item in listed.groups()]
+            first, *rest = listed.groups()
+            items = [_LEADING.sub("", item).split() for item in (_LEAD_IN.sub("", first), *rest)]
             items[-1] = items[-1][:max(1, len(items[0]))]  # "isobar, K-matrix and QMI approaches": not the head noun
             yield own, [frozenset(tokenize(" ".join(item))) for item in items]
     elif (names := _names_after(sentence, found, values)) is not None:

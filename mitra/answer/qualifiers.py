@@ -52,9 +52,10 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         ("ee", r"\bee(?![A-Za-z0-9])|\bdielectron|\be\+\s?e[-−]"  # "Z → eeγ" too
                r"|\belectrons? (?:channel|final state)"
                r"|\b(?=[BL]\w*[A-Z]\w*ee\b)\w+ee\b"),  # LHCb's macros: "BdToKstee", "BuKee"
-        # not "the combined statistical and systematic uncertainties": a sum of uncertainties, not of channels
+        # not "the combined statistical and systematic uncertainties": a sum of uncertainties, not of channels;
+        # not "Overall, there are …": a summing up
         ("combined", r"\bcombin(?:ed|ation|ing)\b(?!\s+(?:(?:statistical|systematic|theoretical|stat|syst)\b|uncertaint"
-                     r"|errors?\b))|\boverall\b|\ball (?:channels|final states|decay modes)\b"),
+                     r"|errors?\b))|\boverall\b(?!,)|\ball (?:channels|final states|decay modes)\b"),
     ],
     "category": [
         ("VBF", r"\bVBF\b|vector[- ]boson fusion"),

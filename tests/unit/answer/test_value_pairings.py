@@ -55,6 +55,14 @@ def test_respectively_pairs_only_the_values_listed_before_it():
         "800 MeV": -1.0, "500 MeV": 1.0, "3 GeV": 0.0}
 
 
+def test_a_list_s_first_name_is_read_past_the_words_leading_into_it():
+    """LHCb's Λc+ → pK−π+ (2208.03262): "selected for proton" is no name; the question's
+    "selection" would otherwise tie the proton's 0.95 with the kaon's 0.7."""
+    text = "Probabilities larger than 0.95 and 0.7 are selected for proton and kaon hypotheses, respectively."
+    assert _respective("What minimum kaon identification probability does the selection require?", text) == {
+        "0.95": -1.0, "0.7": 1.0}
+
+
 def test_a_bracketed_pair_of_settings_pairs_a_bracketed_pair_of_values():
     asked = Asked.read("What product of the muon momenta does the hardware trigger require for the 8 TeV data?")
     read = {m.written: setting(asked, m) for m in mentions(TRIGGER)}

@@ -14,6 +14,7 @@ from mitra.answer.asked import Asked
 from mitra.answer.candidates import candidates, confident, label_of, siblings
 from mitra.answer.claims import PassageText
 from mitra.answer.figures import figures
+from mitra.answer.qualifiers import qualifiers
 from mitra.answer.choose import choice_messages, choice_schema, parse_choice, probabilities, weighed, written
 from mitra.answer.prompts import question_sentences
 from mitra.answer.values import extra, first, numbered, numbers, pinned, quoted, stated
@@ -822,3 +823,48 @@ def test_of_several_assignments_the_one_to_the_name_asked_ranks_first():
     assert ranked[0].mention.written.startswith("1625") and ranked[0].signals["assigned"] == 1.0
     alone = PassageText(1, "The asymmetry is A = (-0.96 +- 0.32)% in 2015.")
     assert candidates(Asked.read("What asymmetry is measured?"), hits([alone]))[0].signals["assigned"] == 0.0
+
+
+def test_a_qualifier_the_title_names_too_does_not_count_for_a_value():
+    """LHCb's Run 3 trigger comparison (2105.04031): every value of the analysis is Run 3's, so
+    a sentence that says "Run 3" about another share of the events is not the efficiency asked."""
+    title = "A comparison of CPU and GPU implementations for the LHCb Experiment Run 3 Trigger"
+    rate = Hit(chunk=Chunk(id="r", analysis_id="A", doc_id="D", version="1", position=0, section=["1 Introduction"],
+                           text="In Run 3, about 85% of the minimum bias events pass the reconstruction."),
+               scores={"hybrid": 1.0})
+    cut = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=1, section=["4 Performance"],
+                          text="The efficiency on minimum bias events is 0.931 ± 0.003."), scores={"hybrid": 0.5})
+    asked = Asked.read("What efficiency on minimum-bias events is quoted in the LHCb Run 3 study?", title)
+    assert candidates(asked, [rate, cut])[0].mention.value == Decimal("0.931")
+
+
+def test_overall_opening_a_sentence_names_no_combination():
+    """"Overall, there are 566 095 events in the signal sample" (2409.03496): a summing up,
+    not the combination of channels; "the overall signal strength" is one."""
+    assert not [q for q in qualifiers("Overall, there are 566 095 events in the signal sample.") if q[0] == "channel"]
+    assert ("channel", "combined") in [q[:2] for q in qualifiers("The overall signal strength is 1.09.")]
+
+
+def test_a_natural_units_footnote_run_into_a_sentence_states_no_value():
+    """LHCb's γ from Bs → DsKππ (2011.12041): the text layer runs the footnote "Natural units
+    with ħ = c = 1" into the sentence on the data set, whose 1 the demo model chose."""
+    text = ("The data set is collected with the LHCb experiment in proton-proton collisions at centre-of-mass "
+            "energies Natural units with hbar = c = 1 are used throughout the paper. of 7, 8 and 13 TeV, "
+            "corresponding to an integrated luminosity of 9 fb-1. A signal yield of 148 000 ± 400 (7 500 ± 100) "
+            "is obtained for control (signal) decays.")
+    assert "1" not in _ranked("How many signal decays does the fit yield in the 9 fb^-1 analysis?", text)
+
+
+def test_what_a_question_leaves_out_names_no_quantity():
+    """LHCb's B → hh CP asymmetries (2012.05319): "(not including the PID asymmetry)" says which
+    asymmetry is not asked; its words must not draw the PID asymmetry's sentence."""
+    asked = Asked.read("What final-state detection asymmetry (not including the PID asymmetry) is determined for "
+                       "the 2016 data?")
+    assert "pid" not in asked.quantity and {"detect", "final"} <= asked.quantity
+    text = ("The numerical results are: A PID(2015) = (-1.2 ± 0.7)%, A PID(2016) = (0.5 ± 0.3)%. The final-state "
+            "detection asymmetry values for the 2015 and 2016 data samples are A det(2015) = (-0.96 ± 0.32)%, "
+            "A det(2016) = (-1.05 ± 0.13)%.")
+    assert "pid" in Asked.read("What final-state detection asymmetry including the PID asymmetry is found?").quantity
+    assert candidates(asked, [Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0,
+                                              section=["Results"], text=text))])[0].mention.sentence.startswith(
+        "The final-state detection asymmetry")
