@@ -92,8 +92,8 @@ _LAST_ITEM = r"[^\s,;()\d][^\s,;()]*(?:\s+[^\s,;()\d][^\s,;()]*){0,2}"
 
 _PAIRED = re.compile(r"(?:\s+[^\s,;()]+){0,3}?,?\s*respectively\b", re.I)
 _LEADING = re.compile(r"^(?:(?:both|for|the|in|of|at|with|a|an|from|by)\s+)+", re.I)
-# The words that lead into a list's first item: "are selected for proton and kaon hypotheses".
-_LEAD_IN = re.compile(r"^.*\b(?:for|in|at|with|from|by)\s+", re.I)
+# What leads into a list's first item: "are selected for proton and …", "the uncertainties of luminosity and …"
+_LEAD_IN = re.compile(r"^.*\b(?:for|in|of|at|with|from|by)\s+", re.I)
 
 
 @lru_cache(maxsize=8)

@@ -61,6 +61,11 @@ def test_a_list_s_first_name_is_read_past_the_words_leading_into_it():
     text = "Probabilities larger than 0.95 and 0.7 are selected for proton and kaon hypotheses, respectively."
     assert _respective("What minimum kaon identification probability does the selection require?", text) == {
         "0.95": -1.0, "0.7": 1.0}
+    # LHCb's 13/7 TeV ratios (1510.01707): "the uncertainties of luminosity" names luminosity alone
+    text = ("Correlations of 30% and 50% are assumed for the uncertainties of luminosity and tracking, "
+            "respectively.")
+    assert _respective("What correlation is assumed for the tracking uncertainty?", text) == {
+        "30 %": -1.0, "50 %": 1.0}
 
 
 def test_a_bracketed_pair_of_settings_pairs_a_bracketed_pair_of_values():
