@@ -53,9 +53,9 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
                r"|\belectrons? (?:channel|final state)"
                r"|\b(?=[BL]\w*[A-Z]\w*ee\b)\w+ee\b"),  # LHCb's macros: "BdToKstee", "BuKee"
         # not "the combined statistical and systematic uncertainties": a sum of uncertainties, not of channels;
-        # not "Overall, there are …": a summing up
-        ("combined", r"\bcombin(?:ed|ation|ing)\b(?!\s+(?:(?:statistical|systematic|theoretical|stat|syst)\b|uncertaint"
-                     r"|errors?\b))|\boverall\b(?!,)|\ball (?:channels|final states|decay modes)\b"),
+        # not "Overall, there are …": a summing up; not "one φ candidate per combination" of tracks
+        ("combined", r"(?<!\bper )(?<!\beach )\bcombin(?:ed|ation|ing)\b"
+                     r"(?!\s+(?:(?:statistical|systematic|theoretical|stat|syst)\b|uncertaint|errors?\b))|\boverall\b(?!,)|\ball (?:channels|final states|decay modes)\b"),
     ],
     "category": [
         ("VBF", r"\bVBF\b|vector[- ]boson fusion"),

@@ -838,9 +838,11 @@ def test_a_qualifier_the_title_names_too_does_not_count_for_a_value():
     assert candidates(asked, [rate, cut])[0].mention.value == Decimal("0.931")
 
 
-def test_overall_opening_a_sentence_names_no_combination():
+def test_a_summing_up_or_a_combination_of_tracks_names_no_combined_channel():
     """"Overall, there are 566 095 events in the signal sample" (2409.03496): a summing up,
-    not the combination of channels; "the overall signal strength" is one."""
+    not the combination of channels; "the overall signal strength" is one. Nor is "one φ
+    candidate per combination" (1606.07898) a combination of channels."""
+    assert not qualifiers("After requiring exactly one phi candidate per combination, what fraction remains?")
     assert not [q for q in qualifiers("Overall, there are 566 095 events in the signal sample.") if q[0] == "channel"]
     assert ("channel", "combined") in [q[:2] for q in qualifiers("The overall signal strength is 1.09.")]
 
