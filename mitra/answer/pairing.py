@@ -368,22 +368,34 @@ def interval_end(asked: Asked, m: Mention) -> float:
 _HOW_MANY = re.compile(r"\bhow many\s+(.{1,80}?)(?:\s+(?:are|is|were|was|do|does|did|have|has|remain|pass)\b|\?|$)",
                        re.I)
 _COUNTED_WORDS = 3
+# "What fraction of signal decays does the BDT keep": what the share is of, up to its verb.
+_WHAT_FRACTION = re.compile(r"\b(?:fraction|percentage|proportion|share)\s+of\s+(.{1,80}?)"
+                            r"(?:\s+(?:are|is|were|was|do|does|did|have|has|remain|pass)\b|\?|$)", re.I)
+# After a percentage, what it is of: "preserving 77% of the signal decays".
+_SHARE_OF = re.compile(r"\s*of\s+((?:\S+\s+){0,3}\S+)")
 
 
 def counted(asked: Asked, m: Mention) -> float:
     """1 where the question asks how many of something and the value's own next words, past
     its uncertainties, name it ("There are 320 categories in total", "162 909 ± 516 signal
-    decays in the SR", "3000 signal candidates")."""
-    wanted = _HOW_MANY.search(asked.text)
+    decays in the SR", "3000 signal candidates"), or asks what share of something and the
+    percentage is "of" it ("rejects 75% of the combinatorial background while preserving 77%
+    of the signal decays")."""
     found = _figures(m.sentence)
     at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
-    if wanted is None or at is None or _is_bound(m):  # "… < 5.4 … candidates": a cut on them
+    if at is None or _is_bound(m):  # "… < 5.4 … candidates": a cut on them
         return 0.0
     last = at
     while last + 1 < len(found) and found[last + 1].spread:
         last += 1
-    following = m.sentence[found[last].num_end:].split()[:_COUNTED_WORDS]
-    return 1.0 if set(tokenize(" ".join(following))) & (asked.content & set(tokenize(wanted.group(1)))) else 0.0
+    if (wanted := _HOW_MANY.search(asked.text)) is not None:
+        following = " ".join(m.sentence[found[last].num_end:].split()[:_COUNTED_WORDS])
+    elif m.unit == "%" and (wanted := _WHAT_FRACTION.search(asked.text)) is not None:
+        share = _SHARE_OF.match(m.sentence, found[last].end)
+        following = share.group(1) if share else ""
+    else:
+        return 0.0
+    return 1.0 if set(tokenize(following)) & (asked.content & set(tokenize(wanted.group(1)))) else 0.0
 
 
 # "A(2015) = (−0.96 ± 0.32)%, A(2016) = (−1.05 ± 0.13)%", "κ = 1.84 … and R(D*−) = 0.267": a

@@ -83,6 +83,14 @@ def test_the_largest_asked_is_the_upper_end_of_a_range():
     assert _ranked(question.replace("largest", "smallest"), text)[0] == "30 %"
 
 
+def test_what_share_prefers_the_percentage_of_what_it_names():
+    """LHCb's hadronic R(D*) (2305.01463): "what fraction of signal decays does the BDT keep" is
+    the 77% "of the signal decays", not the 75% of the combinatorial background."""
+    text = "The BDT classifier rejects about 75% of the combinatorial background while preserving 77% of the signal decays."
+    assert _ranked("What fraction of signal decays does the anticombinatorial BDT classifier keep?", text)[0] == "77 %"
+    assert _ranked("What fraction of the combinatorial background does the BDT classifier reject?", text)[0] == "75 %"
+
+
 def test_how_many_prefers_the_value_its_next_words_name():
     """LHCb 2310.04277 and 1811.08304: "There are 320 categories in total" for "how many
     categories", "162 909 ± 516 signal decays"; not a cut on the candidates counted."""
