@@ -106,9 +106,10 @@ def respective(asked: Asked, m: Mention) -> float:
     """Where the value's sentence pairs its values one to one with names: +1 where the name
     the question names most is the value's own, −1 where it is another's. Three ways: "…
     1256, 1252 and 1260 MeV for the isobar, K-matrix and QMI approaches, respectively"; a
-    bracketed pair, "94.5% (96.2%) is required to scale the belle (babar) results"; and a list
+    bracketed pair, "94.5% (96.2%) is required to scale the belle (babar) results"; a list
     the names follow, "(1.72 ± 0.05) and (4.96 ± 0.05) × 10-4 for the B0 → D*- π+ and B0 →
-    D̄0 π+ π- decays"."""
+    D̄0 π+ π- decays"; and each value followed by its name, "± 0.007 for sin φd and ± 0.017 for
+    cos φd"."""
     found = _figures(m.sentence)
     values = [f.start for f in found if f.kind == m.kind and not (f.paren or f.spread)]
     for own, items in _pairings(m.sentence, found, values, m.span[0]):
@@ -146,6 +147,8 @@ def _pairings(sentence: str, found: tuple[Figure, ...], values: list[int], start
             yield own, [frozenset(tokenize(" ".join(item))) for item in items]
     elif (names := _names_after(sentence, found, values)) is not None:
         yield own, names
+    elif (each := _names_each(sentence, found, values, own)) is not None:
+        yield each
 
 
 def _bracket_pair(found: tuple[Figure, ...], at: int) -> tuple[int, int] | None:
@@ -206,6 +209,34 @@ def _names_after(sentence: str, found: tuple[Figure, ...], values: list[int]) ->
     words = [frozenset(tokenize(part)) for part in parts]
     distinct = [w - frozenset().union(*(o for o in words if o is not w)) for w in words]
     return distinct if all(distinct) else None
+
+
+# After a value, the name it is stated for, up to the next value: "6.5σ for D0(2550) , 6.8σ for
+# D1(2600) , and 4.6σ for D2(2740) states".
+_FOR_NAME = re.compile(r"\s*(?:for|in)\s+(?:the\s+)?(?P<name>[^,;]{1,60}?)\s*(?:,\s*(?:and\s+)?|\s+and\s+|[.;]|$)")
+
+
+def _names_each(sentence: str, found: tuple[Figure, ...], values: list[int],
+                own: int) -> tuple[int, list[frozenset[str]]] | None:
+    """"x for A, y for B and z for C": the run of values around the value's own, each followed
+    by the name it is stated for; (its place in the run, each name's distinct words)."""
+    ends = {f.start: f.end for f in found}
+    names: list[frozenset[str] | None] = []
+    for i, start in enumerate(values):
+        last = i + 1 == len(values)
+        stop = len(sentence) if last else values[i + 1]
+        named = _FOR_NAME.match(sentence[:stop], ends[start])
+        whole = named is not None and (last or sentence[named.end():stop].strip(" ±+-−") == "")
+        names.append(frozenset(tokenize(named.group("name"))) if whole else None)
+    if names[own] is None:
+        return None
+    first = next(i for i in range(own, -1, -1) if i == 0 or names[i - 1] is None)
+    last = next(i for i in range(own, len(names)) if i + 1 == len(names) or names[i + 1] is None)
+    run = names[first:last + 1]
+    if len(run) < 2:
+        return None
+    distinct = [w - frozenset().union(*(o for o in run if o is not w)) for w in run]
+    return (own - first, distinct) if all(distinct) else None
 
 
 def _apart(sentence: str, span: tuple[int, int], f: Figure) -> tuple[bool, int]:

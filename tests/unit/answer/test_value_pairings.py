@@ -155,3 +155,14 @@ def test_a_deviation_from_the_prediction_asks_for_no_expected_value():
     assert "measure" not in Asked.read("What local deviation from the SM prediction does LHCb see in P5'?").qualifiers
     assert "measure" not in Asked.read("What tension with the Standard Model expectation is found?").qualifiers
     assert Asked.read("What is the predicted yield?").qualifiers["measure"] == {"expected"}
+
+
+def test_each_value_followed_by_its_name_pairs_one_to_one():
+    """LHCb's Upgrade II physics case (1808.08865) and B+ → D*−Ds+π+ (2405.00098): "± 0.007 for
+    sin φd and ± 0.017 for cos φd"; "6.5σ for D0(2550), 6.8σ for D1(2600), and 4.6σ for D2(2740)"."""
+    text = "Extrapolating this to 300 fb-1 gives ± 0.007 for sin phid and ± 0.017 for cos phid."
+    assert _respective("What precision on sin phid is expected with 300 fb-1?", text) == {
+        "300 fb-1": 0.0, "0.007": 1.0, "0.017": -1.0}
+    text = ("Estimations of the significances result in estimated significances of 6.5sigma for D0(2550), 6.8sigma "
+            "for D1(2600), and 4.6sigma for D2(2740) states.")
+    assert _ranked("What significance is estimated for the D2(2740) resonance?", text)[0] == "4.6 σ"
