@@ -421,12 +421,14 @@ def counted(asked: Asked, m: Mention) -> float:
         last += 1
     if (wanted := _HOW_MANY.search(asked.text)) is not None:
         following = " ".join(m.sentence[found[last].num_end:].split()[:_COUNTED_WORDS])
-    elif m.unit == "%" and (wanted := _WHAT_FRACTION.search(asked.text)) is not None:
+        return 1.0 if set(tokenize(following)) & (asked.content & set(tokenize(wanted.group(1)))) else 0.0
+    if m.unit == "%" and (wanted := _WHAT_FRACTION.search(asked.text)) is not None:
+        # all of what the share is of: "1% of the signal yield for the regions 2 and 3" is not of
+        # "the signal yield in region 4"
         share = _SHARE_OF.match(m.sentence, found[last].end)
-        following = share.group(1) if share else ""
-    else:
-        return 0.0
-    return 1.0 if set(tokenize(following)) & (asked.content & set(tokenize(wanted.group(1)))) else 0.0
+        need = asked.content & set(tokenize(wanted.group(1)))
+        return 1.0 if share and need and need <= set(tokenize(share.group(1))) else 0.0
+    return 0.0
 
 
 # "A(2015) = (−0.96 ± 0.32)%, A(2016) = (−1.05 ± 0.13)%", "κ = 1.84 … and R(D*−) = 0.267": a
