@@ -37,8 +37,8 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
 * **one-to-one pairings**: the value paired with the name the question names counts for, the
   others of its pairing against: a "…, respectively" list ("1256, 1252 and 1260 MeV for the
   isobar, K-matrix and QMI approaches"), a bracketed pair ("94.5% (96.2%) … the belle (babar)
-  results", "1.7 (2.6) … at √s = 7 (8) TeV") and names following a list ("x and y for the A
-  and B decays");
+  results", "1.7 (2.6) … at √s = 7 (8) TeV"), names following a list ("x and y for the A
+  and B decays") and each value's name after it ("6.5σ for D0(2550), 6.8σ for D1(2600)");
 * **its name**: in a sentence that assigns values to several names ("A(2015) = −0.96%, A(2016)
   = −1.05%"), the value assigned to the name the question names most, by the words that tell
   the names apart, counts for, the others against;
@@ -52,7 +52,8 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
   at that end of one its sentence states ("[0.0061, 2.0]", "7.7 × 10⁻²³ < τH < 1.3 × 10⁻²¹
   s") counts for, the other end against;
 * **what is counted**: where the question asks how many of something, a value whose own
-  next words name it ("There are 320 categories in total") counts for;
+  next words name it ("There are 320 categories in total") counts for; where it asks what
+  share of something, a percentage "of" all of it ("77% of the signal decays");
 * **a selection's bound**: a value that bounds a selection ("110 < mH < 200 GeV", "pT > 30
   GeV") counts against it where the question asks for no bound, limit or threshold;
 * **around**: each qualifier the question names that the value's sentence names, in its

@@ -104,7 +104,7 @@ def _item_list(n: int) -> re.Pattern:
 
 def respective(asked: Asked, m: Mention) -> float:
     """Where the value's sentence pairs its values one to one with names: +1 where the name
-    the question names most is the value's own, −1 where it is another's. Three ways: "…
+    the question names most is the value's own, −1 where it is another's. Four ways: "…
     1256, 1252 and 1260 MeV for the isobar, K-matrix and QMI approaches, respectively"; a
     bracketed pair, "94.5% (96.2%) is required to scale the belle (babar) results"; a list
     the names follow, "(1.72 ± 0.05) and (4.96 ± 0.05) × 10-4 for the B0 → D*- π+ and B0 →
@@ -213,7 +213,8 @@ def _names_after(sentence: str, found: tuple[Figure, ...], values: list[int]) ->
 
 # After a value, the name it is stated for, up to the next value: "6.5σ for D0(2550) , 6.8σ for
 # D1(2600) , and 4.6σ for D2(2740) states".
-_FOR_NAME = re.compile(r"\s*(?:for|in)\s+(?:the\s+)?(?P<name>[^,;]{1,60}?)\s*(?:,\s*(?:and\s+)?|\s+and\s+|[.;]|$)")
+_FOR_NAME = re.compile(r"\s*(?:for|in)\s+(?:the\s+)?(?P<name>[^,;]{1,60}?)"
+                       r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|[.;]|$)")
 
 
 def _names_each(sentence: str, found: tuple[Figure, ...], values: list[int],
@@ -223,10 +224,11 @@ def _names_each(sentence: str, found: tuple[Figure, ...], values: list[int],
     ends = {f.start: f.end for f in found}
     names: list[frozenset[str] | None] = []
     for i, start in enumerate(values):
-        last = i + 1 == len(values)
-        stop = len(sentence) if last else values[i + 1]
+        final = i + 1 == len(values)
+        stop = len(sentence) if final else values[i + 1]
         named = _FOR_NAME.match(sentence[:stop], ends[start])
-        whole = named is not None and (last or sentence[named.end():stop].strip(" ±+-−") == "")
+        # the name reaches the next value (past its sign): "… for D0(2550) , 6.8σ …"
+        whole = named is not None and (final or sentence[named.end():stop].strip(" ±+-−") == "")
         names.append(frozenset(tokenize(named.group("name"))) if whole else None)
     if names[own] is None:
         return None

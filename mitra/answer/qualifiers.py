@@ -55,7 +55,8 @@ _CLASSES: dict[str, list[tuple[str, str]]] = {
         # not "the combined statistical and systematic uncertainties": a sum of uncertainties, not of channels;
         # not "Overall, there are …": a summing up; not "one φ candidate per combination" of tracks
         ("combined", r"(?<!\bper )(?<!\beach )\bcombin(?:ed|ation|ing)\b"
-                     r"(?!\s+(?:(?:statistical|systematic|theoretical|stat|syst)\b|uncertaint|errors?\b))|\boverall\b(?!,)|\ball (?:channels|final states|decay modes)\b"),
+                     r"(?!\s+(?:(?:statistical|systematic|theoretical|stat|syst)\b|uncertaint|errors?\b))"
+                     r"|\boverall\b(?!,)|\ball (?:channels|final states|decay modes)\b"),
     ],
     "category": [
         ("VBF", r"\bVBF\b|vector[- ]boson fusion"),
