@@ -77,7 +77,8 @@ from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
 from mitra.answer.decays import another_decay, decays
 from mitra.answer.figures import small_whole
-from mitra.answer.pairing import assigned, bound, counted, equated, interval_end, respective, setting, worded
+from mitra.answer.pairing import assigned, bound, counted, equated, interval_end, setting, worded
+from mitra.answer.respective import respective
 from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, SUBJECTS, qualifiers
 from mitra.answer.quantities import Mention
 from mitra.core.text import tokenize

@@ -7,7 +7,8 @@ papers of the value set ``fresh`` once it was opened."""
 from __future__ import annotations
 
 from mitra.answer.asked import Asked
-from mitra.answer.pairing import respective, setting
+from mitra.answer.pairing import setting
+from mitra.answer.respective import respective
 from mitra.answer.quantities import mentions
 from tests.unit.answer.test_values import _ranked
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from mitra.answer.asked import Asked
-from mitra.answer.pairing import bound, respective, setting
+from mitra.answer.pairing import bound, setting
+from mitra.answer.respective import respective
 from mitra.answer.quantities import mentions
 from tests.unit.answer.test_values import _ranked
 
