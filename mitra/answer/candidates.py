@@ -330,8 +330,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     weights = _idf(sentences, asked.quantity)
     texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
     collaborations = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
-    own = asked.beyond_title
-    beyond = _told_apart(own, everything)
+    beyond = _told_apart(asked.beyond_title, everything)
     asked_decays = decays(asked.text)
     found: list[Candidate] = []
     for rank, (hit, passage) in enumerate(zip(hits, passages)):
@@ -349,7 +348,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                 continue
             problem = problem_of(asked.context, stated, m, everything)
             one_of = _one_of_combined(asked.qualifiers, stated)  # γγ alone is not named by "γγ and 4ℓ combined"
-            named = sum(1 for cls, values in own.items()
+            named = sum(1 for cls, values in asked.beyond_title.items()
                         if stated.get(cls, frozenset()) & values and not (one_of and cls == "channel"))
             in_sentence = _sentence_qualifiers(m.sentence)
             around = sum(len(values & in_sentence.get(cls, frozenset())) for cls, values in asked.qualifiers.items())

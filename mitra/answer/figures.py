@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from decimal import Decimal, InvalidOperation
 
 UNITS: list[tuple[str, str, str, Decimal]] = [  # unit, kind, pattern, factor to the kind's base
@@ -242,6 +243,12 @@ def figures(text: str) -> list[Figure]:
                 or RANGE.fullmatch(between)):
             before.unit, before.kind, before.unit_written = after.unit, after.kind, after.unit_written
     return raws
+
+
+@lru_cache(maxsize=4096)
+def sentence_figures(sentence: str) -> tuple[Figure, ...]:
+    """``figures`` of a sentence, read once for every ranking signal that reads them."""
+    return tuple(figures(sentence))
 
 
 def small_whole(value: Decimal, unit: str, power: int | None, written: str) -> bool:

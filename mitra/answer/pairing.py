@@ -12,11 +12,11 @@ from decimal import Decimal
 from functools import lru_cache
 
 from mitra.answer.asked import Asked
-from mitra.answer.figures import YEAR, Figure, base_value
+from mitra.answer.figures import YEAR, Figure, base_value, sentence_figures
 from mitra.answer.lists import RESPECTIVELY
 from mitra.answer.qualifiers import SYMBOL_WORDS
 from mitra.answer.quantities import SELECTION_BOUND, Mention
-from mitra.answer.respective import bracket_pair, sentence_figures
+from mitra.answer.respective import bracket_pair
 from mitra.core.text import tokenize
 
 _BOUNDARY = re.compile(r"[,;]|\band\b")

@@ -11,17 +11,11 @@ import re
 from functools import lru_cache
 
 from mitra.answer.asked import Asked
-from mitra.answer.figures import Figure, figures, unit_at
+from mitra.answer.figures import Figure, sentence_figures, unit_at
 from mitra.answer.lists import RESPECTIVELY
 from mitra.answer.qualifiers import qualifiers
 from mitra.answer.quantities import Mention
 from mitra.core.text import tokenize
-
-
-@lru_cache(maxsize=4096)
-def sentence_figures(sentence: str) -> tuple[Figure, ...]:
-    """The figures a sentence writes, read once for every signal that reads them."""
-    return tuple(figures(sentence))
 
 
 _ITEM = r"[^\s,;()\d][^\s,;()]*(?:\s+[^\s,;()\d][^\s,;()]*){0,2}?"
@@ -144,9 +138,7 @@ def _names_after(sentence: str, found: tuple[Figure, ...], values: list[int]) ->
     parts = re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", phrase)
     if len(parts) != len(listed) or any(len(part.split()) > 8 for part in parts):
         return None
-    words = [frozenset(tokenize(part)) for part in parts]
-    distinct = [w - frozenset().union(*(o for o in words if o is not w)) for w in words]
-    return distinct if all(distinct) else None
+    return _distinct([frozenset(tokenize(part)) for part in parts])
 
 
 # After a value, the name it is stated for, up to the next value: "6.5σ for D0(2550) , 6.8σ for
@@ -175,5 +167,12 @@ def _names_each(sentence: str, found: tuple[Figure, ...], values: list[int],
     run = names[first:last + 1]
     if len(run) < 2:
         return None
-    distinct = [w - frozenset().union(*(o for o in run if o is not w)) for w in run]
-    return (own - first, distinct) if all(distinct) else None
+    distinct = _distinct(run)
+    return (own - first, distinct) if distinct else None
+
+
+def _distinct(names: list[frozenset[str]]) -> list[frozenset[str]] | None:
+    """Each name's words that no other name has; None where a name has none (they cannot be
+    told apart)."""
+    distinct = [w - frozenset().union(*(o for o in names if o is not w)) for w in names]
+    return distinct if all(distinct) else None
