@@ -4,7 +4,7 @@ Front ends turn a document into ``Paragraph`` records with their section path an
 say what they left out on purpose (``ParsedText``):
 
 * ``parse_text`` here for text handed in whole (``mitra index-jsonl``), in one of
-  three formats — LaTeX (sectioning commands), Markdown (``#`` headings, ``$``/``$$``
+  three formats — LaTeX (sectioning commands, read by ``ingest.chunk.from_latex``), Markdown (``#`` headings, ``$``/``$$``
   maths, fenced code, tables) and plain text (section names on their own lines) —
   chosen by ``detect_format`` from the document's *structure*;
 * ``ingest.chunk.from_blocks`` for PDF layout blocks.
@@ -15,17 +15,16 @@ They share one back end, ``ingest.chunk.paragraphs`` (packing, chunk ids, covera
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Iterable, Literal
 
 from mitra.core.text import clean_latex, escape_percent, normalise_space, readable_latex
-from ingest.chunk.paragraphs import (
-    MARKUP, ChunkedText, Paragraph, ParsedText, chunk_parsed, dropped_path,
-)
+from ingest.chunk.paragraphs import MARKUP, ChunkedText, ParsedText, chunk_parsed
 from ingest.chunk.coverage import word_counts
-from ingest.chunk.shapes import AUTHORS, IMAGES, MIN_REFERENCES, REFERENCES, shape_of
-from ingest.chunk.tables import HTML_TABLE, html_markup, html_rows, latex_rows, pipe_rows
+from ingest.chunk.from_latex import LATEX_HEADING, parse_latex
+from ingest.chunk.sections import Sections
+from ingest.chunk.shapes import IMAGES
+from ingest.chunk.tables import HTML_TABLE, html_markup, html_rows, pipe_rows
 from mitra.core.types import ChunkKind, Document
 
 TextFormat = Literal["auto", "markdown", "latex", "text"]
@@ -33,9 +32,6 @@ TEXT_FORMATS: tuple[str, ...] = ("auto", "markdown", "latex", "text")
 
 
 # ---------------------------------------------------------------- format detection
-_LATEX_HEADING = re.compile(
-    r"\\(section|subsection|subsubsection|paragraph)\*?\s*(?:\[[^\]]*\])?\s*\{((?:[^{}]|\{[^{}]*\})*)\}"
-)
 _LATEX_DOCUMENT = re.compile(r"\\(?:documentclass|begin\{document\}|maketitle)\b")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _MD_SETEXT = re.compile(r"^(=+|-+)\s*$")
@@ -47,7 +43,7 @@ def detect_format(text: str) -> str:
     """``latex``, ``markdown`` or ``text``, from how the document marks its structure:
     sectioning commands, Markdown headings, or neither (section names on their own
     lines). Maths alone decides nothing: Markdown papers carry LaTeX maths too."""
-    latex = len(_LATEX_HEADING.findall(text)) + 3 * len(_LATEX_DOCUMENT.findall(text))
+    latex = len(LATEX_HEADING.findall(text)) + 3 * len(_LATEX_DOCUMENT.findall(text))
     markdown = sum(1 for line, _ in _markdown_lines(text) if _MD_HEADING.match(line))
     if latex > markdown:
         return "latex"
@@ -74,80 +70,9 @@ def parse_text(text: str, fmt: str = "auto", anchors: bool = False) -> ParsedTex
         raise ValueError(f"unknown text format '{fmt}': choose one of {', '.join(TEXT_FORMATS)}")
     chosen = detect_format(text) if fmt == "auto" else fmt
     parsed = _parse_markdown(text, anchors) if chosen == "markdown" else \
-        {"latex": _parse_latex, "text": _parse_plain}[chosen](text)
+        {"latex": parse_latex, "text": _parse_plain}[chosen](text)
     parsed.format = chosen
     return parsed
-
-
-class _Sections:
-    """The section path while reading, and what the front end keeps or drops under it:
-    sections dropped by their title, and blocks dropped by their shape (``shapes``)."""
-
-    def __init__(self, anchors: bool = False) -> None:
-        self.path: list[str] = []
-        self.anchors: Counter | None = Counter() if anchors else None  # slugs given so far
-        self.anchor = ""
-        self.out = ParsedText()
-        self.shapes: list[tuple[str, int, str] | None] = []  # per paragraph: (kind, references, raw)
-        self.raws: list[tuple[str, str]] = []  # per paragraph: (its kind, its source) for coverage by kind
-
-    def heading(self, title: str, level: int) -> None:
-        self.path = self.path[: level - 1] + [title]
-        if self.anchors is not None:
-            self.anchor = _slug(title, self.anchors)
-        if not self.dropping:
-            self.out.headings.append(title)
-            self.out.read.append(("heading", title))
-        else:
-            self.out.drop(self.dropping, title)
-
-    @property
-    def dropping(self) -> str | None:
-        """The kind of text under the current section when it is left out."""
-        return dropped_path(self.path)
-
-    def add(self, text: str, kind: ChunkKind = ChunkKind.body, section: tuple[str, ...] | None = None,
-            raw: str | None = None) -> None:
-        """A paragraph; ``raw`` is its source, whose shape may mark it as left out."""
-        if not text.strip():
-            return
-        if self.dropping and section is None:
-            self.out.drop(self.dropping, raw or text)
-            return
-        shape = shape_of(raw or text) if kind is ChunkKind.body and section is None else None
-        self.out.paragraphs.append(Paragraph(text, tuple(self.path) if section is None else section, kind,
-                                             anchor=self.anchor if section is None else ""))
-        self.shapes.append(None if shape is None else (*shape, raw or text))
-        self.raws.append((kind.value, raw or text))
-
-    def finish(self) -> ParsedText:
-        """The parsed text, less the blocks dropped by shape: reference entries only in a
-        run of ``MIN_REFERENCES`` (one body paragraph citing a paper is prose)."""
-        keep: list[Paragraph] = []
-        run: list[tuple[Paragraph, int, str]] = []  # the reference run being read
-
-        def end_run() -> None:
-            if sum(entries for _, entries, _ in run) >= MIN_REFERENCES:
-                self.out.drop(REFERENCES, *(raw for _, _, raw in run))
-            else:
-                keep.extend(paragraph for paragraph, _, _ in run)
-            run.clear()
-
-        kept_raws = {}
-        for paragraph, shape, raw in zip(self.out.paragraphs, self.shapes, self.raws):
-            kept_raws[id(paragraph)] = raw
-            if shape is not None and shape[0] == REFERENCES:
-                run.append((paragraph, shape[1], shape[2]))
-                continue
-            end_run()
-            if shape is not None:
-                self.out.drop(shape[0], shape[2])
-            else:
-                keep.append(paragraph)
-        end_run()
-        self.out.read += [kept_raws[id(paragraph)] for paragraph in keep]
-        self.out.paragraphs, self.shapes, self.raws = keep, [], []
-        return self.out
 
 
 # ---------------------------------------------------------------- Markdown
@@ -169,13 +94,6 @@ _IMAGE_LINE = re.compile(rf"^[ \t]*{_IMAGE_FILE}(?:[ \t]*{_IMAGE_FILE})*[ \t]*$"
 # "3.2. Hubble constant": converters number headings but set them all at one "#" level.
 _SECTION_NUMBER = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+\S")
 
-
-def _slug(title: str, given: Counter) -> str:
-    """The anchor GitHub and GitLab give a heading: lower case, punctuation dropped, spaces
-    as hyphens; a repeated one gets "-1", "-2", ..."""
-    slug = re.sub(r"[^\w\- ]", "", title.lower()).replace(" ", "-")
-    given[slug] += 1
-    return slug if given[slug] == 1 else f"{slug}-{given[slug] - 1}"
 
 
 def _parse_markdown(text: str, anchors: bool = False) -> ParsedText:
@@ -203,7 +121,7 @@ class _MarkdownReader:
     """Line by line: headings (ATX and setext), fenced code, display maths, paragraphs."""
 
     def __init__(self, anchors: bool = False) -> None:
-        self.sections = _Sections(anchors)
+        self.sections = Sections(anchors)
         self.buffer: list[str] = []
         self.after_maths = False  # the last paragraph ended in display maths: "where ..." goes on
 
@@ -342,7 +260,7 @@ _NOT_HEADING_START = tuple("-*•[(|$\\<>=+~#")
 def _parse_plain(text: str) -> ParsedText:
     """Section names on their own lines (QASPER, text dumps of papers). Paragraphs are
     blank-line separated blocks when the text has them, otherwise single lines."""
-    sections = _Sections()
+    sections = Sections()
     lines = [line.rstrip() for line in text.splitlines()]
     nonblank = [line for line in lines if line.strip()]
     blank_separated = sum(1 for line in lines if not line.strip()) >= 0.1 * max(len(nonblank), 1)
@@ -395,100 +313,6 @@ def _heading_level(title: str) -> tuple[str, int]:
         return title, numbered.group(3).count(".") + 1
     return title, 1
 
-
-# ---------------------------------------------------------------- LaTeX
-_LATEX_LEVEL = {"section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4}
-_LATEX_ENV = re.compile(
-    r"\\begin\{(figure\*?|table\*?|equation\*?|align\*?|eqnarray\*?|multline\*?|gather\*?|abstract|"
-    r"thebibliography)\}(.*?)\\end\{\1\}",
-    re.S,
-)
-_CAPTION = re.compile(r"\\caption\s*(?:\[[^\]]*\])?\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}", re.S)
-_BEGIN_DOCUMENT = re.compile(r"\\begin\{document\}")
-
-
-def _parse_latex(text: str) -> ParsedText:
-    sections = _Sections()
-    text = re.sub(r"(?<!\\)%.*", "", text)
-    begin = _BEGIN_DOCUMENT.search(text)
-    if begin:  # the LaTeX preamble: package and macro definitions, not text
-        sections.out.drop(MARKUP, text[: begin.end()])
-        text = text[begin.end() :]
-    headings = list(_LATEX_HEADING.finditer(text))
-    # Text before the first heading is the title block / author list in papers: kept
-    # only when it reads like prose (an abstract environment is kept anywhere).
-    starts = [0] + [h.end() for h in headings]
-    ends = [h.start() for h in headings] + [len(text)]
-    for i, (start, end) in enumerate(zip(starts, ends)):
-        if i > 0:
-            heading = headings[i - 1]
-            sections.heading(clean_latex(heading.group(2)), _LATEX_LEVEL[heading.group(1)])
-        body = text[start:end]
-        if sections.dropping:
-            sections.out.drop(sections.dropping, body)
-            continue
-        _latex_section_body(sections, body, preamble=i == 0 and bool(headings))
-    return sections.finish()
-
-
-def _latex_section_body(sections: _Sections, body: str, preamble: bool) -> None:
-    floats: list[tuple[str, ChunkKind, tuple[str, ...] | None]] = []
-    pos = 0
-    prose: list[str] = []
-    for env in _LATEX_ENV.finditer(body):
-        prose.append(body[pos : env.start()])
-        pos = env.end()
-        name, content = env.group(1).rstrip("*"), env.group(2)
-        if name in ("figure", "table"):
-            # every caption: a figure of several panels has one per panel
-            words = "\n".join(readable_latex(c.group(1)) for c in _CAPTION.finditer(content))
-            rest = _CAPTION.sub(" ", content)
-            if name == "table":
-                words = "\n".join(line for line in (normalise_space(words), *latex_rows(rest)) if line)
-            else:  # the figure's graphics and placement: no words a reader sees
-                sections.out.drop(MARKUP, rest)
-            if words:
-                floats.append((words, ChunkKind.table if name == "table" else ChunkKind.caption, None))
-        elif name == "abstract":
-            floats += [(p.text, ChunkKind.body, ("Abstract",)) for p in _prose_paragraphs(content)]
-        elif name == "thebibliography":
-            sections.out.drop(REFERENCES, content)
-        else:
-            # Display maths belongs to the sentence around it, in the prose flow (stripped: no paragraph end)
-            prose.append(f" {content.strip()} ")
-    prose.append(body[pos:])
-    for paragraph in _prose_paragraphs("".join(prose)):
-        if preamble and _looks_like_author_list(paragraph.raw):
-            sections.out.drop(AUTHORS, paragraph.raw)
-        else:
-            sections.add(paragraph.text, raw=paragraph.raw)
-    for words, kind, section in floats:
-        sections.add(words, kind, section)
-
-
-@dataclass(frozen=True)
-class _Prose:
-    raw: str
-    text: str
-
-
-def _prose_paragraphs(latex: str) -> list[_Prose]:
-    return [_Prose(block, clean) for block in re.split(r"\n\s*\n|\\par\b", latex) if (clean := readable_latex(block))]
-
-
-_AFFILIATION = re.compile(r"\$\^\{?[\d,a-z*]{1,8}\}?\$|\\inst\b")
-_SENTENCE_END = re.compile(r"[a-z]{2}[.!?](\s|$)")
-
-
-def _looks_like_author_list(latex: str) -> bool:
-    """A title-page block: author/affiliation commands, dense affiliation marks
-    ("A. Name$^{1}$, B. Name$^{2}$"), or a collaboration name with hardly a sentence."""
-    if re.search(r"\\(author|affil|affiliation|maketitle|title)\b", latex):
-        return True
-    marks = len(_AFFILIATION.findall(latex))
-    if marks >= 3 and marks * 150 >= len(latex):
-        return True
-    return "Collaboration" in latex[:400] and len(_SENTENCE_END.findall(latex)) < 2
 
 
 def chunk_text(document: Document, text: str, min_chars: int, max_chars: int, fmt: str = "auto",
