@@ -73,7 +73,7 @@ def _latex_section_body(sections: Sections, body: str, preamble: bool) -> None:
             if words:
                 floats.append((words, ChunkKind.table if name == "table" else ChunkKind.caption, None))
         elif name == "abstract":
-            floats += [(p.text, ChunkKind.body, ("Abstract",)) for p in _prose_paragraphs(content)]
+            floats += [(q.text, ChunkKind.body, ("Abstract",)) for p in _prose_paragraphs(content) for q in (p, *p.notes)]
         elif name == "thebibliography":
             sections.out.drop(REFERENCES, content)
         else:
@@ -82,9 +82,10 @@ def _latex_section_body(sections: Sections, body: str, preamble: bool) -> None:
     prose.append(body[pos:])
     for paragraph in _prose_paragraphs("".join(prose)):
         if preamble and _looks_like_author_list(paragraph.raw):
-            sections.out.drop(AUTHORS, paragraph.raw)
+            sections.out.drop(AUTHORS, paragraph.raw, *(note.raw for note in paragraph.notes))
         else:
-            sections.add(paragraph.text, raw=paragraph.raw)
+            for part in (paragraph, *paragraph.notes):  # a footnote after the paragraph it marks
+                sections.add(part.text, raw=part.raw)
     for words, kind, section in floats:
         sections.add(words, kind, section)
 
@@ -93,10 +94,49 @@ def _latex_section_body(sections: Sections, body: str, preamble: bool) -> None:
 class _Prose:
     raw: str
     text: str
+    notes: tuple["_Prose", ...] = ()  # its footnotes, set apart
 
 
 def _prose_paragraphs(latex: str) -> list[_Prose]:
-    return [_Prose(block, clean) for block in re.split(r"\n\s*\n|\\par\b", latex) if (clean := readable_latex(block))]
+    out = []
+    for block in re.split(r"\n\s*\n|\\par\b", latex):
+        block, notes = _set_apart(block)
+        notes = tuple(_Prose(note, clean) for note in notes if (clean := readable_latex(note)))
+        if clean := readable_latex(block):
+            out.append(_Prose(block, clean, notes))
+        elif notes:  # a paragraph that was only a note ("\\footnotetext{…}")
+            out += notes
+    return out
+
+
+_FOOTNOTE = re.compile(r"\\footnote(?:text)?\s*(?:\[[^\]]*\])?\s*\{")
+
+
+def _set_apart(latex: str) -> tuple[str, list[str]]:
+    """The paragraph less its footnotes, and the footnotes: a page prints a note apart from the
+    sentence it marks, and run into it ("momentum\\footnote{We use natural units with $\\hbar=c=1$.}, $p_T$,
+    greater than 20 GeV") its numbers and words would read as the sentence's. Braces are
+    counted, so a note's own maths and macros stay whole; an unclosed note is left as written."""
+    notes: list[str] = []
+    kept: list[str] = []
+    pos = 0
+    for match in _FOOTNOTE.finditer(latex):
+        if match.start() < pos:
+            continue  # a note inside a note: read with its outer one
+        depth, end = 1, match.end()
+        while end < len(latex) and depth:
+            if latex[end] == "\\":
+                end += 2
+                continue
+            depth += {"{": 1, "}": -1}.get(latex[end], 0)
+            end += 1
+        if depth:
+            break
+        kept.append(latex[pos:match.start()])
+        notes.append(latex[match.end():end - 1])
+        pos = end
+    kept.append(latex[pos:])
+    return "".join(kept), notes
 
 
 _AFFILIATION = re.compile(r"\$\^\{?[\d,a-z*]{1,8}\}?\$|\\inst\b")

@@ -145,6 +145,25 @@ def test_latex_display_maths_and_the_where_after_it_stay_one_paragraph():
     assert "the second from the choice of model" in holder.text
 
 
+
+def test_a_latex_footnote_is_set_apart_after_its_paragraph_not_run_into_its_sentence():
+    """LHCb's "momentum\\footnote{We use natural units where $\\hbar=c=1$.}, $p_T$, greater than 20
+    GeV" read as one sentence, and its "= 1" as a value of that sentence."""
+    latex = ("\\section{Detector} Muons need a transverse momentum\\footnote{We use natural units where "
+             "$\\hbar=c=1$; see Ref.~\\cite{x} for {\\it details}.}, $p_T$, above 20~GeV.\n\n"
+             "The next paragraph.\\footnotetext{A note written apart.} Its end.")
+    texts = [p.text for p in parse_text(latex, "latex").paragraphs]
+    assert texts[0] == "Muons need a transverse momentum, $p_T$ , above 20 GeV."
+    assert texts[1].startswith("We use natural units where") and "details" in texts[1]
+    assert texts[2:] == ["The next paragraph. Its end.", "A note written apart."]
+    words = " ".join(c.index_text for c in chunk_text(Document(analysis_id="A", doc_id="d"), latex, 5, 500).chunks)
+    assert "natural units" in words  # nothing dropped: the note is its own paragraph
+
+
+def test_an_unclosed_latex_footnote_is_kept_where_it_is_written():
+    [paragraph] = parse_text("\\section{S} Text with a note\\footnote{that never closes.", "latex").paragraphs
+    assert paragraph.text == "Text with a note that never closes."
+
 # ---------------------------------------------------------------- formats and coverage
 def test_markdown_with_inline_and_display_maths_keeps_every_word():
     doc = Document(analysis_id="A", doc_id="paper")
