@@ -178,9 +178,10 @@ _ASKS_BOUND = re.compile(r"\blimit|\bbound|threshold|\bcuts?\b|requir|window|\br
 
 
 # A question asking for a selection's cut, which a bound written "pT miss > 250 GeV" states.
-# "greater than 15", "exceeding 1.7 (2.6)": the bracketed value of a pair is the bound's too
+# "greater than 15", "exceeding 1.7 (2.6)", "greater than 800 and 500 MeV/c, respectively": the bracketed
+# value of a pair, and each of a list, is the bound's too
 _BOUND_WORDS = re.compile(r"\b(?:(?:greater|larger|smaller|less|lower|higher) than|exceed(?:ing|s)?)\s*"
-                          r"(?:[\d.]+\s*\(\s*)?\Z", re.I)
+                          r"(?:[\d.]+\s*(?:\(|,|\band\b|\bor\b)\s*)*\Z", re.I)
 _ASKS_CUT = re.compile(r"threshold|\bcuts?\b|\brequire[sd]?\b|\bminimum\b|\bmaximum\b|\bat (?:least|most)\b",
                        re.I)
 
@@ -193,7 +194,7 @@ def bound(asked: Asked, m: Mention) -> float:
     if _ASKS_BOUND.search(asked.text) and asked.kind != "count":  # a count is no bound: "the yield over the q² ranges"
         # a cut in words too ("separated … with a significance greater than 15"); but "more than 75%" of a
         # result is no selection, so words alone never count against a value
-        in_words = bool(_BOUND_WORDS.search(m.sentence, max(0, m.span[0] - 20), m.span[0]))
+        in_words = bool(_BOUND_WORDS.search(m.sentence, max(0, m.span[0] - 40), m.span[0]))
         return -1.0 if (is_bound or in_words) and _ASKS_CUT.search(asked.text) else 0.0
     return 1.0 if is_bound else 0.0
 

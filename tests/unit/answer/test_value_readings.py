@@ -133,6 +133,13 @@ def test_a_cut_in_words_bounds_both_values_of_a_bracketed_pair():
                    text)["2.6"] == -1.0
 
 
+
+def test_a_cut_in_words_bounds_each_value_of_a_list():
+    text = ("Muons and electrons are required to have pT greater than 800 and 500 MeV/c , respectively, and to have "
+            "momentum greater than 3 GeV/c .")
+    read = _signal(bound, "What minimum transverse momentum is required of electron candidates?", text)
+    assert read == {"800 MeV": -1.0, "500 MeV": -1.0, "3 GeV": -1.0}
+
 def test_a_tagging_power_a_correlation_or_a_symbol_is_a_value_asked():
     """"What effective tagging power is achieved …" had not read as a value question: no
     candidates, and the model wrote about the CP asymmetry's formula instead."""
