@@ -24,7 +24,7 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
 * **kind**: a number of another kind than asked (a mass for a significance, a number
   with a unit or in standard deviations for a branching fraction or fraction, a momentum in
   GeV/c for a mass, a data set's size for an uncertainty) is ruled out, a setting (√s = 13 TeV, a year, "for mH = 125 GeV") or a confidence level (95% CL)
-  is never a value, nor the ħ = c = 1 of a natural-units footnote;
+  is never a value;
 * **quantity words**: the question's quantity words the value's own clause holds, those
   its sentence and section heading hold, and those its whole passage holds, each weighed
   by how rare it is among the candidate sentences;
@@ -304,14 +304,6 @@ def _confidence_level(m: Mention) -> bool:
     return m.unit == "%" and bool(_CL.match(m.sentence, m.span[1]))
 
 
-# "Natural units with ħ = c = 1 are used": a footnote the text layer runs into a sentence, no result.
-_CONVENTION = re.compile(r"\bnatural units\b[^.]{0,40}=\s*\Z", re.I)
-
-
-def _convention(m: Mention) -> bool:
-    return bool(_CONVENTION.search(m.sentence, max(0, m.span[0] - 60), m.span[0]))
-
-
 @lru_cache(maxsize=4096)
 def _sentence_qualifiers(sentence: str) -> dict[str, frozenset[str]]:
     """Every qualifier the sentence names, bound to its value or not."""
@@ -340,7 +332,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
             fits = _kind_fits(asked, m)
             if named_by and fits is False:  # "a yield of 87%" for "with what yield", though a yield reads as a count
                 fits = None
-            if (m.condition or fits is False or _confidence_level(m) or _reference(m) or _convention(m)
+            if (m.condition or fits is False or _confidence_level(m) or _reference(m)
                     or _other_experiment(collaborations, m)):
                 continue
             stated = narrowed(m, resolved(everything, m))

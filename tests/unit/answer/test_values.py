@@ -847,16 +847,6 @@ def test_a_summing_up_or_a_combination_of_tracks_names_no_combined_channel():
     assert ("channel", "combined") in [q[:2] for q in qualifiers("The overall signal strength is 1.09.")]
 
 
-def test_a_natural_units_footnote_run_into_a_sentence_states_no_value():
-    """LHCb's γ from Bs → DsKππ (2011.12041): the text layer runs the footnote "Natural units
-    with ħ = c = 1" into the sentence on the data set, whose 1 the demo model chose."""
-    text = ("The data set is collected with the LHCb experiment in proton-proton collisions at centre-of-mass "
-            "energies Natural units with hbar = c = 1 are used throughout the paper. of 7, 8 and 13 TeV, "
-            "corresponding to an integrated luminosity of 9 fb-1. A signal yield of 148 000 ± 400 (7 500 ± 100) "
-            "is obtained for control (signal) decays.")
-    assert "1" not in _ranked("How many signal decays does the fit yield in the 9 fb^-1 analysis?", text)
-
-
 def test_what_a_question_leaves_out_names_no_quantity():
     """LHCb's B → hh CP asymmetries (2012.05319): "(not including the PID asymmetry)" says which
     asymmetry is not asked; its words must not draw the PID asymmetry's sentence."""
