@@ -227,7 +227,7 @@ STOPWORDS = frozenset(
 )
 _TOKEN_RE = re.compile(r"[a-z0-9]+")
 # Bump when tokens change: BM25 indexes saved by another tokenizer are rebuilt on load.
-TOKENIZER = "physics-6"
+TOKENIZER = "physics-7"
 
 # One spelling for the notations physicists mix: Unicode Greek, LaTeX commands and
 # plain names all become the name (μ, \mu, mu -> mu); decorations and scripts are
@@ -241,7 +241,8 @@ _GREEK = dict(zip(
     "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau "
     "upsilon phi chi psi omega epsilon theta phi sigma".split(),
 ))
-_GREEK_TABLE = str.maketrans(_GREEK)  # a C loop: per character in Python this was a quarter of an index build
+# with the asterisk operator PDFs set for a star ("D∗−") as the star
+_GREEK_TABLE = str.maketrans({**_GREEK, "∗": "*"})  # a C loop: per character in Python this was a quarter of an index build
 _DECORATION = re.compile(
     r"\\(?:bar|overline|tilde|widetilde|hat|widehat|vec|dot|mathrm|rm|text|textrm|mathit|mathbf|boldsymbol|mathcal|mathsf)"
     r"\s*\{([^{}]*)\}"
@@ -252,6 +253,8 @@ _COMMAND = re.compile(r"\\([a-z]+)")
 _PARTICLES = re.compile(r"mu|tau|nu|gamma|pi")
 _RUN = re.compile(r"(?:mu|tau|nu|gamma|pi){2,}|([ebwzlq])\1")
 _TRANSVERSE_MOMENTUM = re.compile(r"\btransverse[\s-]+moment(?:um|a)\b")
+# Collision systems and χ² as LHCb writes them apart or as a macro ("$p$Pb", "Pb$p$", "\\chisq"): one word each
+_SYSTEMS = re.compile(r"\b(p|pb)\s?-?\s?(p|pb)\b(?<!\bp p)|\bchisq\b")
 _COMBINING = re.compile(r"[\u0300-\u036f]")
 
 
@@ -259,6 +262,7 @@ def physics_text(text: str) -> str:
     """``text`` lower-cased with its notation in one spelling (see above), for tokenizing."""
     text = spell_macro_decays(text)  # before lower-casing: a macro's capitals mark its symbols
     text = _TRANSVERSE_MOMENTUM.sub("pt", _COMBINING.sub("", unicodedata.normalize("NFKD", text)).lower())
+    text = _SYSTEMS.sub(lambda m: m.group(1) + m.group(2) if m.group(1) else "chi2", text)
     for _ in range(2):
         text = _DECORATION.sub(r"\1", text)
     text = _COMMAND.sub(r"\1", _ARROW_CMDS.sub(" ", _STYLE_SWITCH.sub("", text)))
