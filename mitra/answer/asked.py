@@ -21,6 +21,7 @@ from mitra.core.text import math_to_words, tokenize
 # "in GeV", "in %", "(in fb)": the unit the member wants the value in.
 _IN_UNIT = re.compile(r"\bin\s+(?=\S)", re.I)
 _LAST_WORDS = re.compile(r"(?:\S+\s+){1,3}\Z")  # the three words before a number
+_OF_WHAT = re.compile(r"\s+of\s+[^?,.;()]{1,40}")  # "15 MeV of the known Λc+ mass": what a number is reckoned from
 _WORD = re.compile(r"[^\W\d_]+")
 _SMALL = frozenset("at of the in on for and to a an by with".split())
 # A spin-parity ("the (3/2−, 5/2+) model", "J^P = 1/2+") names states, not a setting of the value.
@@ -101,8 +102,10 @@ class Asked:
 
 def _without_figures(text: str) -> str:
     """The question without the numbers it states, each with the words just before it that
-    name its kind: "How much 13 TeV data …" names the data set's energy, and "… for
-    electrons with a transverse energy around 1 TeV" the electrons', not an energy asked for."""
+    name its kind, and the words after it that name what it is reckoned from: "How much 13 TeV
+    data …" names the data set's energy, "… for electrons with a transverse energy around 1 TeV"
+    the electrons', and "within 15 MeV of the known Λc+ mass" the signal region's: none is an
+    energy asked for."""
     for figure in reversed(figures(text)):
         start, end = figure.start, figure.end
         before = text[:figure.start]
@@ -111,6 +114,10 @@ def _without_figures(text: str) -> str:
             named = [m for kind, pattern in QUANTITY_KINDS if kind == figure.kind
                      for m in pattern.finditer(before, words.start())]
             start = min((m.start() for m in named), default=start)
+        if figure.kind and (tail := _OF_WHAT.match(text, end)):
+            named = [m for kind, pattern in QUANTITY_KINDS if kind == figure.kind
+                     for m in pattern.finditer(text, tail.start(), tail.end())]
+            end = max((m.end() for m in named), default=end)
         text = text[:start] + text[end:]
     return text
 

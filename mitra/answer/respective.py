@@ -18,8 +18,10 @@ from mitra.answer.quantities import Mention
 from mitra.core.text import tokenize
 
 
-_ITEM = r"[^\s,;()\d][^\s,;()]*(?:\s+[^\s,;()\d][^\s,;()]*){0,2}?"
-_LAST_ITEM = r"[^\s,;()\d][^\s,;()]*(?:\s+[^\s,;()\d][^\s,;()]*){0,2}"
+# A name's word, with the mass a state is named by ("Lz(1520)", "D1(2600)")
+_WORD = r"[^\s,;()\d][^\s,;()]*(?:\(\s?[\w.*+−-]{1,8}\s?\))?"
+_ITEM = rf"{_WORD}(?:\s+{_WORD}){{0,2}}?"
+_LAST_ITEM = rf"{_WORD}(?:\s+{_WORD}){{0,2}}"
 
 
 _PAIRED = re.compile(r"(?:\s+[^\s,;()]+){0,3}?,?\s*respectively\b", re.I)

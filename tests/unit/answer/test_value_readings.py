@@ -140,6 +140,22 @@ def test_a_cut_in_words_bounds_each_value_of_a_list():
     read = _signal(bound, "What minimum transverse momentum is required of electron candidates?", text)
     assert read == {"800 MeV": -1.0, "500 MeV": -1.0, "3 GeV": -1.0}
 
+
+def test_respectively_pairs_states_named_by_their_mass():
+    text = ("The outcome is that the Lz(1520) and Lz(1670) components have p -values corresponding to 12.0 sigma and "
+            "6.1 sigma , respectively.")
+    assert _signal(respective, "With what significance is the Lambda(1670) component established?", text) == {
+        "12.0 σ": -1.0, "6.1 σ": 1.0}
+
+
+def test_a_number_the_question_reckons_from_names_no_kind_asked():
+    """"the background fraction in the signal region (within 15 MeV of the known Λc+ mass)" had
+    asked for an energy: its percentage "fb = 1.69%" then counted as no equation's value."""
+    asked = Asked.read("What is the background fraction f_b in the signal region (within 15 MeV of the known "
+                       "Lambda_c+ mass) used in the amplitude fit?")
+    assert asked.kind == ""
+    assert Asked.read("What is the mass of the X(3872)?").kind == "energy"
+
 def test_a_tagging_power_a_correlation_or_a_symbol_is_a_value_asked():
     """"What effective tagging power is achieved …" had not read as a value question: no
     candidates, and the model wrote about the CP asymmetry's formula instead."""
