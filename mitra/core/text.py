@@ -227,7 +227,7 @@ STOPWORDS = frozenset(
 )
 _TOKEN_RE = re.compile(r"[a-z0-9]+")
 # Bump when tokens change: BM25 indexes saved by another tokenizer are rebuilt on load.
-TOKENIZER = "physics-7"
+TOKENIZER = "physics-8"
 
 # One spelling for the notations physicists mix: Unicode Greek, LaTeX commands and
 # plain names all become the name (μ, \mu, mu -> mu); decorations and scripts are
@@ -285,7 +285,13 @@ def _stemmed_names() -> dict[str, str]:
     return {k: _stemmer().stemWord(v) for k, v in _NAMES.items()}
 
 
+# A neutral charge glued onto the particle after it ("ρ(1450)0π+", "K*(892)0K+"): the charge and the particle
+_NEUTRAL_THEN = frozenset({"pi", "k", "rho", "eta", "phi", "omega", "gamma", "p", "mu", "e"})
+
+
 def _split_particles(word: str) -> list[str]:
+    if word[0] == "0" and word[1:] in _NEUTRAL_THEN:
+        return ["0", word[1:]]
     run = _RUN.fullmatch(word)
     if not run:
         return [word]

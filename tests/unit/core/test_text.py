@@ -49,6 +49,8 @@ from mitra.core.text import clean_latex, tokenize
         ["pPb", "p Pb", "p-Pb"],
         ["Pbp", "Pb p"],
         ["chi2/ndf", "chisq/ndf", "χ2/ndf"],
+        # a neutral charge glued onto the next particle (LHCb 2209.09840's "ρ(1450)0π+" against its row "rho(1450) 0 pi+")
+        ["ρ(1450)0π+", "rho(1450) 0 pi+"],
     ],
 )
 def test_notations_of_one_thing_tokenize_alike(spellings):
