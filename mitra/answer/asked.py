@@ -87,6 +87,15 @@ class Asked:
         return frozenset(self.words)
 
     @cached_property
+    def title_words(self) -> frozenset[str]:
+        """Its words that would name the quantity but the title names too ("kstar" of "R_K*" in a
+        paper on R_K and R_K*): left out of ``quantity``, they still tell apart values that differ
+        by them."""
+        text = math_to_words(self.text)
+        other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
+        return (self.word_set & frozenset(tokenize(self.title))) - _ASKING - other - self.quantity
+
+    @cached_property
     def beyond_title(self) -> dict[str, frozenset[str]]:
         """Its own qualifiers less those the analysis's title names: "the VH(bb) signal strength"
         of the VH(bb) observation names the analysis, which a row of its uncertainty table need

@@ -297,3 +297,18 @@ def test_signal_and_background_counts_share_their_unit():
     from mitra.answer.figures import figures
     assert [f.unit for f in figures(text)] == ["events"] * 4
     assert _ranked("How many signal candidates does the mass fit give within the window?", text)[0] == "27396 events"
+
+
+def test_a_word_the_title_names_too_breaks_a_tie_between_columns():
+    """LHCb 2212.09153 measures R_K and R_K*: the title names K*, so "R_K*" of a question had
+    told its column "central-q2 RKst" from "central-q2 RK" by nothing."""
+    from mitra.answer.candidates import candidates
+    from mitra.core.types import Chunk, Hit
+
+    text = "Source | central-q2 RK | central-q2 RKst\nMisidentified backgrounds | 2.22 | 2.29"
+    hit = Hit(chunk=Chunk(id="c", analysis_id="A", doc_id="D", version="1", position=0, section=["Systematics"],
+                          text=text))
+    asked = Asked.read("What relative systematic uncertainty do misidentified backgrounds contribute to R_K* in the "
+                       "central-q2 region?", title="Test of lepton universality in b -> s l+ l- decays with K and K*")
+    assert "kstar" in asked.title_words and "kstar" not in asked.quantity
+    assert candidates(asked, [hit])[0].mention.written == "2.29"
