@@ -23,6 +23,7 @@ _IN_UNIT = re.compile(r"\bin\s+(?=\S)", re.I)
 _LAST_WORDS = re.compile(r"(?:\S+\s+){1,3}\Z")  # the three words before a number
 _OF_WHAT = re.compile(r"\s+of\s+[^?,.;()]{1,40}")  # "15 MeV of the known Λc+ mass": what a number is reckoned from
 _WORD = re.compile(r"[^\W\d_]+")
+_COMPOUND = re.compile(r"(?<![\w-])([^\W\d_]{2,})-([^\W\d_]{2,})(?![\w-])")
 _SMALL = frozenset("at of the in on for and to a an by with".split())
 # A spin-parity ("the (3/2−, 5/2+) model", "J^P = 1/2+") names states, not a setting of the value.
 _SPIN_PARITY = re.compile(r"\d/2\s?[-+−]")
@@ -133,8 +134,8 @@ def _without_figures(text: str) -> str:
 
 def _acronyms(text: str) -> dict[str, frozenset[str]]:
     """The initials of each run of three to six of the question's words that could be an
-    acronym: small words such as "at" and "of" left out, words about the asking ("how
-    large", "measured") ending the run."""
+    acronym, and of each two-word compound ("wrong-sign": "WS"): small words such as "at" and
+    "of" left out, words about the asking ("how large", "measured") ending the run."""
     runs: list[list[str]] = [[]]
     for word in _WORD.findall(text):
         if word.lower() in _SMALL:
@@ -150,6 +151,8 @@ def _acronyms(text: str) -> dict[str, frozenset[str]]:
             for n in range(3, min(6, len(words) - i) + 1):
                 run = words[i:i + n]
                 out["".join(w[0] for w in run).lower()] = frozenset(tokenize(" ".join(run)))
+    for first, second in _COMPOUND.findall(text):  # "wrong-sign": "WS"
+        out.setdefault((first[0] + second[0]).lower(), frozenset(tokenize(f"{first} {second}")))
     return out
 
 

@@ -312,3 +312,13 @@ def test_a_word_the_title_names_too_breaks_a_tie_between_columns():
                        "central-q2 region?", title="Test of lepton universality in b -> s l+ l- decays with K and K*")
     assert "kstar" in asked.title_words and "kstar" not in asked.quantity
     assert candidates(asked, [hit])[0].mention.written == "2.29"
+
+
+def test_a_two_word_compound_may_be_written_as_its_initials():
+    """LHCb 1712.08609 writes "the WS ensemble" for the question's "wrong-sign" ensemble."""
+    from tests.unit.answer.test_values import _ranked
+
+    question = "How many models make up the ensemble of alternative wrong-sign amplitude models?"
+    assert Asked.read(question).acronyms["ws"] == {"wrong", "sign"}
+    assert _ranked(question, "The RS ensemble consists of about 200 models with chi2 per dof below 1.26. The WS "
+                             "ensemble consists of 108 models, all of which have a chi2 per dof of less than 1.45 .")[0] == "108"
