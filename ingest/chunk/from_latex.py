@@ -14,7 +14,7 @@ from ingest.chunk.paragraphs import MARKUP, ParsedText
 from ingest.chunk.sections import Sections
 from ingest.chunk.shapes import AUTHORS, REFERENCES
 from ingest.chunk.tables import latex_rows
-from mitra.core.text import clean_latex, normalise_space, readable_latex
+from mitra.core.text import clean_latex, normalise_space, readable_latex, sentence_end
 from mitra.core.types import ChunkKind
 
 LATEX_HEADING = re.compile(
@@ -73,7 +73,7 @@ def _latex_section_body(sections: Sections, body: str, preamble: bool) -> None:
             if words:
                 floats.append((words, ChunkKind.table if name == "table" else ChunkKind.caption, None))
         elif name == "abstract":
-            floats += [(q.text, ChunkKind.body, ("Abstract",)) for p in _prose_paragraphs(content) for q in (p, *p.notes)]
+            floats += [(p.text, ChunkKind.body, ("Abstract",)) for p in _prose_paragraphs(content)]
         elif name == "thebibliography":
             sections.out.drop(REFERENCES, content)
         else:
@@ -82,10 +82,9 @@ def _latex_section_body(sections: Sections, body: str, preamble: bool) -> None:
     prose.append(body[pos:])
     for paragraph in _prose_paragraphs("".join(prose)):
         if preamble and _looks_like_author_list(paragraph.raw):
-            sections.out.drop(AUTHORS, paragraph.raw, *(note.raw for note in paragraph.notes))
+            sections.out.drop(AUTHORS, paragraph.raw)
         else:
-            for part in (paragraph, *paragraph.notes):  # a footnote after the paragraph it marks
-                sections.add(part.text, raw=part.raw)
+            sections.add(paragraph.text, raw=paragraph.raw)
     for words, kind, section in floats:
         sections.add(words, kind, section)
 
@@ -94,49 +93,44 @@ def _latex_section_body(sections: Sections, body: str, preamble: bool) -> None:
 class _Prose:
     raw: str
     text: str
-    notes: tuple["_Prose", ...] = ()  # its footnotes, set apart
 
 
 def _prose_paragraphs(latex: str) -> list[_Prose]:
-    out = []
-    for block in re.split(r"\n\s*\n|\\par\b", latex):
-        block, notes = _set_apart(block)
-        notes = tuple(_Prose(note, clean) for note in notes if (clean := readable_latex(note)))
-        if clean := readable_latex(block):
-            out.append(_Prose(block, clean, notes))
-        elif notes:  # a paragraph that was only a note ("\\footnotetext{…}")
-            out += notes
-    return out
+    return [_Prose(block, clean) for block in re.split(r"\n\s*\n|\\par\b", latex)
+            if (clean := readable_latex(_notes_after_sentences(block)))]
 
 
 _FOOTNOTE = re.compile(r"\\footnote(?:text)?\s*(?:\[[^\]]*\])?\s*\{")
+_ENDS_SENTENCE = re.compile(r"[.!?][\s'\")}]*\Z")
 
 
-def _set_apart(latex: str) -> tuple[str, list[str]]:
-    """The paragraph less its footnotes, and the footnotes: a page prints a note apart from the
-    sentence it marks, and run into it ("momentum\\footnote{We use natural units with $\\hbar=c=1$.}, $p_T$,
-    greater than 20 GeV") its numbers and words would read as the sentence's. Braces are
+def _notes_after_sentences(latex: str) -> str:
+    """The paragraph with each footnote moved to the end of the sentence that marks it, as a
+    sentence of its own: run into it ("momentum\\footnote{We use natural units with $\\hbar=c=1$.},
+    $p_T$, greater than 20 GeV"), a note's words and numbers read as the sentence's. Braces are
     counted, so a note's own maths and macros stay whole; an unclosed note is left as written."""
-    notes: list[str] = []
     kept: list[str] = []
-    pos = 0
+    notes: list[tuple[int, str]] = []  # (where its mark was in the text without notes, the note)
+    pos = at = 0
     for match in _FOOTNOTE.finditer(latex):
         if match.start() < pos:
-            continue  # a note inside a note: read with its outer one
+            continue  # a note inside a note: moved with its outer one
         depth, end = 1, match.end()
         while end < len(latex) and depth:
-            if latex[end] == "\\":
-                end += 2
-                continue
             depth += {"{": 1, "}": -1}.get(latex[end], 0)
-            end += 1
+            end += 2 if latex[end] == "\\" else 1
         if depth:
             break
         kept.append(latex[pos:match.start()])
-        notes.append(latex[match.end():end - 1])
+        at += match.start() - pos
+        note = latex[match.end():end - 1].strip()
+        notes.append((at, note if _ENDS_SENTENCE.search(note) else f"{note}."))
         pos = end
-    kept.append(latex[pos:])
-    return "".join(kept), notes
+    text = "".join(kept) + latex[pos:]
+    for mark, note in reversed(notes):  # from the last: the earlier marks keep their places
+        where = mark if _ENDS_SENTENCE.search(text, 0, mark) else sentence_end(text, mark)
+        text = f"{text[:where]} {note} {text[where:]}"
+    return text
 
 
 _AFFILIATION = re.compile(r"\$\^\{?[\d,a-z*]{1,8}\}?\$|\\inst\b")

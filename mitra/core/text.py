@@ -202,6 +202,15 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
+def sentence_end(text: str, start: int = 0) -> int:
+    """Where the sentence running at ``start`` ends (just past its full stop), or the text's end;
+    the same boundaries ``split_sentences`` reads."""
+    for boundary in _BOUNDARY.finditer(text, start):
+        if not _NOT_AN_END.search(text, 0, boundary.start()):
+            return boundary.start()
+    return len(text)
+
+
 def sentence_windows(text: str, words: int) -> list[str]:
     """``text``'s sentences in consecutive runs of at most ``words`` words (a longer
     sentence is a run of its own)."""
