@@ -149,19 +149,26 @@ _FOR_NAME = re.compile(r"\s*(?:for|in)\s+(?:the\s+)?(?P<name>[^,;]{1,60}?)"
                        r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|[.;]|$)")
 
 
+# "0.5% for PVs associated with b quarks, 1.3% for those associated with c quarks": the first name's head
+_THOSE = re.compile(r"^(?:those|that|the ones)\s+", re.I)
+
+
 def _names_each(sentence: str, found: tuple[Figure, ...], values: list[int],
                 own: int) -> tuple[int, list[frozenset[str]]] | None:
     """"x for A, y for B and z for C": the run of values around the value's own, each followed
     by the name it is stated for; (its place in the run, each name's distinct words)."""
     ends = {f.start: f.end for f in found}
     names: list[frozenset[str] | None] = []
+    head = ""  # the first name's first word, which "those" stands for
     for i, start in enumerate(values):
         final = i + 1 == len(values)
         stop = len(sentence) if final else values[i + 1]
         named = _FOR_NAME.match(sentence[:stop], ends[start])
         # the name reaches the next value (past its sign): "… for D0(2550) , 6.8σ …"
         whole = named is not None and (final or sentence[named.end():stop].strip(" ±+-−") == "")
-        names.append(frozenset(tokenize(named.group("name"))) if whole else None)
+        name = named.group("name") if whole else ""
+        head = head or name.split(" ", 1)[0]
+        names.append(frozenset(tokenize(_THOSE.sub(head + " ", name))) if whole else None)
     if names[own] is None:
         return None
     first = next(i for i in range(own, -1, -1) if i == 0 or names[i - 1] is None)

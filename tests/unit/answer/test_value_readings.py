@@ -322,3 +322,14 @@ def test_a_two_word_compound_may_be_written_as_its_initials():
     assert Asked.read(question).acronyms["ws"] == {"wrong", "sign"}
     assert _ranked(question, "The RS ensemble consists of about 200 models with chi2 per dof below 1.26. The WS "
                              "ensemble consists of 108 models, all of which have a chi2 per dof of less than 1.45 .")[0] == "108"
+
+
+def test_those_in_a_name_after_a_value_stands_for_the_first_name_s_head():
+    """LHCb 1812.10790: "0.5% for PVs associated with … a b quark pair, 1.3% for those associated
+    with … a c quark pair": "those" is the PVs, so "PVs" tells the first name from the second by
+    nothing."""
+    text = ("The resulting improvement in efficiency of reconstructing PVs is 0.5% for PVs associated with the "
+            "production of a b quark pair, 1.3% for those associated with the production of a c quark pair, and 6.6% "
+            "for light quarks production.")
+    assert _signal(respective, "By how much did the retuned reconstruction improve the efficiency for PVs associated "
+                               "with c-quark pair production?", text) == {"0.5 %": -1.0, "1.3 %": 1.0, "6.6 %": -1.0}
