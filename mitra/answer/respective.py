@@ -144,8 +144,8 @@ def _names_after(sentence: str, found: tuple[Figure, ...], values: list[int]) ->
 
 
 # After a value, the name it is stated for, up to the next value: "6.5σ for D0(2550) , 6.8σ for
-# D1(2600) , and 4.6σ for D2(2740) states".
-_FOR_NAME = re.compile(r"\s*(?:for|in)\s+(?:the\s+)?(?P<name>[^,;]{1,60}?)"
+# D1(2600) , and 4.6σ for D2(2740) states", "3.5 MeV is achieved for long tracks and 7 MeV for …".
+_FOR_NAME = re.compile(r"\s*(?:(?:is|are|was|were)\s+[a-z]+\s+)?(?:for|in)\s+(?:the\s+)?(?P<name>[^,;]{1,60}?)"
                        r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|[.;]|$)")
 
 

@@ -333,3 +333,10 @@ def test_those_in_a_name_after_a_value_stands_for_the_first_name_s_head():
             "for light quarks production.")
     assert _signal(respective, "By how much did the retuned reconstruction improve the efficiency for PVs associated "
                                "with c-quark pair production?", text) == {"0.5 %": -1.0, "1.3 %": 1.0, "6.6 %": -1.0}
+
+
+def test_a_verb_may_stand_between_a_value_and_the_name_it_is_stated_for():
+    text = ("A mass resolution of 3.5 MeV/c2 is achieved for the candidates reconstructed from long tracks and "
+            "7 MeV/c2 for those using downstream tracks.")
+    assert _signal(respective, "What KS mass resolution is achieved with downstream tracks?", text) == {
+        "3.5 MeV": -1.0, "7 MeV": 1.0}
