@@ -127,6 +127,11 @@ class Figure:
     spread: bool = False  # "0.06" there, and "0.40", "0.39" in "1.19 +0.40 -0.39": an uncertainty
     sign: str = ""  # "−" of "phis = −0.019": outside ``start``, so gaps between numbers read as before
 
+    @property
+    def year(self) -> bool:
+        """A year written alone ("2016"), not a value."""
+        return not self.unit and self.power is None and bool(YEAR.fullmatch(str(self.value)))
+
 
 def base_value(value: Decimal, unit: str) -> Decimal:
     """The value in its kind's base unit (GeV, fb, ps …): 2.05 TeV is 2050 GeV."""

@@ -12,7 +12,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from mitra.answer.asked import Asked
-from mitra.answer.figures import YEAR, Figure, base_value, sentence_figures
+from mitra.answer.figures import Figure, base_value, sentence_figures
 from mitra.answer.lists import RESPECTIVELY
 from mitra.answer.qualifiers import SYMBOL_WORDS
 from mitra.answer.quantities import SELECTION_BOUND, Mention
@@ -50,7 +50,7 @@ def setting(asked: Asked, m: Mention) -> float:
     column = _label_numbers(m.column)
     by_column = {k for f in column for k, wanted in enumerate(asked.stated) if _same(f, wanted)}
     # a column of one year is part of "the 2011–2012 data", not the data asked
-    if not any(_a_year(f) and _a_year(wanted) for f in column for k, wanted in enumerate(asked.stated)
+    if not any(f.year and wanted.year for f in column for k, wanted in enumerate(asked.stated)
                if k not in by_column):
         matched |= by_column
     score += len(matched)
@@ -119,10 +119,6 @@ def _label_numbers(label: str) -> tuple[Figure, ...]:
     return tuple(sorted(sentence_figures(label) + glued, key=lambda f: f.start))
 
 
-def _a_year(f: Figure) -> bool:
-    return not f.unit and f.power is None and bool(YEAR.fullmatch(str(f.value)))
-
-
 def _alike(f: Figure, unit: str, kind: str) -> bool:
     """Of one kind ("10 GeV" and "1 TeV"), or of one unit where neither names a kind."""
     return f.kind == kind if f.kind or kind else f.unit == unit
@@ -153,7 +149,8 @@ def equated(asked: Asked, m: Mention) -> float:
     if symbol is None:
         return 0.0
     head, *rest = tokenize(symbol.group()) or [""]
-    names = {SYMBOL_WORDS.get(head, head)} | {t for t in rest[:1] if t.isdigit()}  # x' 2: x'², not x
+    # x' 2: x'², not x; "fK 0" as the question's "f_K0" writes it
+    names = {SYMBOL_WORDS.get(head, head)} | {t for t in rest[:1] if t.isdigit()} | {head + t for t in rest[:1] if t.isdigit()}
     return 1.0 if names & asked.quantity else 0.0
 
 

@@ -20,8 +20,10 @@ from mitra.core.text import tokenize
 
 # A name's word, with the mass a state is named by ("Lz(1520)", "D1(2600)")
 _WORD = r"[^\s,;()\d][^\s,;()]*(?:\(\s?[\w.*+−-]{1,8}\s?\))?"
-_ITEM = rf"{_WORD}(?:\s+{_WORD}){{0,2}}?"
-_LAST_ITEM = rf"{_WORD}(?:\s+{_WORD}){{0,2}}"
+# A name's later word may be a number ("Run 1"), and a year may be a name ("for Run 1 and 2016, respectively")
+_NEXT = rf"(?:{_WORD}|\d{{1,2}}\b)"
+_ITEM = rf"(?:{_WORD}(?:\s+{_NEXT}){{0,2}}?|(?:19|20)\d\d\b)"
+_LAST_ITEM = rf"(?:{_WORD}(?:\s+{_NEXT}){{0,2}}|(?:19|20)\d\d\b)"
 
 
 _PAIRED = re.compile(r"(?:\s+[^\s,;()]+){0,3}?,?\s*respectively\b", re.I)
@@ -45,7 +47,9 @@ def respective(asked: Asked, m: Mention) -> float:
     D̄0 π+ π- decays"; and each value followed by its name, "± 0.007 for sin φd and ± 0.017 for
     cos φd"."""
     found = sentence_figures(m.sentence)
-    values = [f.start for f in found if f.kind == m.kind and not (f.paren or f.spread)]
+    own_year = next((f.year for f in found if f.start == m.span[0]), False)
+    # a year is a name of the list ("… 328 500 for Run 1 and 2016, respectively"), unless the value is one
+    values = [f.start for f in found if f.kind == m.kind and not (f.paren or f.spread) and f.year == own_year]
     for own, items in _pairings(m.sentence, found, values, m.span[0]):
         hits = [len(asked.content & item) for item in items]
         best = max(hits)

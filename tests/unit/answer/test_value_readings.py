@@ -316,8 +316,6 @@ def test_a_word_the_title_names_too_breaks_a_tie_between_columns():
 
 def test_a_two_word_compound_may_be_written_as_its_initials():
     """LHCb 1712.08609 writes "the WS ensemble" for the question's "wrong-sign" ensemble."""
-    from tests.unit.answer.test_values import _ranked
-
     question = "How many models make up the ensemble of alternative wrong-sign amplitude models?"
     assert Asked.read(question).acronyms["ws"] == {"wrong", "sign"}
     assert _ranked(question, "The RS ensemble consists of about 200 models with chi2 per dof below 1.26. The WS "
@@ -340,3 +338,19 @@ def test_a_verb_may_stand_between_a_value_and_the_name_it_is_stated_for():
             "7 MeV/c2 for those using downstream tracks.")
     assert _signal(respective, "What KS mass resolution is achieved with downstream tracks?", text) == {
         "3.5 MeV": -1.0, "7 MeV": 1.0}
+
+
+def test_a_run_and_a_year_name_the_values_of_a_respectively_list():
+    text = ("The observed N jpsi Kpi yield is found to be 348 500 +- 600 and 328 500 +- 600 for Run 1 and 2016, "
+            "respectively, where uncertainties are statistical only.")
+    read = _signal(respective, "How many control-channel candidates are observed in the 2016 data?", text)
+    assert read["348 500"] == -1.0 and read["328 500"] == 1.0
+
+
+def test_an_equation_s_symbol_with_its_subscript_apart_is_the_question_s():
+    """LHCb 2501.06483 writes "fK 0 = 2.890" for the question's "f_K0"."""
+    from mitra.answer.pairing import equated
+    text = ("This correction takes into account calB(Kz -> pip pim)=0.6920 +- 0.0005 and a factor two, yielding a "
+            "total factor fK 0 = 2.890 +- 0.001 .")
+    read = _signal(equated, "What total correction factor f_K0 is applied?", text)
+    assert read["2.890"] == 1.0 and read["0.6920"] == 0.0
