@@ -51,6 +51,9 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
   an interval, or the largest or smallest value of a range ("between 30% and 70%"), the value
   at that end of one its sentence states ("[0.0061, 2.0]", "7.7 × 10⁻²³ < τH < 1.3 × 10⁻²¹
   s") counts for, the other end against;
+* **what a change comes to**: where the question asks what remains or results ("what fraction
+  remains after the BDT"), the value a "from x to y" change comes to ("reducing from 30% to 6%")
+  counts for, the one it comes from against (weighed as an interval's end);
 * **what is counted**: where the question asks how many of something, a value whose own
   next words name it ("There are 320 categories in total") counts for; where it asks what
   share of something, a percentage "of" all of it ("77% of the signal decays");
@@ -80,7 +83,7 @@ from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
 from mitra.answer.decays import another_decay, decays
 from mitra.answer.figures import small_whole
-from mitra.answer.pairing import assigned, bound, counted, equated, interval_end, setting, worded
+from mitra.answer.pairing import assigned, bound, changed_to, counted, equated, interval_end, setting, worded
 from mitra.answer.respective import respective
 from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, SUBJECTS, qualifiers
 from mitra.answer.quantities import Mention
@@ -365,6 +368,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "setting": setting(asked, m), "respective": respective(asked, m),
                        "equated": equated(asked, m), "bound": bound(asked, m),
                        "end": interval_end(asked, m), "around": around, "counted": counted(asked, m),
+                       "changed to": changed_to(asked, m),
                        # the title's qualifiers fill what the question leaves open; a value they contradict
                        # may still be the one asked ("the partial Run 2 mass … in H → ZZ and H → γγ")
                        "title contradicted": 1.0 if _contradicted(asked.context, stated) else 0.0,
@@ -380,7 +384,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                      - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"]
                      - W_BARE * signals["bare"] - W_SPREAD * signals["spread"] + W_SETTING * signals["setting"]
                      + W_RESPECTIVE * signals["respective"] + W_EQUATED * signals["equated"] - W_BOUND * signals["bound"]
-                     + W_END * signals["end"] - W_PART * signals["part"] + W_AROUND * signals["around"]
+                     + W_END * signals["end"] + W_END * signals["changed to"] - W_PART * signals["part"] + W_AROUND * signals["around"]
                      + W_COUNTED * signals["counted"]
                      - W_TITLE * signals["title contradicted"] + W_WORDED * signals["worded"]
                      + W_ASSIGNED * signals["assigned"] + W_TITLE_WORD * signals["title words"])

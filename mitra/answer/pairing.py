@@ -235,6 +235,31 @@ def interval_end(asked: Asked, m: Mention) -> float:
     return 1.0 if ((wanted.group(1) or wanted.group(2)).lower() in _UPPER) == upper else -1.0
 
 
+# "reducing from 30% to 6%": a change's two values, the one it comes to after "to"
+_FROM = re.compile(r"\bfrom\s+\Z", re.I)
+_TO = re.compile(r"\s*to\s+\Z", re.I)
+# A question asking what a change comes to: "what fraction remains", "after the BDT", "reduced to"
+_ASKS_OUTCOME = re.compile(r"\bremains?\b|\bafter\b|\bleft\b|\b(?:reduced|increased|lowered|raised) to\b", re.I)
+
+
+def changed_to(asked: Asked, m: Mention) -> float:
+    """Where the question asks what a change comes to: +1 for the value a "from x to y" change
+    comes to ("reducing from 30% to 6% the amount of ghost events"), −1 for the one it comes from."""
+    if not _ASKS_OUTCOME.search(asked.text):
+        return 0.0
+    found = [f for f in sentence_figures(m.sentence) if not f.spread]
+    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    if at is None:
+        return 0.0
+
+    def change(a: Figure, b: Figure) -> bool:
+        return bool(_FROM.search(m.sentence, max(0, a.start - 8), a.start) and _TO.match(m.sentence[:b.start], a.end))
+
+    if at > 0 and change(found[at - 1], found[at]):
+        return 1.0
+    return -1.0 if at + 1 < len(found) and change(found[at], found[at + 1]) else 0.0
+
+
 # "How many fully reconstructed … signal decays are found": what is counted, up to its verb.
 _HOW_MANY = re.compile(r"\bhow many\s+(.{1,80}?)(?:\s+(?:are|is|were|was|do|does|did|have|has|remain|pass)\b|\?|$)",
                        re.I)

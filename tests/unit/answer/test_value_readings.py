@@ -354,3 +354,15 @@ def test_an_equation_s_symbol_with_its_subscript_apart_is_the_question_s():
             "total factor fK 0 = 2.890 +- 0.001 .")
     read = _signal(equated, "What total correction factor f_K0 is applied?", text)
     assert read["2.890"] == 1.0 and read["0.6920"] == 0.0
+
+
+def test_what_remains_is_the_value_a_change_comes_to():
+    """LHCb 2211.10920: "removes 75% of the ghost events, reducing from 30% to 6% the amount of ghost
+    events": what remains after the BDT is 6%, not the 75% removed or the 30% before."""
+    text = ("The chosen threshold on the BDT response has a signal efficiency of 75% and removes 75% of the ghost "
+            "events, reducing from 30% to 6% the amount of ghost events in the simulation sample.")
+    question = "After the BDT that removes ghost vertices, what fraction of ghost events remains in the simulation?"
+    assert _ranked(question, text)[0] == "6 %"
+    from mitra.answer.pairing import changed_to
+    assert _signal(changed_to, "What was the fraction of ghost events before?", text) == {"75 %": 0.0, "30 %": 0.0,
+                                                                                          "6 %": 0.0}
