@@ -66,8 +66,7 @@ class Asked:
         words = tuple(tokenize(text))
         # The title's words say which analysis, not which of its quantities ("… in the dark matter
         # search"), unless the question is put to several analyses.
-        other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
-        other |= {t for m in _LEFT_OUT.finditer(text) for t in tokenize(m.group())}
+        other = _named_otherwise(text)
         if title_names_analysis:
             other |= set(tokenize(title))
         # "the deviation from the SM prediction" asks for what is observed against it
@@ -92,9 +91,8 @@ class Asked:
         """Its words that would name the quantity but the title names too ("kstar" of "R_K*" in a
         paper on R_K and R_K*): left out of ``quantity``, they still tell apart values that differ
         by them."""
-        text = math_to_words(self.text)
-        other = {t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
-        return (self.word_set & frozenset(tokenize(self.title))) - _ASKING - other - self.quantity
+        return (self.word_set & frozenset(tokenize(self.title))) - _ASKING - self.quantity \
+            - _named_otherwise(math_to_words(self.text))
 
     @cached_property
     def beyond_title(self) -> dict[str, frozenset[str]]:
@@ -108,6 +106,12 @@ class Asked:
     def content(self) -> frozenset[str]:
         """Its words that name something (a quantity, a qualifier, a channel): no asking words."""
         return frozenset(self.words) - _ASKING
+
+
+def _named_otherwise(text: str) -> set[str]:
+    """The question's words that name no quantity: its qualifiers' and what it leaves out."""
+    return ({t for _, _, start, end in qualifiers(text) for t in tokenize(text[start:end])}
+            | {t for m in _LEFT_OUT.finditer(text) for t in tokenize(m.group())})
 
 
 def _without_figures(text: str) -> str:

@@ -384,7 +384,8 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                      - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"]
                      - W_BARE * signals["bare"] - W_SPREAD * signals["spread"] + W_SETTING * signals["setting"]
                      + W_RESPECTIVE * signals["respective"] + W_EQUATED * signals["equated"] - W_BOUND * signals["bound"]
-                     + W_END * signals["end"] + W_END * signals["changed to"] - W_PART * signals["part"] + W_AROUND * signals["around"]
+                     + W_END * (signals["end"] + signals["changed to"]) - W_PART * signals["part"]
+                     + W_AROUND * signals["around"]
                      + W_COUNTED * signals["counted"]
                      - W_TITLE * signals["title contradicted"] + W_WORDED * signals["worded"]
                      + W_ASSIGNED * signals["assigned"] + W_TITLE_WORD * signals["title words"])

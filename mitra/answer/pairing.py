@@ -150,7 +150,8 @@ def equated(asked: Asked, m: Mention) -> float:
         return 0.0
     head, *rest = tokenize(symbol.group()) or [""]
     # x' 2: x'², not x; "fK 0" as the question's "f_K0" writes it
-    names = {SYMBOL_WORDS.get(head, head)} | {t for t in rest[:1] if t.isdigit()} | {head + t for t in rest[:1] if t.isdigit()}
+    index = [t for t in rest[:1] if t.isdigit()]
+    names = {SYMBOL_WORDS.get(head, head), *index, *(head + t for t in index)}
     return 1.0 if names & asked.quantity else 0.0
 
 
