@@ -366,3 +366,13 @@ def test_what_remains_is_the_value_a_change_comes_to():
     from mitra.answer.pairing import changed_to
     assert _signal(changed_to, "What was the fraction of ghost events before?", text) == {"75 %": 0.0, "30 %": 0.0,
                                                                                           "6 %": 0.0}
+
+
+def test_a_value_in_brackets_after_its_word_is_worded():
+    """LHCb 1606.07898: "its mass ( 4146.5 ± 4.5 MeV ) … although the width ( 83 ± 21 MeV ) is
+    substantially larger": the width is the one in brackets after "width"."""
+    from mitra.answer.pairing import worded
+    text = ("When fitted as a resonance, its mass ( 4146.5 +- 4.5 MeV ) is in excellent agreement with previous "
+            "measurements, although the width ( 83 +- 21 MeV ) is substantially larger.")
+    read = _signal(worded, "What width does the analysis find for the X(4140) structure?", text)
+    assert read == {"4146.5 MeV": 0.0, "83 MeV": 1.0}
