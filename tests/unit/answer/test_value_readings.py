@@ -141,13 +141,6 @@ def test_a_cut_in_words_bounds_each_value_of_a_list():
     assert read == {"800 MeV": -1.0, "500 MeV": -1.0, "3 GeV": -1.0}
 
 
-def test_respectively_pairs_states_named_by_their_mass():
-    text = ("The outcome is that the Lz(1520) and Lz(1670) components have p -values corresponding to 12.0 sigma and "
-            "6.1 sigma , respectively.")
-    assert _signal(respective, "With what significance is the Lambda(1670) component established?", text) == {
-        "12.0 σ": -1.0, "6.1 σ": 1.0}
-
-
 def test_a_number_the_question_reckons_from_names_no_kind_asked():
     """"the background fraction in the signal region (within 15 MeV of the known Λc+ mass)" had
     asked for an energy: its percentage "fb = 1.69%" then counted as no equation's value."""
@@ -333,13 +326,6 @@ def test_those_in_a_name_after_a_value_stands_for_the_first_name_s_head():
                                "with c-quark pair production?", text) == {"0.5 %": -1.0, "1.3 %": 1.0, "6.6 %": -1.0}
 
 
-def test_a_verb_may_stand_between_a_value_and_the_name_it_is_stated_for():
-    text = ("A mass resolution of 3.5 MeV/c2 is achieved for the candidates reconstructed from long tracks and "
-            "7 MeV/c2 for those using downstream tracks.")
-    assert _signal(respective, "What KS mass resolution is achieved with downstream tracks?", text) == {
-        "3.5 MeV": -1.0, "7 MeV": 1.0}
-
-
 def test_a_run_and_a_year_name_the_values_of_a_respectively_list():
     text = ("The observed N jpsi Kpi yield is found to be 348 500 +- 600 and 328 500 +- 600 for Run 1 and 2016, "
             "respectively, where uncertainties are statistical only.")
@@ -376,3 +362,16 @@ def test_a_value_in_brackets_after_its_word_is_worded():
             "measurements, although the width ( 83 +- 21 MeV ) is substantially larger.")
     read = _signal(worded, "What width does the analysis find for the X(4140) structure?", text)
     assert read == {"4146.5 MeV": 0.0, "83 MeV": 1.0}
+
+
+@pytest.mark.parametrize("question, text, expected", [
+    pytest.param("With what significance is the Lambda(1670) component established?",
+                 "The outcome is that the Lz(1520) and Lz(1670) components have p -values corresponding to 12.0 sigma "
+                 "and 6.1 sigma , respectively.", {"12.0 σ": -1.0, "6.1 σ": 1.0}, id="states named by their mass"),
+    pytest.param("What KS mass resolution is achieved with downstream tracks?",
+                 "A mass resolution of 3.5 MeV/c2 is achieved for the candidates reconstructed from long tracks and "
+                 "7 MeV/c2 for those using downstream tracks.", {"3.5 MeV": -1.0, "7 MeV": 1.0},
+                 id="a verb between a value and its name"),
+])
+def test_more_one_to_one_pairings(question, text, expected):
+    assert _signal(respective, question, text) == expected
