@@ -155,9 +155,8 @@ def equated(asked: Asked, m: Mention) -> float:
     return 1.0 if names & asked.quantity else 0.0
 
 
-# "with a yield of 87%", "the efficiency is 92%", "the width ( 83 ± 21 MeV )": the value written right after a
-# word naming it.
-_WORDED = re.compile(r"([^\W\d_][\w-]*)\s+(?:(?:of|is|was|are|were|=|:)\s+|\(\s*)[-−+]?\(?\s*\Z")
+# "with a yield of 87%", "the efficiency is 92%": the value written right after a word naming it.
+_WORDED = re.compile(r"([^\W\d_][\w-]*)\s+(?:of|is|was|are|were|=|:)\s+[-−+]?\(?\s*\Z")
 
 
 def worded(asked: Asked, m: Mention) -> float:

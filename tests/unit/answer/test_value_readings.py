@@ -354,16 +354,6 @@ def test_what_remains_is_the_value_a_change_comes_to():
                                                                                           "6 %": 0.0}
 
 
-def test_a_value_in_brackets_after_its_word_is_worded():
-    """LHCb 1606.07898: "its mass ( 4146.5 ± 4.5 MeV ) … although the width ( 83 ± 21 MeV ) is
-    substantially larger": the width is the one in brackets after "width"."""
-    from mitra.answer.pairing import worded
-    text = ("When fitted as a resonance, its mass ( 4146.5 +- 4.5 MeV ) is in excellent agreement with previous "
-            "measurements, although the width ( 83 +- 21 MeV ) is substantially larger.")
-    read = _signal(worded, "What width does the analysis find for the X(4140) structure?", text)
-    assert read == {"4146.5 MeV": 0.0, "83 MeV": 1.0}
-
-
 @pytest.mark.parametrize("question, text, expected", [
     pytest.param("With what significance is the Lambda(1670) component established?",
                  "The outcome is that the Lz(1520) and Lz(1670) components have p -values corresponding to 12.0 sigma "
