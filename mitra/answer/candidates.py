@@ -329,9 +329,9 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     per value (its best statement)."""
     passages = [PassageText.of(rank, hit) for rank, hit in enumerate(hits)]
     everything = [m for p in passages for m in p.mentions]
-    sentences = list({m.sentence: set(tokenize(m.sentence)) for m in everything}.values())
-    weights = _idf(sentences, asked.quantity)
-    titled = _idf(sentences, asked.title_words)
+    words_of = {m.sentence: set(tokenize(m.sentence)) for m in everything}  # each sentence tokenized once
+    weights = _idf(list(words_of.values()), asked.quantity)
+    titled = _idf(list(words_of.values()), asked.title_words)
     texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
     collaborations = asked.word_set & _EXPERIMENTS or frozenset(tokenize(asked.title)) & _EXPERIMENTS
     beyond = _told_apart(asked.beyond_title, everything)
@@ -357,9 +357,9 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
             in_sentence = _sentence_qualifiers(m.sentence)
             around = sum(len(values & in_sentence.get(cls, frozenset())) for cls, values in asked.qualifiers.items())
             signals = {"named": named, "clause": _share(set(m.words), weights, asked.acronyms),
-                       "sentence": _share(set(tokenize(m.sentence)) | heading | m.words, weights, asked.acronyms),
+                       "sentence": _share(words_of[m.sentence] | heading | m.words, weights, asked.acronyms),
                        "passage": _share(texts[rank], weights, asked.acronyms),
-                       "title words": _share(set(tokenize(m.sentence)) | m.words, titled, asked.acronyms),
+                       "title words": _share(words_of[m.sentence] | m.words, titled, asked.acronyms),
                        "kind": 1.0 if fits else 0.0, "rank": 1 / (1 + rank),
                        "left out": 1.0 if problem is not None or not answers_asked(beyond, stated) else 0.0,
                        "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,
