@@ -354,6 +354,21 @@ def test_what_remains_is_the_value_a_change_comes_to():
                                                                                           "6 %": 0.0}
 
 
+def test_a_value_stated_without_what_the_question_asks_with_counts_against_it():
+    """LHCb 1808.08865: asked with timing, the 5% "with a timing precision", not the 20% "without
+    timing" (its own clause) or "for a detector with no time information"; asked without, the reverse."""
+    from mitra.answer.pairing import negated
+    text = ("Studies show that without timing the Upgrade II PV mis-association levels may reach 20 % , while this "
+            "can be reduced to 5% with a timing precision of 50 -- 100 ps .")
+    with_timing = "What primary-vertex mis-association level is expected in Upgrade II with timing information?"
+    assert _signal(negated, with_timing, text) == {"20 %": 1.0, "5 %": 0.0, "50": 0.0, "100 ps": 0.0}
+    assert _signal(negated, with_timing.replace("with timing", "without timing"), text)["5 %"] == 1.0
+    assert _signal(negated, with_timing, "The 20% mis-association corresponds to a detector with no time "
+                                         "information.") == {"20 %": 1.0}
+    assert _ranked(with_timing, "These numbers should be compared with the 20% PV mis-association fraction of a "
+                                "detector with no time information. " + text)[0] == "5 %"
+
+
 @pytest.mark.parametrize("question, text, expected", [
     pytest.param("With what significance is the Lambda(1670) component established?",
                  "The outcome is that the Lz(1520) and Lz(1670) components have p -values corresponding to 12.0 sigma "
