@@ -279,7 +279,7 @@ def _told_apart(asked: dict[str, frozenset[str]], shown: Sequence[Mention]) -> d
             else frozenset() for cls, values in asked.items()}  # still named: a value naming it is no other's
 
 
-def _reference(m: Mention) -> bool:
+def is_reference(m: Mention) -> bool:
     """"[35]", "[33–35]", "[29, 30]": a reference to the literature, not a value; "[0, 0.45]", a
     range of decimals, is none."""
     opened = _REFERENCE.search(m.sentence, 0, m.span[0] + 1)
@@ -347,7 +347,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
             fits = _kind_fits(asked, m)
             if named_by and fits is False:  # "a yield of 87%" for "with what yield", though a yield reads as a count
                 fits = None
-            if (m.condition or fits is False or _confidence_level(m) or _reference(m)
+            if (m.condition or fits is False or _confidence_level(m) or is_reference(m)
                     or _other_experiment(collaborations, m)):
                 continue
             stated = narrowed(m, resolved(everything, m))

@@ -94,6 +94,16 @@ def test_a_macro_decay_keeps_its_quantity_and_only_parsed_words_change():
     assert tokenize("HowTo GoTo") == ["howto", "goto"]
 
 
+def test_a_macro_decay_glued_without_to_reads_as_its_particles():
+    """LHCb 2111.03327 and 1604.01525 write "Dkkmm", "KsPiPi (KsKK)"; 1703.05747 "Bsmm" and "Bdmm":
+    a question's "KS K+K−" or "B0s → μ+μ−" shared no word with them. Words and names stay."""
+    assert tokenize("the KsPiPi (KsKK) candidates") == ["ks", "pi", "pi", "ks", "k", "k", "candid"]
+    assert tokenize("Bsmm and \\Bdmm") == tokenize("Bs -> mu mu and B0 -> mu mu")
+    assert tokenize("LbpKmumu") == ["lambdab", "p", "k", "muon", "muon"]
+    for word in ("Belle", "BELLE", "Bellee", "Bugg", "Pile", "Deep", "Deppe", "LEDs", "KEKB", "XeXe"):
+        assert len(tokenize(word)) == 1, word
+
+
 def test_a_spanning_cell_and_a_plus_minus_column_read_as_one_cell_each():
     """LHCb's "\\multicolumn{3}{c}{Start}" over "$ 4467.1 $&$\\pm$&$7.6 $": the header had read
     "c Start", a value and its uncertainty three cells, so no header named the right column."""
