@@ -56,6 +56,7 @@ _SYMBOLS = {
     "ks downstream": "KSDD",
     "ks": "KS Ks KSz Kzs KS0",
     "kl": "KL",
+    "k k": "kk",  # "Dkkmm": D0 -> K+K-mu+mu-
     "k": "K Kp Km Kpm Kz Kzb",
     "pi": "pi pip pim piz pipm Pi Pip Pim Piz",
     "p p": "pp ppbar Ppbar",

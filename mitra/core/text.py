@@ -236,7 +236,7 @@ STOPWORDS = frozenset(
 )
 _TOKEN_RE = re.compile(r"[a-z0-9]+")
 # Bump when tokens change: BM25 indexes saved by another tokenizer are rebuilt on load.
-TOKENIZER = "physics-9"
+TOKENIZER = "physics-10"
 
 # One spelling for the notations physicists mix: Unicode Greek, LaTeX commands and
 # plain names all become the name (μ, \mu, mu -> mu); decorations and scripts are

@@ -100,6 +100,7 @@ def test_a_macro_decay_glued_without_to_reads_as_its_particles():
     assert tokenize("the KsPiPi (KsKK) candidates") == ["ks", "pi", "pi", "ks", "k", "k", "candid"]
     assert tokenize("Bsmm and \\Bdmm") == tokenize("Bs -> mu mu and B0 -> mu mu")
     assert tokenize("LbpKmumu") == ["lambdab", "p", "k", "muon", "muon"]
+    assert tokenize("Dkkmm") == ["d", "k", "k", "muon", "muon"]
     for word in ("Belle", "BELLE", "Bellee", "Bugg", "Pile", "Deep", "Deppe", "LEDs", "KEKB", "XeXe"):
         assert len(tokenize(word)) == 1, word
 
