@@ -17,6 +17,7 @@ from mitra.answer.lists import RESPECTIVELY
 from mitra.answer.qualifiers import SYMBOL_WORDS
 from mitra.answer.quantities import SELECTION_BOUND, Mention
 from mitra.answer.respective import bracket_pair
+from mitra.core.hadrons import particle_words
 from mitra.core.text import tokenize
 
 _BOUNDARY = re.compile(r"[,;]|\band\b")
@@ -370,3 +371,34 @@ def negated(asked: Asked, m: Mention) -> float:
         if named and named[0] in words and (found.group(1).lower() == "with") == (named[0] in lacking):
             return 1.0
     return 0.0
+
+
+@lru_cache(maxsize=1)
+def _particle_tokens() -> frozenset[str]:
+    return frozenset(token for word in particle_words() for token in tokenize(word))
+
+
+def _particles_after(sentence: str, found: tuple[Figure, ...], at: int) -> frozenset[str]:
+    """The particles the word right after the value at ``at`` (past its uncertainties) names."""
+    last = at
+    while last + 1 < len(found) and found[last + 1].spread:
+        last += 1
+    following = sentence[found[last].end:].split()[:1]
+    return frozenset(tokenize(following[0])) & _particle_tokens() if following else frozenset()
+
+
+def particle_after(asked: Asked, m: Mention) -> float:
+    """In a list whose values each name their particle right after ("299 100 ± 2100 jpsi and
+    7420 ± 130 psitwos mesons are found"): 1 for the value naming only particles the question
+    names, −1 for another where one does."""
+    found = sentence_figures(m.sentence)
+    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    if at is None or found[at].spread:
+        return 0.0
+    named = {i: _particles_after(m.sentence, found, i) for i, f in enumerate(found) if not f.spread}
+    if sum(1 for particles in named.values() if particles) < 2:
+        return 0.0
+    asked_for = {i for i, particles in named.items() if particles and particles <= asked.word_set}
+    if at in asked_for:
+        return 1.0 if len(asked_for) < len([p for p in named.values() if p]) else 0.0
+    return -1.0 if asked_for and named[at] else 0.0

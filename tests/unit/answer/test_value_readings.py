@@ -354,6 +354,19 @@ def test_what_remains_is_the_value_a_change_comes_to():
                                                                                           "6 %": 0.0}
 
 
+def test_in_a_list_of_values_each_followed_by_its_particle_the_asked_particle_s_value():
+    """LHCb 2409.03496: "299 100 ± 2100 jpsi and 7420 ± 130 psitwos elastically produced mesons are
+    found": asked for J/ψ mesons, 299 100; asked for ψ(2S), 7420; no list, no reading."""
+    from mitra.answer.pairing import particle_after
+    text = ("In total, 299 100 +- 2100 jpsi and 7420 +- 130 psitwos elastically produced mesons are found in "
+            "the fit to the full rapidity range.")
+    jpsi = _signal(particle_after, "How many elastically produced J/ψ mesons does the fit find?", text)
+    assert jpsi["299 100"] == 1.0 and jpsi["7420"] == -1.0
+    psi2s = _signal(particle_after, "How many elastically produced ψ(2S) mesons does the fit find?", text)
+    assert psi2s["299 100"] == -1.0 and psi2s["7420"] == 1.0
+    assert set(_signal(particle_after, "How many J/ψ mesons are found?", "We find 299 100 jpsi mesons.").values()) == {0.0}
+
+
 def test_a_value_stated_without_what_the_question_asks_with_counts_against_it():
     """LHCb 1808.08865: asked with timing, the 5% "with a timing precision", not the 20% "without
     timing" (its own clause) or "for a detector with no time information"; asked without, the reverse."""
