@@ -83,7 +83,8 @@ from mitra.answer.asked import Asked
 from mitra.answer.claims import PassageText, Quote, answers_asked, narrowed, problem_of, resolved
 from mitra.answer.decays import another_decay, decays
 from mitra.answer.figures import small_whole
-from mitra.answer.pairing import assigned, bound, changed_to, counted, equated, interval_end, negated, particle_after, setting, worded
+from mitra.answer.pairing import (assigned, bound, changed_to, counted, equated, interval_end, negated, particle_after,
+                                  setting, stated_elsewhere, worded)
 from mitra.answer.respective import respective
 from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, SUBJECTS, qualifiers
 from mitra.answer.quantities import Mention
@@ -111,6 +112,7 @@ W_COUNTED = 1.0  # 2.0 lost one on development
 # 3 gained one dev first (PDFs and held-out first unchanged, held-out top four +1)
 W_NEGATED = 3.0
 W_PARTICLE_AFTER = 1.0  # as W_RESPECTIVE: a pairing in the value's own sentence
+W_ELSEWHERE = 1.0  # 2 moved no development question (held-out top three +1)
 # A tie-break, set as one before measuring: 0.1 gained one rank 1 on each split, 0.3 and 0.6
 # lost 1 and 3 held-out (docs/benchmarks.md).
 W_AROUND = 0.1
@@ -373,7 +375,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "equated": equated(asked, m), "bound": bound(asked, m),
                        "end": interval_end(asked, m), "around": around, "counted": counted(asked, m),
                        "changed to": changed_to(asked, m), "negated": negated(asked, m),
-                       "particle after": particle_after(asked, m),
+                       "particle after": particle_after(asked, m), "elsewhere": stated_elsewhere(asked, m),
                        # the title's qualifiers fill what the question leaves open; a value they contradict
                        # may still be the one asked ("the partial Run 2 mass … in H → ZZ and H → γγ")
                        "title contradicted": 1.0 if _contradicted(asked.context, stated) else 0.0,
@@ -392,7 +394,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                      + W_END * (signals["end"] + signals["changed to"]) - W_PART * signals["part"]
                      + W_AROUND * signals["around"]
                      + W_COUNTED * signals["counted"] - W_NEGATED * signals["negated"]
-                     + W_PARTICLE_AFTER * signals["particle after"]
+                     + W_PARTICLE_AFTER * signals["particle after"] - W_ELSEWHERE * signals["elsewhere"]
                      - W_TITLE * signals["title contradicted"] + W_WORDED * signals["worded"]
                      + W_ASSIGNED * signals["assigned"] + W_TITLE_WORD * signals["title words"])
             found.append(Candidate(hit, rank, m, round(score, 4), signals))

@@ -402,3 +402,30 @@ def particle_after(asked: Asked, m: Mention) -> float:
     if at in asked_for:
         return 1.0 if len(asked_for) < len([p for p in named.values() if p]) else 0.0
     return -1.0 if asked_for and named[at] else 0.0
+
+
+# What a value is attributed to after it: another work ("observed in Ref.", "from Ref. [12]", "the previous
+# measurement"), or the question asking for that work's figure.
+_ELSEWHERE = re.compile(r"\b(?:in|from|of|by)\s+(?:Refs?\b|\[\d)|\bprevious(?:ly)?\b|\bearlier\b|\bprior\b", re.I)
+_ASKS_ELSEWHERE = re.compile(r"\b(?:previous(?:ly)?|earlier|prior|former|old|Refs?\b|before)\b", re.I)
+# how far after the value: "… to ± 0.032 to account for the acceptance following the recommendation in Ref."
+# is this work's
+_ELSEWHERE_CHARS = 45
+_LIST_GAP = re.compile(r"[^.;()]{0,25}?(?:,|\band\b)\s*\(?\s*\Z")  # "2.8 and 3.0 sigma", "2.8 , 3.0"
+
+
+def stated_elsewhere(asked: Asked, m: Mention) -> float:
+    """1 where the words after the value (and the rest of its list), up to the next value, give it
+    to another work ("a tension of 2.4 sigma using the observables from Ref. and 2.7 sigma with
+    the measurements reported here"; "reduces from the 2.8 and 3.0 sigma observed in Ref. to 2.5
+    and 2.9 sigma") and the question asks for no earlier figure."""
+    if _ASKS_ELSEWHERE.search(asked.text):
+        return 0.0
+    found = [f for f in sentence_figures(m.sentence) if not f.spread]
+    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    if at is None:
+        return 0.0
+    while at + 1 < len(found) and _LIST_GAP.match(m.sentence[found[at].end:found[at + 1].start]):
+        at += 1
+    end = min(found[at + 1].start if at + 1 < len(found) else len(m.sentence), found[at].end + _ELSEWHERE_CHARS)
+    return 1.0 if _ELSEWHERE.search(m.sentence, found[at].end, end) else 0.0

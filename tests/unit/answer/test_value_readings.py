@@ -367,6 +367,24 @@ def test_in_a_list_of_values_each_followed_by_its_particle_the_asked_particle_s_
     assert set(_signal(particle_after, "How many J/ψ mesons are found?", "We find 299 100 jpsi mesons.").values()) == {0.0}
 
 
+def test_a_value_the_sentence_gives_to_another_work_counts_against_it():
+    """LHCb 2003.04831: "a tension of 2.4 sigma using the observables from Ref. and 2.7 sigma with the
+    measurements reported here"; "reduces from the 2.8 and 3.0 sigma observed in Ref. to 2.5 and
+    2.9 sigma". A reference far after the value ("… following the recommendation in Ref.") is not
+    its source, and a question asking for the earlier figure reads none."""
+    from mitra.answer.pairing import stated_elsewhere
+    tension = ("Neglecting this bin, a flavio fit gives a tension of 2.4 sigma using the observables from Ref. and "
+               "2.7 sigma tension with the measurements reported here.")
+    assert _signal(stated_elsewhere, "What tension does the fit give?", tension) == {"2.4 σ": 1.0, "2.7 σ": 0.0}
+    assert set(_signal(stated_elsewhere, "What tension did the previous results give?", tension).values()) == {0.0}
+    local = "The local discrepancy reduces from the 2.8 and 3.0 sigma observed in Ref. to 2.5 and 2.9 sigma ."
+    assert _signal(stated_elsewhere, "What local deviation is seen now?", local) == {
+        "2.8 σ": 1.0, "3.0 σ": 1.0, "2.5 σ": 0.0, "2.9 σ": 0.0}
+    increased = ("The uncertainty is increased from +- 0.028 to +- 0.032 to account for the non-uniform acceptance of "
+                 "the detector following the recommendation in Ref. .")
+    assert set(_signal(stated_elsewhere, "To what value is the uncertainty increased?", increased).values()) == {0.0}
+
+
 def test_a_value_stated_without_what_the_question_asks_with_counts_against_it():
     """LHCb 1808.08865: asked with timing, the 5% "with a timing precision", not the 20% "without
     timing" (its own clause) or "for a detector with no time information"; asked without, the reverse."""
