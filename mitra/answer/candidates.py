@@ -88,43 +88,10 @@ from mitra.answer.pairing import (assigned, bound, changed_to, counted, equated,
 from mitra.answer.respective import respective
 from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, SUBJECTS, qualifiers
 from mitra.answer.quantities import Mention
+from mitra.answer.value_weights import TIE_BREAKS, WEIGHTS, score
 from mitra.core.text import tokenize
 from mitra.core.types import Hit
 
-# Weights of the signals (module docstring), set on the demo questions and the mechanical
-# sibling set of benchmarks/answer_numbers.py; the last three on the dev half of the frozen
-# value questions (even-numbered papers), the held half reported (docs/benchmarks.md), as was
-# W_BOUND (0.5, 1, 2 and 3 tried).
-W_NAMED, W_CLAUSE, W_SENTENCE, W_PASSAGE, W_KIND, W_RANK = 1.5, 3.0, 2.0, 1.0, 0.5, 0.3
-W_LEFT_OUT, W_STRICT, W_DEFAULT, W_BARE, W_SPREAD = 1.5, 1.5, 1.5, 2.0, 1.5
-W_SETTING = 1.0
-# 2 until the pairings read states named by their mass ("Lz(1520) and Lz(1670)"), which made them fire more
-# often: then set on the dev sets (2, 1.5, 1 tried: dev first 158, 159, 161; held out 105, 104, 105)
-W_RESPECTIVE = 1.0
-W_EQUATED = 2.0
-W_BOUND = 2.0
-W_END = 2.0  # as W_RESPECTIVE was: another pairing in the value's own sentence; not tuned
-W_PART = 1.5  # as W_LEFT_OUT
-# Set on the dev sets (2 tried: dev first +1, held-out −6; only its +1 or only its −1: dev +3, +2)
-W_ASSIGNED = 1.0
-W_COUNTED = 1.0  # 2.0 lost one on development
-# A value stated without what the question asks with (or the reverse): 2, as W_BOUND, moved no question;
-# 3 gained one dev first (PDFs and held-out first unchanged, held-out top four +1)
-W_NEGATED = 3.0
-W_PARTICLE_AFTER = 1.0  # as W_RESPECTIVE: a pairing in the value's own sentence
-W_ELSEWHERE = 1.0  # 2 moved no development question (held-out top three +1)
-# A tie-break, set as one before measuring: 0.1 gained one rank 1 on each split, 0.3 and 0.6
-# lost 1 and 3 held-out (docs/benchmarks.md).
-W_AROUND = 0.1
-# As W_LEFT_OUT: the title's qualifiers fill the classes a question leaves open; one contradicting a
-# value counts against it, as a qualifier left out does, and no longer rules it out.
-W_TITLE = 1.5
-# A value written right after a quantity word asked ("a yield of 87%"): set on the dev sets (0.5, 1, 1.5,
-# 2, 3 tried: dev first +2, −1, ±0, −4, −9), held out +1 at 0.5 and −4 at 1 (docs/benchmarks.md).
-W_WORDED = 0.5
-# A tie-break as W_AROUND: the question's words the title names too ("kstar" of R_K* in a paper on R_K
-# and R_K*), in the value's sentence. In the quantity share they lost (0.5: dev first −12); 0.3 lost 5, 0.1 gained 2.
-W_TITLE_WORD = 0.1
 # The order a label names a value's qualifiers in: "observed local", "expected upper γγ".
 _LABEL_ORDER = ("measure", "significance", "limit", "uncertainty", "channel", "category", "mediator", "region", "run",
                 "split")
@@ -385,19 +352,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
             # the value its sentence pairs with the setting asked ("5.1 and 19.7 fb-1 for 7 and 8 TeV,
             # respectively") is stated for that part alone
             signals["part"] = max(0.0 if signals["setting"] > 0 else _part(asked.qualifiers, stated), one_of)
-            score = (W_NAMED * signals["named"] + W_CLAUSE * signals["clause"] + W_SENTENCE * signals["sentence"]
-                     + W_PASSAGE * signals["passage"]
-                     + W_KIND * signals["kind"] + W_RANK * signals["rank"] - W_LEFT_OUT * signals["left out"]
-                     - W_STRICT * signals["channel left out"] - W_DEFAULT * signals["default"]
-                     - W_BARE * signals["bare"] - W_SPREAD * signals["spread"] + W_SETTING * signals["setting"]
-                     + W_RESPECTIVE * signals["respective"] + W_EQUATED * signals["equated"] - W_BOUND * signals["bound"]
-                     + W_END * (signals["end"] + signals["changed to"]) - W_PART * signals["part"]
-                     + W_AROUND * signals["around"]
-                     + W_COUNTED * signals["counted"] - W_NEGATED * signals["negated"]
-                     + W_PARTICLE_AFTER * signals["particle after"] - W_ELSEWHERE * signals["elsewhere"]
-                     - W_TITLE * signals["title contradicted"] + W_WORDED * signals["worded"]
-                     + W_ASSIGNED * signals["assigned"] + W_TITLE_WORD * signals["title words"])
-            found.append(Candidate(hit, rank, m, round(score, 4), signals))
+            found.append(Candidate(hit, rank, m, score(signals), signals))
     found.sort(key=lambda c: (-c.score, c.rank))
     best: list[Candidate] = []
     for c in found:
@@ -432,8 +387,7 @@ def confident(ranked: Sequence[Candidate], margin: float) -> bool:
     if len(ranked) == 1:
         return True
     # the tie-breaks never make a lead clear ("around" had lifted one over the margin)
-    ties = sum(weight * (first.signals.get(name, 0) - ranked[1].signals.get(name, 0))
-               for name, weight in (("around", W_AROUND), ("title words", W_TITLE_WORD)))
+    ties = sum(WEIGHTS[name] * (first.signals.get(name, 0) - ranked[1].signals.get(name, 0)) for name in TIE_BREAKS)
     return first.score - ranked[1].score - ties >= margin
 
 

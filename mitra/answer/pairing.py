@@ -362,15 +362,19 @@ def negated(asked: Asked, m: Mention) -> float:
     timing the mis-association levels may reach 20%, while this can be reduced to 5% with a
     timing precision of 50 ps", or "a detector with no time information", asked with timing),
     or names what it asks without, but not so."""
+    asked_with = _with_words(asked.text)
+    if not asked_with:  # most questions: the value's clause is not read
+        return 0.0
     clause = _clause(m)
     words = set(tokenize(clause))
-    lacking = {tokenize(f.group(2))[0] for f in _WITH.finditer(clause)
-               if f.group(1).lower() != "with" and tokenize(f.group(2))}
-    for found in _WITH.finditer(asked.text):
-        named = tokenize(found.group(2))
-        if named and named[0] in words and (found.group(1).lower() == "with") == (named[0] in lacking):
-            return 1.0
-    return 0.0
+    lacking = {word for word, with_it in _with_words(clause) if not with_it}
+    return 1.0 if any(word in words and with_it == (word in lacking) for word, with_it in asked_with) else 0.0
+
+
+def _with_words(text: str) -> list[tuple[str, bool]]:
+    """Each word ``text`` says it is with (True) or without (False): "with timing" -> ("time", True)."""
+    return [(named[0], found.group(1).lower() == "with") for found in _WITH.finditer(text)
+            if (named := tokenize(found.group(2)))]
 
 
 @lru_cache(maxsize=1)
