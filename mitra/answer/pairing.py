@@ -23,6 +23,18 @@ from mitra.core.text import tokenize
 _BOUNDARY = re.compile(r"[,;]|\band\b")
 
 
+def _value_at(m: Mention, found: list[Figure] | tuple[Figure, ...]) -> int | None:
+    """The index of the value's own figure among its sentence's ``found`` figures."""
+    return next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+
+
+def _past_spreads(found: list[Figure] | tuple[Figure, ...], at: int) -> int:
+    """The index of the last of the uncertainties written after the figure at ``at`` ("162 909 ± 516"), or ``at``."""
+    while at + 1 < len(found) and found[at + 1].spread:
+        at += 1
+    return at
+
+
 def setting(asked: Asked, m: Mention) -> float:
     """The numbers the question states of another kind than the value ("at ET ∼ 15 GeV",
     "at η around 1.2", "the 8 TeV data"): +1 each where the value's sentence states that one
@@ -55,7 +67,7 @@ def setting(asked: Asked, m: Mention) -> float:
                if k not in by_column):
         matched |= by_column
     score += len(matched)
-    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    at = _value_at(m, found)
     pair = bracket_pair(found, at) if at is not None else None
     for wanted in asked.stated:
         if _alike(wanted, m.unit, m.kind) or any(_alike(f, wanted.unit, wanted.kind) for f in label):
@@ -218,7 +230,7 @@ def interval_end(asked: Asked, m: Mention) -> float:
     the interval its sentence states, −1 for the value at the other end."""
     wanted = _ASKS_END.search(asked.text)
     found = sentence_figures(m.sentence)
-    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    at = _value_at(m, found)
     if wanted is None or at is None:
         return 0.0
 
@@ -250,7 +262,7 @@ def changed_to(asked: Asked, m: Mention) -> float:
     if not _ASKS_OUTCOME.search(asked.text):
         return 0.0
     found = [f for f in sentence_figures(m.sentence) if not f.spread]
-    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    at = _value_at(m, found)
     if at is None:
         return 0.0
 
@@ -280,12 +292,10 @@ def counted(asked: Asked, m: Mention) -> float:
     percentage is "of" it ("rejects 75% of the combinatorial background while preserving 77%
     of the signal decays")."""
     found = sentence_figures(m.sentence)
-    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    at = _value_at(m, found)
     if at is None or _is_bound(m):  # "… < 5.4 … candidates": a cut on them
         return 0.0
-    last = at
-    while last + 1 < len(found) and found[last + 1].spread:
-        last += 1
+    last = _past_spreads(found, at)
     if (wanted := _HOW_MANY.search(asked.text)) is not None:
         following = " ".join(m.sentence[found[last].num_end:].split()[:_COUNTED_WORDS])
         return 1.0 if set(tokenize(following)) & (asked.content & set(tokenize(wanted.group(1)))) else 0.0
@@ -384,10 +394,7 @@ def _particle_tokens() -> frozenset[str]:
 
 def _particles_after(sentence: str, found: tuple[Figure, ...], at: int) -> frozenset[str]:
     """The particles the word right after the value at ``at`` (past its uncertainties) names."""
-    last = at
-    while last + 1 < len(found) and found[last + 1].spread:
-        last += 1
-    following = sentence[found[last].end:].split()[:1]
+    following = sentence[found[_past_spreads(found, at)].end:].split()[:1]
     return frozenset(tokenize(following[0])) & _particle_tokens() if following else frozenset()
 
 
@@ -396,7 +403,7 @@ def particle_after(asked: Asked, m: Mention) -> float:
     7420 ± 130 psitwos mesons are found"): 1 for the value naming only particles the question
     names, −1 for another where one does."""
     found = sentence_figures(m.sentence)
-    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    at = _value_at(m, found)
     if at is None or found[at].spread:
         return 0.0
     named = {i: _particles_after(m.sentence, found, i) for i, f in enumerate(found) if not f.spread}
@@ -419,14 +426,14 @@ _LIST_GAP = re.compile(r"[^.;()]{0,25}?(?:,|\band\b)\s*\(?\s*\Z")  # "2.8 and 3.
 
 
 def stated_elsewhere(asked: Asked, m: Mention) -> float:
-    """1 where the words after the value (and the rest of its list), up to the next value, give it
-    to another work ("a tension of 2.4 sigma using the observables from Ref. and 2.7 sigma with
+    """1 where the words after the value (and the rest of its list), up to the next value and
+    no further than ``_ELSEWHERE_CHARS``, give it to another work ("a tension of 2.4 sigma using the observables from Ref. and 2.7 sigma with
     the measurements reported here"; "reduces from the 2.8 and 3.0 sigma observed in Ref. to 2.5
     and 2.9 sigma") and the question asks for no earlier figure."""
     if _ASKS_ELSEWHERE.search(asked.text):
         return 0.0
     found = [f for f in sentence_figures(m.sentence) if not f.spread]
-    at = next((i for i, f in enumerate(found) if f.start == m.span[0]), None)
+    at = _value_at(m, found)
     if at is None:
         return 0.0
     while at + 1 < len(found) and _LIST_GAP.match(m.sentence[found[at].end:found[at + 1].start]):

@@ -112,12 +112,13 @@ _MACRO_SYMBOL = re.compile(r"(?:\\|(?<!\w))(?=[" + _FIRST_LETTERS + r"])(" + "|"
 _GLUED = re.compile(r"(?:\\|(?<![\\\w]))(?=[" + "".join(sorted({s[0] for s in _TOKENS if s[0].isupper()}))
                      + r"])([A-Z](?=[A-Za-z]*[a-z])[A-Za-z]{3,})\b")
 _NOT_ALONE = frozenset({"e", "E", "l", "ell", "g", "pp"})  # "pp" of "Dppmm" is π+π−, not two protons
+_ENGLISH = frozenset({"Deep"})  # words that split wholly into symbols by the rules above ("D", "ee"… "p")
 
 
 def _glued_decay(match: re.Match) -> str:
     word = match.group(1)
     symbols = _symbols(word) if word not in _TOKENS else None
-    if not symbols or len(symbols) < 2 or _NOT_ALONE & set(symbols) or word == "Deep":
+    if not symbols or len(symbols) < 2 or _NOT_ALONE & set(symbols) or word in _ENGLISH:
         return match.group()
     return " ".join(_TOKENS[s] for s in symbols)
 
