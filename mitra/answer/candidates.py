@@ -65,7 +65,8 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
 * **title words**: the share of the question's words the title names too (left out of its
   quantity words) that the value's sentence holds: "kstar" of "R_K*" in a paper on R_K and
   R_K*, a tie-break;
-* **rank**: the retrieval rank of its passage, a tie-break.
+* **rank**: the retrieval rank of its passage, falling evenly to nothing at the tenth: the
+  fused retrieval reads the whole question and its analysis, which a sentence's words do not.
 
 Siblings are the other values of the chosen one's sentence or table row that a class
 tells apart (observed 5.0 σ · expected 5.8 σ): shown beside it, each labelled.
@@ -100,6 +101,9 @@ _REFERENCE_END = re.compile(r"[\d\s,;–-]*\]")
 _CL = re.compile(r"\s*(?:CL|C\.\s?L\.|CLs|confidence|credib)", re.I)
 # A value shown first needs this share of the question's quantity words in its sentence.
 MIN_SENTENCE_SHARE = 0.4
+# The passage rank at which the rank signal reaches nothing (1/(1 + rank), set first, fell too
+# steeply: docs/benchmarks.md)
+RANK_REACH = 10
 
 
 def label_of(qualifiers: dict[str, frozenset[str]]) -> str:
@@ -333,7 +337,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "sentence": _share(words_of[m.sentence] | heading | m.words, weights, asked.acronyms),
                        "passage": _share(texts[rank], weights, asked.acronyms),
                        "title words": _share(words_of[m.sentence] | m.words, titled, asked.acronyms),
-                       "kind": 1.0 if fits else 0.0, "rank": 1 / (1 + rank),
+                       "kind": 1.0 if fits else 0.0, "rank": max(0.0, 1 - rank / RANK_REACH),
                        "left out": 1.0 if problem is not None or not answers_asked(beyond, stated) else 0.0,
                        "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,
                        "default": 1.0 if _by_default(beyond, stated) else 0.0,
