@@ -191,18 +191,18 @@ def test_a_state_written_as_a_label_is_every_value_s_after_it_up_to_the_next():
 
 def test_a_value_of_a_passage_retrieval_ranks_high_leads_one_far_below_with_a_few_more_words():
     """LHCb's luminosity paper: "How precisely is the reference visible cross-section known
-    after combining both methods at 8 TeV?" — the second passage retrieved states it (1.12%),
-    the eighth an rms "after applying the FBCT offset corrections … at 8 TeV" (0.48%), which
-    holds more of the question's words. The fused retrieval read the whole question."""
+    after combining both methods at 8 TeV?" — a passage retrieved near the top states it (1.12%),
+    the tenth an rms "after applying the FBCT offset corrections … at 8 TeV" (0.48%), which holds
+    more of the question's words. The fused retrieval read the whole question."""
     from mitra.answer.asked import Asked
     from mitra.answer.candidates import candidates
     from mitra.core.types import Chunk, Hit
 
     filler = "The beam-gas imaging method reconstructs the beam profiles from interactions with the residual gas."
-    texts = [filler] * 8
-    texts[1] = ("When combining the results, the precision obtained on the reference visible cross-section is 1.12%, "
+    texts = [filler] * 10
+    texts[0] = ("When combining the results, the precision obtained on the reference visible cross-section is 1.12%, "
                 "which constitutes to date the most precise luminosity calibration at a bunched-beam hadron collider.")
-    texts[7] = ("All cross-section results obtained after applying the FBCT offset corrections for fills with "
+    texts[9] = ("All cross-section results obtained after applying the FBCT offset corrections for fills with "
                 "beta*=10m and s = 8 TeV give a distribution with an rms of 0.48% instead of 0.54% without the correction.")
     passages = [Hit(chunk=Chunk(id=f"c{n}", analysis_id="A", doc_id="D", version="1", position=n, section=["Results"],
                                 text=text)) for n, text in enumerate(texts)]
