@@ -13,9 +13,9 @@ from typing import Mapping
 WEIGHTS: dict[str, float] = {
     # passage 1 and rank 0.3 (as 1/(1 + rank)) until the twenty-second session, set when the sentence-level
     # signals were few. Set on the dev sets and PDFs over a plateau (rank 0.5–2, falling to nothing at the
-    # 8th–20th passage or as 1/√(1 + rank), passage 1.5–3: first 256 → 262–274 of 401 where a shown passage
-    # states the value); of it, the weights whose first and top four over every development question (value
-    # shown or not) are highest: 280 → 290 and 399 → 410 of 499 (rank 2, passage 2.5: 289, 405)
+    # 8th–20th passage or as 1/√(1 + rank), passage 1.5–3: first 247 → 257–267 of 391 where a shown passage
+    # states the value, re-ranked offline); of it, the weights whose first and top four over every development
+    # question (value shown or not) are highest: 280 → 290 and 399 → 410 of 499 (rank 2, passage 2.5: 289, 405)
     "named": 1.5, "clause": 3.0, "sentence": 2.0, "passage": 2.0, "kind": 0.5, "rank": 1.0,
     "left out": -1.5, "channel left out": -1.5, "default": -1.5, "bare": -2.0, "spread": -1.5,
     "setting": 1.0,
