@@ -427,9 +427,10 @@ _LIST_GAP = re.compile(r"[^.;()]{0,25}?(?:,|\band\b)\s*\(?\s*\Z")  # "2.8 and 3.
 
 def stated_elsewhere(asked: Asked, m: Mention) -> float:
     """1 where the words after the value (and the rest of its list), up to the next value and
-    no further than ``_ELSEWHERE_CHARS``, give it to another work ("a tension of 2.4 sigma using the observables from Ref. and 2.7 sigma with
-    the measurements reported here"; "reduces from the 2.8 and 3.0 sigma observed in Ref. to 2.5
-    and 2.9 sigma") and the question asks for no earlier figure."""
+    no further than ``_ELSEWHERE_CHARS``, give it to another work ("a tension of 2.4 sigma
+    using the observables from Ref. and 2.7 sigma with the measurements reported here";
+    "reduces from the 2.8 and 3.0 sigma observed in Ref. to 2.5 and 2.9 sigma") and the
+    question asks for no earlier figure."""
     if _ASKS_ELSEWHERE.search(asked.text):
         return 0.0
     found = [f for f in sentence_figures(m.sentence) if not f.spread]

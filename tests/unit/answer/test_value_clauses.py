@@ -126,10 +126,11 @@ def test_a_question_asking_a_cut_prefers_a_value_written_as_one():
     from mitra.answer.candidates import candidates
     from mitra.core.types import Chunk, Hit
 
+    retrieved = [("2 Data and simulated samples", TRIGGERS), ("3 Event selection", CUTS),
+                 ("Abstract", ABSTRACT)]  # in the order the demo retrieves them
     passages = [Hit(chunk=Chunk(id=f"c{n}", analysis_id="A", doc_id="D", version="1", position=n, section=[heading],
                                 text=text))
-                for n, (heading, text) in enumerate([("2 Data and simulated samples", TRIGGERS), ("3 Event selection", CUTS),
-                                                     ("Abstract", ABSTRACT)])]  # as the demo retrieves them
+                for n, (heading, text) in enumerate(retrieved)]
     ranked = [c.mention.written for c in candidates(Asked.read("What pTmiss threshold does the signal region require?"),
                                                     passages)]
     assert ranked[0] == "250 GeV" and ranked.index("200 GeV") > 1  # behind both cuts, the trigger's too
@@ -203,9 +204,10 @@ def test_a_value_of_a_passage_retrieval_ranks_high_leads_one_far_below_with_a_fe
     texts[0] = ("When combining the results, the precision obtained on the reference visible cross-section is 1.12%, "
                 "which constitutes to date the most precise luminosity calibration at a bunched-beam hadron collider.")
     texts[9] = ("All cross-section results obtained after applying the FBCT offset corrections for fills with "
-                "beta*=10m and s = 8 TeV give a distribution with an rms of 0.48% instead of 0.54% without the correction.")
+                "beta*=10m and s = 8 TeV give a distribution with an rms of 0.48% instead of 0.54% without the "
+                "correction.")
     passages = [Hit(chunk=Chunk(id=f"c{n}", analysis_id="A", doc_id="D", version="1", position=n, section=["Results"],
                                 text=text)) for n, text in enumerate(texts)]
-    asked = Asked.read("How precisely is the reference visible cross-section known after combining both methods at 8 TeV?",
-                       "Precision luminosity measurements at LHCb")
+    asked = Asked.read("How precisely is the reference visible cross-section known after combining both methods at "
+                       "8 TeV?", "Precision luminosity measurements at LHCb")
     assert candidates(asked, passages)[0].mention.as_written == "1.12%"
