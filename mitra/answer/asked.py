@@ -103,6 +103,14 @@ class Asked:
         return {cls: values - titled.get(cls, frozenset()) for cls, values in self.qualifiers.items()}
 
     @cached_property
+    def phrases(self) -> frozenset[tuple[str, str]]:
+        """Its adjacent pairs of content words ("momentum resolution"), but those whose two words
+        the title names (every passage of the analysis writes those)."""
+        title = frozenset(tokenize(self.title))
+        content = [w for w in self.words if w in self.content]
+        return frozenset((a, b) for a, b in zip(content, content[1:]) if a != b and not (a in title and b in title))
+
+    @cached_property
     def content(self) -> frozenset[str]:
         """Its words that name something (a quantity, a qualifier, a channel): no asking words."""
         return frozenset(self.words) - _ASKING

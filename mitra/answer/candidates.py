@@ -28,6 +28,8 @@ question (``Asked``) by these signals, each measured in docs/benchmarks.md:
 * **quantity words**: the question's quantity words the value's own clause holds, those
   its sentence and section heading hold, and those its whole passage holds, each weighed
   by how rare it is among the candidate sentences;
+* **phrases**: the share of the question's adjacent word pairs ("momentum resolution") that the
+  value's sentence or table row, or its column's header, writes side by side (``phrases``);
 * **value or uncertainty**: an uncertainty ("± 0.25", "+0.40 −0.39") counts against it where
   the question asks for a value, the value those follow where it asks for an uncertainty;
 * **the numbers the question states** ("at ET ∼ 1 TeV", "the 8 TeV data"): the value whose
@@ -86,6 +88,7 @@ from mitra.answer.decays import another_decay, decays
 from mitra.answer.figures import small_whole
 from mitra.answer.pairing import (assigned, bound, changed_to, counted, equated, interval_end, negated, particle_after,
                                   setting, stated_elsewhere, worded)
+from mitra.answer.phrases import adjacent, phrase_share
 from mitra.answer.respective import respective
 from mitra.answer.qualifiers import DATA, DEFAULTS, STRICT, SUBJECTS, qualifiers
 from mitra.answer.quantities import Mention
@@ -306,7 +309,9 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
     per value (its best statement)."""
     passages = [PassageText.of(rank, hit) for rank, hit in enumerate(hits)]
     everything = [m for p in passages for m in p.mentions]
-    words_of = {m.sentence: set(tokenize(m.sentence)) for m in everything}  # each sentence tokenized once
+    tokens_of = {m.sentence: tokenize(m.sentence) for m in everything}  # each sentence tokenized once
+    words_of = {sentence: set(tokens) for sentence, tokens in tokens_of.items()}
+    pairs_of = {sentence: adjacent(tokens) for sentence, tokens in tokens_of.items()} if asked.phrases else {}
     weights = _idf(list(words_of.values()), asked.quantity)
     titled = _idf(list(words_of.values()), asked.title_words)
     texts = [set(tokenize(f"{p.heading} {p.text}")) for p in passages]
@@ -337,6 +342,7 @@ def candidates(asked: Asked, hits: Sequence[Hit]) -> list[Candidate]:
                        "sentence": _share(words_of[m.sentence] | heading | m.words, weights, asked.acronyms),
                        "passage": _share(texts[rank], weights, asked.acronyms),
                        "title words": _share(words_of[m.sentence] | m.words, titled, asked.acronyms),
+                       "phrase": phrase_share(asked, pairs_of.get(m.sentence, frozenset()), m.column),
                        "kind": 1.0 if fits else 0.0, "rank": max(0.0, 1 - rank / RANK_REACH),
                        "left out": 1.0 if problem is not None or not answers_asked(beyond, stated) else 0.0,
                        "channel left out": 1.0 if problem is not None and problem[1] in STRICT else 0.0,

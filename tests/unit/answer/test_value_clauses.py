@@ -211,3 +211,13 @@ def test_a_value_of_a_passage_retrieval_ranks_high_leads_one_far_below_with_a_fe
     asked = Asked.read("How precisely is the reference visible cross-section known after combining both methods at "
                        "8 TeV?", "Precision luminosity measurements at LHCb")
     assert candidates(asked, passages)[0].mention.as_written == "1.12%"
+
+
+def test_a_column_writing_the_question_s_words_side_by_side_names_its_cells():
+    """"psi(2S) K*0" over one column, "J/psi K*0" over the other: each holds "K*0", only one
+    writes "psi(2S) K*0" as the question does (LHCb 2312.09102, ranked second before)."""
+    table = ("Table 2: Polarisation amplitudes used as external inputs.\n | B0 -> J/psi K*0 | B0 -> psi(2S) K*0\n"
+             "fperp | 0.209 +- 0.005 | 0.30 +- 0.06\nfL | 0.571 +- 0.002 | 0.46 +- 0.04")
+    question = ("What value of the perpendicular polarisation fraction f_perp of B0 -> psi(2S) K*0 is used as "
+                "external input?")
+    assert _ranked(question, table)[0] == "0.30"
