@@ -33,7 +33,7 @@ from benchmarks.corpora.value_questions import HELD_OUT, value_of
 from benchmarks.intervals import wilson
 from benchmarks.retrieval_quality import build
 from benchmarks.value_ranking import holds
-from mitra.answer.choose import choose, weighed, written
+from mitra.answer.choose import choose, code_reads, prior_for, weighed, written
 from mitra.answer.record import Timings
 from mitra.chat.session import load_answerer
 from mitra.core.settings import Settings
@@ -75,6 +75,7 @@ def choices(sets: list[str], work_dir: Path, reuse: bool, gguf: Path | None, ove
             choice = choose(answerer.chat_model, asked, ranked, answerer.value_prior)
             rows.append({"id": q.id, "set": name, "right": right, "chosen": choice.index, "copied": choice.copied,
                          "spread": choice.spread, "scores": [c.score for c in ranked],
+                         "code_reads": code_reads(ranked[0]),
                          "confidence": choice.confidence, "seconds": round(time.perf_counter() - start, 2),
                          "tokens": choice.usage.get("input_tokens"), "values": [written(c) for c in ranked]})
             if both_orders:
@@ -91,10 +92,11 @@ def _right(row: dict, index: int) -> bool:
 
 def _weighed_lead(row: dict, prior: float, settings: Settings) -> int:
     """The value a warned answer leads with had the ranking weighed the model's probabilities at
-    ``prior`` (``choose.weighed``): the choice, or the code's first where it is none (the prose
+    ``prior`` (``choose.weighed``; ``choose.prior_for`` raises it where the code reads the
+    ranking's first better): the choice, or the code's first where it is none (the prose
     path ends listing the ranking's values) or under ``value_lead``."""
     spread = {int(k): v for k, v in row["spread"].items()}  # JSON keys are strings
-    index = weighed(row["copied"], spread, row["scores"], prior)
+    index = weighed(row["copied"], spread, row["scores"], prior_for(prior, row.get("code_reads", False)))
     return 1 if index == 0 or spread.get(index, 1.0) < settings.value_lead else index
 
 

@@ -4,6 +4,7 @@ the CMS discovery paper (1207.7235) and the demo's notes."""
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
 from decimal import Decimal
@@ -15,7 +16,8 @@ from mitra.answer.candidates import candidates, confident, label_of, siblings
 from mitra.answer.claims import PassageText
 from mitra.answer.figures import figures
 from mitra.answer.qualifiers import qualifiers
-from mitra.answer.choose import choice_messages, choice_schema, parse_choice, probabilities, weighed, written
+from mitra.answer.choose import (choice_messages, choice_schema, choose, parse_choice, prior_for, probabilities, weighed,
+                                 written)
 from mitra.answer.prompts import question_sentences
 from mitra.answer.values import extra, first, numbered, numbers, pinned, quoted, stated
 from mitra.core.settings import Settings
@@ -307,6 +309,55 @@ def test_the_confidence_is_the_copied_value_s_probability_under_the_schema():
     ollama = [{"token": '{"value":', "logprob": 0.0}, {"token": ' "2.10', "logprob": -0.105},
               {"token": ' TeV"}', "logprob": 0.0}]  # Ollama: no alternatives listed, the raw product
     assert probabilities({"logprobs": ollama}, ["2.10 TeV"]) == (1, {1: pytest.approx(0.9003, abs=1e-3)})
+
+
+class _Copies:
+    """A chat model that copies ``value`` at ``share``, the rest on ``other``, as llama.cpp reports it."""
+
+    def __init__(self, value: str, share: float, other: str):
+        self.value, self.share, self.other = value, share, other
+
+    def bind(self, **_):
+        return self
+
+    def invoke(self, _messages):
+        from langchain_core.messages import AIMessage
+
+        rest = math.log(1 - self.share)
+        tokens = [_lp('{"', 0.0), _lp("value", 0.0), _lp('":', 0.0), _lp(' "', 0.0),
+                  _lp(self.value, math.log(self.share), (self.value, math.log(self.share)), (self.other, rest)),
+                  _lp('"}', 0.0)]
+        return AIMessage(content=json.dumps({"value": self.value}), response_metadata={"logprobs": {"content": tokens}})
+
+
+def test_the_ranking_weighs_more_where_the_code_reads_its_first_value_better():
+    """A small model reads a table row and a "…, respectively" pairing less surely than the
+    code: where it copies a sibling at 75 % and the ranking puts the asked value first, the
+    choice is the copy from a plain sentence (``value_prior`` 0.5) and the ranking's first
+    from a table cell or a pairing (``READ_PRIOR``). No weight is still the copy."""
+    table = Hit(chunk=Chunk(id="t", analysis_id="A", doc_id="D", version="1", position=0, kind=ChunkKind.table,
+                            section=["Results"], text="Channel | μttH | Obs. (exp.) significance\n"
+                                                      "2ℓSS + 0τh | 0.84 | 2.9 (3.4)\n3ℓ + 0τh | 1.12 | 2.8 (2.5)"))
+    asked = Asked.read("What is the expected significance of the 3ℓ + 0τh channel?")
+    ranked = candidates(asked, [table])[:4]
+    assert written(ranked[0]) == "2.5" and ranked[0].mention.column
+    model = _Copies("3.4", 0.75, "2.5")
+    assert written(ranked[choose(model, asked, ranked, 0.5).index - 1]) == "2.5"
+    assert written(ranked[choose(model, asked, ranked, 0.0).index - 1]) == "3.4"
+    sentence = [replace(c, mention=replace(c.mention, column="")) for c in ranked]
+    assert written(sentence[choose(model, asked, sentence, 0.5).index - 1]) == "3.4"
+
+    masses = PassageText(1, "The obtained masses, equal to 1256 ± 4 MeV, 1252 ± 4 MeV and 1260 ± 4 MeV for the "
+                            "isobar, K-matrix and QMI S-wave approaches, respectively, are four standard deviations "
+                            "away from the world average.")
+    asked = Asked.read("What f2(1270) mass comes out of the fit with the K-matrix S-wave approach?")
+    ranked = candidates(asked, hits([masses]))[:4]
+    assert written(ranked[0]) == "1252" and ranked[0].signals["respective"] == 1.0
+    model = _Copies("1256", 0.75, "1252")
+    assert written(ranked[choose(model, asked, ranked, 0.5).index - 1]) == "1252"
+    unpaired = [replace(c, signals={**c.signals, "respective": 0.0}) for c in ranked]
+    assert written(unpaired[choose(model, asked, unpaired, 0.5).index - 1]) == "1256"
+    assert prior_for(0.5, read=False) == 0.5 and prior_for(10.0, read=True) == 10.0
 
 
 def test_no_log_probabilities_no_confidence():
