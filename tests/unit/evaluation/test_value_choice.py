@@ -43,3 +43,6 @@ def test_each_weight_of_the_ranking_is_replayed_from_the_recorded_probabilities(
     assert value_choice._weighed_lead(none, 0.0, settings) == 1
     unsure = {"right": [True, False], "copied": 2, "spread": {"2": 0.2, "1": 0.1}, "scores": [1.0, 1.0]}
     assert value_choice._weighed_lead(unsure, 0.0, settings) == 1
+    cell = {"right": [True, False], "copied": 2, "spread": {"1": 0.25, "2": 0.75}, "scores": [4.0, 3.5]}
+    assert value_choice._weighed_lead(cell, 0.5, settings) == 2  # the copy, from a sentence
+    assert value_choice._weighed_lead(cell | {"code_reads": True}, 0.5, settings) == 1  # the ranking's, from a table
