@@ -97,6 +97,9 @@ _CODE = re.compile(r"\b[^\W\d_][\w.]*(?:[-:/][\w.]+)*[-:/]\d[\w.]*(?:[-:/][\w.]+
 _PRIMED = re.compile(r"(?<=\w)['′]\s?\^?\{?\d")  # x'2, x' 2, x'^2: a primed symbol's script
 _SCRIPT = re.compile(r"(?<=[^\W\d_])\s?\^\s?\{?\d")  # q^2, q^{2}, p_T^2: a symbol's power
 _CHI_SQUARED = re.compile(r"(?<=χ)\s?2(?![\d.])")  # "χ 2 -requirement", "χ 2 /N": χ², as a text layer flattens it
+# A neutral state's superscript after its mass or star: "ρ(770) 0", "K*(892)0", "K*0", as LaTeX flattens
+# "\rho(770)^0"; the demo model copied that 0 for a mixing parameter.
+_NEUTRAL = re.compile(r"(?:(?<=\(\d{3}\))|(?<=\(\d{4}\))|(?<=[^\W\d_]\*))\s?\^?\{?0(?![\d.])")
 # A unit's power flattened onto it: "GeV 2 /c4" (GeV^2/c^4), "MeV/c 2".
 _UNIT_POWER = re.compile(r"(?:(?<=eV)\s?\^?[2-4](?=\s?/)|(?<=/c)\s?\^?[2-4](?![\d.]))")
 # A year written alone: a name or a date ("Planck 2018", "in 2016", "2015-2018"), not a value.
@@ -151,8 +154,9 @@ def names(text: str) -> list[tuple[int, int]]:
     """The spans of ``text`` whose digits name a thing: a figure, table, equation, section,
     reference, page or run ("Fig. 10", "Eq. (4)", "Ref. [12]", "Run 2"), a catalogue number
     ("SMP-24-002", "arXiv:1207.7235"), a primed symbol's script (the 2 of "x'2"), a unit's power
-    ("GeV 2 /c4")."""
-    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED, _SCRIPT, _CHI_SQUARED, _UNIT_POWER) for m in pattern.finditer(text)]
+    ("GeV 2 /c4"), a neutral state's superscript (the 0 of "ρ(770) 0")."""
+    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED, _SCRIPT, _CHI_SQUARED, _UNIT_POWER, _NEUTRAL)
+            for m in pattern.finditer(text)]
 
 
 def in_name(spans: list[tuple[int, int]], pos: int) -> bool:

@@ -588,6 +588,16 @@ def test_chi_squared_flattened_by_a_text_layer_is_no_value():
     assert [m.written for m in mentions("A global goodness-of-fit of χ 2 of 25.3 is obtained.")] == ["25.3"]
 
 
+def test_a_neutral_state_s_superscript_is_no_value():
+    """"ρ(770) 0" (LaTeX's ρ(770)^0 flattened): the demo model copied that 0 for the ρ–ω mixing
+    parameter; "K*0" and "K*(892)0" the same. A value after the state stays one."""
+    from mitra.answer.quantities import mentions
+    assert [m.written for m in mentions("the electromagnetic mixing of rho(770) 0 and omega(782) is fixed to "
+                                        "delta = 0.00215 +- 0.00035 GeV .")] == ["0.00215 GeV", "0.00035 GeV"]
+    assert [m.written for m in mentions("B0 -> K*0 e+e- and B0 -> K*(892)0 mu+ mu- decays")] == []
+    assert [m.written for m in mentions("The fit fraction of rho(770) 0.22 is small.")] == ["0.22"]
+
+
 def test_a_unit_s_power_flattened_onto_it_is_no_value():
     """"1.1 < qsq < 6.0 GeV 2 /c4 is 624 +- 30" (GeV²/c⁴ flattened): the demo model's value box
     bolded that 2 for the signal yield."""
