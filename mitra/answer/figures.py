@@ -100,6 +100,9 @@ _CHI_SQUARED = re.compile(r"(?<=χ)\s?2(?![\d.])")  # "χ 2 -requirement", "χ 2
 # A neutral state's superscript after its mass or star: "ρ(770) 0", "K*(892)0", "K*0", as LaTeX flattens
 # "\rho(770)^0"; the demo model copied that 0 for a mixing parameter.
 _NEUTRAL = re.compile(r"(?:(?<=\(\d{3}\))|(?<=\(\d{4}\))|(?<=[^\W\d_]\*))\s?\^?\{?0(?![\d.])")
+# A one-letter symbol's index, its script flattened apart: "C 9", "C NP 9" (C₉^NP), "X 0", "C 4 F 10";
+# of 66 such candidates of the development questions, none was the value asked.
+_INDEX = re.compile(r"(?<![\w.])[A-Z]\s(?:[A-Z]{2,3}\s)?\d{1,2}(?![\d.])")
 # A unit's power flattened onto it: "GeV 2 /c4" (GeV^2/c^4), "MeV/c 2".
 _UNIT_POWER = re.compile(r"(?:(?<=eV)\s?\^?[2-4](?=\s?/)|(?<=/c)\s?\^?[2-4](?![\d.]))")
 # A year written alone: a name or a date ("Planck 2018", "in 2016", "2015-2018"), not a value.
@@ -154,9 +157,10 @@ def names(text: str) -> list[tuple[int, int]]:
     """The spans of ``text`` whose digits name a thing: a figure, table, equation, section,
     reference, page or run ("Fig. 10", "Eq. (4)", "Ref. [12]", "Run 2"), a catalogue number
     ("SMP-24-002", "arXiv:1207.7235"), a primed symbol's script (the 2 of "x'2"), a unit's power
-    ("GeV 2 /c4"), a neutral state's superscript (the 0 of "ρ(770) 0")."""
-    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED, _SCRIPT, _CHI_SQUARED, _UNIT_POWER, _NEUTRAL)
-            for m in pattern.finditer(text)]
+    ("GeV 2 /c4"), a neutral state's superscript (the 0 of "ρ(770) 0"), a one-letter symbol's
+    index (the 9 of "C NP 9")."""
+    return [m.span() for pattern in (_REFERENCE, _CODE, _PRIMED, _SCRIPT, _CHI_SQUARED, _UNIT_POWER, _NEUTRAL,
+                                     _INDEX) for m in pattern.finditer(text)]
 
 
 def in_name(spans: list[tuple[int, int]], pos: int) -> bool:

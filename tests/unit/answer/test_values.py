@@ -598,6 +598,16 @@ def test_a_neutral_state_s_superscript_is_no_value():
     assert [m.written for m in mentions("The fit fraction of rho(770) 0.22 is small.")] == ["0.22"]
 
 
+def test_a_one_letter_symbol_s_index_is_no_value():
+    """"Delta C NP 9 = -0.71" (LaTeX's ΔC₉^NP flattened): the demo model copied the 9, at 90 %,
+    for the shift of C9; "C 4 F 10" is a gas. A value after a letter's index stays one."""
+    from mitra.answer.quantities import mentions
+    assert [m.written for m in mentions("a shift of Delta C NP 9 = -0.71 +- 0.33 is observed from the SM "
+                                        "prediction of C SM 9 = 4.27")] == ["−0.71", "0.33", "4.27"]
+    assert [m.written for m in mentions("uses Aerogel and C 4 F 10 as radiators")] == []
+    assert [m.written for m in mentions("Region A 1.5 GeV wide holds 12 events.")] == ["1.5 GeV", "12 events"]
+
+
 def test_a_unit_s_power_flattened_onto_it_is_no_value():
     """"1.1 < qsq < 6.0 GeV 2 /c4 is 624 +- 30" (GeV²/c⁴ flattened): the demo model's value box
     bolded that 2 for the signal yield."""
