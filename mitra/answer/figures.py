@@ -98,8 +98,10 @@ _PRIMED = re.compile(r"(?<=\w)['′]\s?\^?\{?\d")  # x'2, x' 2, x'^2: a primed s
 _SCRIPT = re.compile(r"(?<=[^\W\d_])\s?\^\s?\{?\d")  # q^2, q^{2}, p_T^2: a symbol's power
 _CHI_SQUARED = re.compile(r"(?<=χ)\s?2(?![\d.])")  # "χ 2 -requirement", "χ 2 /N": χ², as a text layer flattens it
 # A neutral state's superscript after its mass or star: "ρ(770) 0", "K*(892)0", "K*0", as LaTeX flattens
-# "\rho(770)^0"; the demo model copied that 0 for a mixing parameter.
-_NEUTRAL = re.compile(r"(?:(?<=\(\d{3}\))|(?<=\(\d{4}\))|(?<=[^\W\d_]\*))\s?\^?\{?0(?![\d.])")
+# "\rho(770)^0" (the demo model copied that 0 for a mixing parameter), and a decaying state's before
+# its arrow ("(D1(2420) 0 -> D*- pi+)", of which a claim may begin at the 0).
+_NEUTRAL = re.compile(r"(?:(?<=\(\d{3}\))|(?<=\(\d{4}\))|(?<=[^\W\d_]\*))\s?\^?\{?0(?![\d.])"
+                      r"|(?<![\d.])0(?=\s?(?:->|→))")
 # A one-letter symbol's index, its script flattened apart: "C 9", "C NP 9" (C₉^NP), "X 0", "C 4 F 10";
 # of 66 such candidates of the development questions, none was the value asked.
 _INDEX = re.compile(r"(?<![\w.])[A-Z]\s(?:[A-Z]{2,3}\s)?\d{1,2}(?![\d.])")

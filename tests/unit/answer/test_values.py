@@ -596,6 +596,7 @@ def test_a_neutral_state_s_superscript_is_no_value():
                                         "delta = 0.00215 +- 0.00035 GeV .")] == ["0.00215 GeV", "0.00035 GeV"]
     assert [m.written for m in mentions("B0 -> K*0 e+e- and B0 -> K*(892)0 mu+ mu- decays")] == []
     assert [m.written for m in mentions("The fit fraction of rho(770) 0.22 is small.")] == ["0.22"]
+    assert [m.written for m in mentions("The statistical uncertainty on 0 -> D*- pi+) pi-pi+) is 0.42.")] == ["0.42"]
 
 
 def test_a_one_letter_symbol_s_index_is_no_value():
